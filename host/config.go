@@ -1,0 +1,74 @@
+package host
+
+import (
+	"context"
+	"time"
+)
+
+// Context is what a run works on: the system prompt, the transcript so far
+// and the tools.
+type Context struct {
+	SystemPrompt string
+	Messages     []Message
+	Tools        []Tool
+}
+
+// TurnInfo is what ShouldStopAfterTurn is told about a finished turn.
+type TurnInfo struct {
+	Message     *AssistantMessage
+	ToolResults []*ToolResultMessage
+	Context     *Context
+	NewMessages []Message
+}
+
+// Config configures a run of the loop (pi's AgentLoopConfig).
+//
+// The callbacks must not panic; a panic, like an error they return, ends
+// the run with a synthetic error message (see [RunLoop]).
+type Config struct {
+	// Model answers each turn. Required.
+	Model Model
+	// Reasoning is passed on in every Request.
+	Reasoning string
+
+	// TransformContext, if set, rewrites the transcript before each model
+	// request (pruning, injecting context).
+	TransformContext func(ctx context.Context, messages []Message) ([]Message, error)
+	// ConvertToLLM turns the transcript into the messages the model sees.
+	// Nil means DefaultConvertToLLM.
+	ConvertToLLM func(ctx context.Context, messages []Message) ([]Message, error)
+	// ShouldStopAfterTurn, if it returns true after a turn_end, ends the run
+	// without polling steering or follow-up messages.
+	ShouldStopAfterTurn func(ctx context.Context, turn TurnInfo) bool
+	// SteeringMessages is polled before the first model request and after
+	// every turn; what it returns starts the next turn.
+	SteeringMessages func(ctx context.Context) []Message
+	// FollowUpMessages is polled when the run would otherwise end.
+	FollowUpMessages func(ctx context.Context) []Message
+
+	// ToolExecution is parallel (the default) or sequential.
+	ToolExecution ExecutionMode
+	// MaxConcurrency caps how many calls of a parallel batch execute at
+	// once; 0 means no cap (pi's behaviour).
+	MaxConcurrency int
+	// BeforeToolCall hooks run in order; the first to block wins.
+	BeforeToolCall []BeforeToolCallHook
+	// AfterToolCall hooks run in order, each seeing the previous one's
+	// result.
+	AfterToolCall []AfterToolCallHook
+
+	// Now returns the time stamped on tool results and synthetic messages.
+	// Nil means time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) now() int64 {
+	if c.Now != nil {
+		return c.Now().UnixMilli()
+	}
+	return time.Now().UnixMilli()
+}
+
+// Sink receives the events of a run, one at a time and in order. An error
+// ends the run (see [RunLoop]).
+type Sink func(ctx context.Context, e Event) error

@@ -1,0 +1,189 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Content is one block of a message's content: [TextContent], [ImageContent],
+// [ThinkingContent] or [ToolCall]. The set is closed; its JSON form carries a
+// "type" field with pi's names ("text", "image", "thinking", "toolCall").
+type Content interface {
+	contentType() string
+}
+
+// TextContent is plain text.
+type TextContent struct {
+	Text          string `json:"text"`
+	TextSignature string `json:"textSignature,omitempty"`
+}
+
+// ImageContent is a base64-encoded image.
+type ImageContent struct {
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+// ThinkingContent is reasoning text streamed by the model.
+type ThinkingContent struct {
+	Thinking          string `json:"thinking"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+}
+
+// ToolCall is the model's request to run a tool. Arguments are the raw JSON
+// the model produced; they are validated only when the call is prepared, so
+// they may be anything, including text that is not JSON at all.
+type ToolCall struct {
+	ID               string          `json:"id"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+}
+
+func (TextContent) contentType() string     { return "text" }
+func (ImageContent) contentType() string    { return "image" }
+func (ThinkingContent) contentType() string { return "thinking" }
+func (ToolCall) contentType() string        { return "toolCall" }
+
+// Text returns a content list holding one text block.
+func Text(s string) Contents { return Contents{TextContent{Text: s}} }
+
+// MarshalJSON implements json.Marshaler.
+func (c TextContent) MarshalJSON() ([]byte, error) {
+	type plain TextContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		plain
+	}{"text", plain(c)})
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c ImageContent) MarshalJSON() ([]byte, error) {
+	type plain ImageContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		plain
+	}{"image", plain(c)})
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c ThinkingContent) MarshalJSON() ([]byte, error) {
+	type plain ThinkingContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		plain
+	}{"thinking", plain(c)})
+}
+
+// MarshalJSON implements json.Marshaler. Arguments that are not valid JSON
+// (a model may send anything) are written as a JSON string, so that an event
+// carrying them can always be encoded.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	type plain ToolCall
+	p := plain(c)
+	p.Arguments = ArgumentsJSON(c.Arguments)
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		plain
+	}{"toolCall", p})
+}
+
+// ArgumentsJSON returns raw as it is when it is valid JSON, `{}` when it is
+// empty, and otherwise raw encoded as a JSON string.
+func ArgumentsJSON(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	s, _ := json.Marshal(string(raw))
+	return s
+}
+
+// Contents is a list of content blocks. It encodes nil as [] and decodes
+// both pi's array form and the plain-string shorthand of user messages.
+type Contents []Content
+
+// MarshalJSON implements json.Marshaler.
+func (cs Contents) MarshalJSON() ([]byte, error) {
+	if cs == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]Content(cs))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (cs *Contents) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*cs = Contents{TextContent{Text: s}}
+		return nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return fmt.Errorf("content: want an array of blocks or a string: %w", err)
+	}
+	out := make(Contents, 0, len(raws))
+	for i, raw := range raws {
+		c, err := decodeContent(raw)
+		if err != nil {
+			return fmt.Errorf("content[%d]: %w", i, err)
+		}
+		out = append(out, c)
+	}
+	*cs = out
+	return nil
+}
+
+func decodeContent(raw json.RawMessage) (Content, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, err
+	}
+	switch head.Type {
+	case "text":
+		var c TextContent
+		err := json.Unmarshal(raw, &c)
+		return c, err
+	case "image":
+		var c ImageContent
+		err := json.Unmarshal(raw, &c)
+		return c, err
+	case "thinking":
+		var c ThinkingContent
+		err := json.Unmarshal(raw, &c)
+		return c, err
+	case "toolCall":
+		var c ToolCall
+		err := json.Unmarshal(raw, &c)
+		return c, err
+	}
+	return nil, fmt.Errorf("unknown content type %q", head.Type)
+}
+
+// ToolCalls returns the tool-call blocks of cs in content order.
+func (cs Contents) ToolCalls() []ToolCall {
+	var calls []ToolCall
+	for _, c := range cs {
+		if tc, ok := c.(ToolCall); ok {
+			calls = append(calls, tc)
+		}
+	}
+	return calls
+}
+
+// TextOf concatenates the text blocks of cs.
+func (cs Contents) TextOf() string {
+	var b bytes.Buffer
+	for _, c := range cs {
+		if t, ok := c.(TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,40 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of the loop's and the Agent's preconditions, with pi's texts.
+var (
+	ErrContinueEmpty         = errors.New("Cannot continue: no messages in context")
+	ErrContinueFromAssistant = errors.New("Cannot continue from message role: assistant")
+	ErrNoMessages            = errors.New("No messages to continue from")
+	ErrPromptBusy            = errors.New("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.")
+	ErrContinueBusy          = errors.New("Agent is already processing. Wait for completion before continuing.")
+	ErrBusy                  = errors.New("Agent is already processing.")
+	ErrNoModel               = errors.New("no model configured")
+)
+
+// RunError reports a failure that escaped the loop (a sink, a callback or
+// the model failed or panicked). The run still ended properly: Message is
+// the synthetic error message delivered in its agent_end event.
+type RunError struct {
+	Err     error
+	Message *AssistantMessage
+}
+
+func (e *RunError) Error() string { return "run failed: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// safely calls f, turning a panic into an error that names what panicked.
+func safely[T any](what string, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", what, p)
+		}
+	}()
+	return f()
+}

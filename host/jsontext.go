@@ -1,0 +1,162 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxArgumentDepth bounds the nesting of tool-call arguments.
+const MaxArgumentDepth = 128
+
+// decodeStrict decodes one JSON value the way the loop accepts tool-call
+// arguments: valid UTF-8, no lone surrogate escapes, no duplicate object
+// keys, no nesting deeper than MaxArgumentDepth, numbers that fit a float64,
+// nothing after the value. Numbers stay json.Number, so no precision is lost.
+func decodeStrict(raw []byte) (any, error) {
+	if !utf8.Valid(raw) {
+		return nil, errors.New("arguments are not valid UTF-8")
+	}
+	if err := checkSurrogates(raw); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec, 0)
+	if err == io.EOF {
+		err = errors.New("unexpected end of JSON input")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("arguments are not valid JSON: data after the top-level value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= MaxArgumentDepth {
+			return nil, fmt.Errorf("nested deeper than %d levels", MaxArgumentDepth)
+		}
+		if t == '{' {
+			return decodeObject(dec, depth+1)
+		}
+		if t == '[' {
+			return decodeArray(dec, depth+1)
+		}
+		return nil, fmt.Errorf("unexpected %q", t)
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(t), 64); err != nil {
+			return nil, fmt.Errorf("number %s does not fit a 64-bit float", t)
+		}
+		return t, nil
+	default:
+		return t, nil
+	}
+}
+
+func decodeObject(dec *json.Decoder, depth int) (any, error) {
+	obj := map[string]any{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if _, dup := obj[key]; dup {
+			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		v, err := decodeValue(dec, depth)
+		if err != nil {
+			return nil, err
+		}
+		obj[key] = v
+	}
+	_, err := dec.Token() // '}'
+	return obj, err
+}
+
+func decodeArray(dec *json.Decoder, depth int) (any, error) {
+	arr := []any{}
+	for dec.More() {
+		v, err := decodeValue(dec, depth)
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+	}
+	_, err := dec.Token() // ']'
+	return arr, err
+}
+
+// checkSurrogates refuses \u escapes that name half of a surrogate pair
+// without the other half; Go's decoder would silently turn them into U+FFFD.
+// Backslashes occur only inside strings in JSON, so no string state is kept.
+func checkSurrogates(raw []byte) error {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++
+			continue
+		}
+		r, ok := hex4(raw, i+2)
+		if !ok {
+			return nil // malformed escape: the decoder reports it
+		}
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return fmt.Errorf("arguments contain a lone surrogate \\u%04x", r)
+		case r >= 0xD800 && r <= 0xDBFF:
+			lo, ok := hex4(raw, i+8)
+			if i+7 >= len(raw) || raw[i+6] != '\\' || raw[i+7] != 'u' || !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return fmt.Errorf("arguments contain a lone surrogate \\u%04x", r)
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return nil
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return rune(n), err == nil
+}
+
+// encodeJSON marshals v without HTML escaping and without a newline.
+func encodeJSON(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order.
+func indentJSON(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		s, _ := encodeJSON(string(raw))
+		return string(s)
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+// Runs the scenarios of host/golden_test.go on pi-agent-core 0.73.1 with
+// pi-ai's faux provider and writes one <scenario>.jsonl per scenario: every
+// event as JSON.stringify gives it. host/pi_test.go compares them with ours.
+import { writeFileSync } from "node:fs";
+import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
+import { registerFauxProvider, fauxAssistantMessage, fauxText, fauxThinking, fauxToolCall, streamSimple } from "@mariozechner/pi-ai";
+
+const faux = registerFauxProvider({ tokenSize: { min: 4, max: 4 } });
+const model = faux.getModel();
+const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+const say = (text) => fauxAssistantMessage(text);
+const calls = (...cs) => fauxAssistantMessage(cs.map(([id, name, args]) => fauxToolCall(name, args, { id })), { stopReason: "toolUse" });
+const convertToLlm = (ms) => ms.filter((m) => ["user", "assistant", "toolResult"].includes(m.role));
+
+function tool(name, execute, extra = {}) {
+  return { name, label: name, description: "test tool " + name, parameters: extra.parameters ?? { type: "object" }, execute, ...extra };
+}
+const echo = (name, extra) => tool(name, async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }] }), extra);
+
+class Recorder {
+  lines = [];
+  waiters = [];
+  emit = async (e) => {
+    this.lines.push(JSON.stringify(e));
+    for (const w of this.waiters.splice(0)) w(e);
+  };
+  ended(id) {
+    return new Promise((resolve) => {
+      if (this.lines.some((l) => l.includes(`"tool_execution_end","toolCallId":"${id}"`))) return resolve();
+      const check = (e) => (e.type === "tool_execution_end" && e.toolCallId === id ? resolve() : this.waiters.push(check));
+      this.waiters.push(check);
+    });
+  }
+  write(name) {
+    writeFileSync(new URL(name + ".jsonl", import.meta.url), this.lines.join("\n") + "\n");
+  }
+}
+
+async function loop(name, { turns, tools = [], prompts = [user("go")], config = {} }, rec = new Recorder()) {
+  faux.setResponses(turns);
+  const context = { systemPrompt: "You are a test.", messages: [], tools: typeof tools === "function" ? tools(rec) : tools };
+  await runAgentLoop(prompts, context, { model, convertToLlm, ...config }, rec.emit, undefined, streamSimple);
+  rec.write(name);
+}
+
+async function agentRun(name, { turns, tools = [], options = {}, before, prompt = "go" }) {
+  faux.setResponses(turns);
+  const rec = new Recorder();
+  const agent = new Agent({ initialState: { systemPrompt: "You are a test.", model, tools: tools(() => agent, rec) }, ...options });
+  agent.subscribe((e) => rec.emit(e));
+  before?.(agent);
+  await agent.prompt(user(prompt));
+  rec.write(name);
+}
+
+const countSchema = { type: "object", properties: { count: { type: "integer" }, flag: { type: "boolean" }, label: { type: "string" } }, required: ["count"] };
+const wait = (rec) => [tool("wait", async (id, params, _s, onUpdate) => {
+  if (params.after) await rec.ended(params.after);
+  onUpdate({ waited: params.after ?? "" });
+  return { content: [{ type: "text", text: "done " + id }], details: { after: params.after ?? "" } };
+}, { parameters: { type: "object", properties: { after: { type: "string" } } } })];
+const terminating = (name, terminate) => tool(name, async () => ({ content: [{ type: "text", text: name }], ...(terminate ? { terminate } : {}) }));
+
+await loop("plain_text", { turns: [fauxAssistantMessage([fauxThinking("The user greets me."), fauxText("Hello there, how can I help you today?")])], prompts: [user("hi")] });
+await loop("one_tool", { turns: [calls(["c1", "echo", { text: "ping" }]), say("pong")], tools: [echo("echo")], prompts: [user("echo ping")] });
+await loop("parallel_out_of_order", { turns: [calls(["c1", "wait", { after: "c3" }], ["c2", "wait", {}], ["c3", "wait", { after: "c2" }]), say("all done")], tools: wait });
+await loop("sequential_mode", { turns: [calls(["c1", "echo", { n: 1 }], ["c2", "echo", { n: 2 }]), say("ok")], tools: [echo("echo")], config: { toolExecution: "sequential" } });
+await loop("per_tool_sequential", { turns: [calls(["c1", "echo", { n: 1 }], ["c2", "write", { n: 2 }], ["c3", "echo", { n: 3 }]), say("ok")], tools: [echo("echo"), echo("write", { executionMode: "sequential" })] });
+await loop("tool_not_found", { turns: [calls(["c1", "nope", {}], ["c2", "echo", {}]), say("ok")], tools: [echo("echo")] });
+await loop("validation_and_coercion", {
+  turns: [calls(["c1", "count", { count: "3", flag: "true", label: 7 }], ["c2", "count", { flag: 1 }], ["c3", "count", { count: "abc" }]), say("ok")],
+  tools: [echo("count", { parameters: countSchema })],
+});
+await loop("prepare_arguments", {
+  turns: [calls(["c1", "read", { file: "old.txt" }], ["c2", "read", { path: "new.txt" }], ["c3", "read", { other: 1 }]), say("ok")],
+  tools: [echo("read", {
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+    prepareArguments: (args) => (args.file ? { path: args.file } : args),
+  })],
+});
+await loop("before_hook_block", {
+  turns: [calls(["c1", "echo", {}], ["c2", "danger", { why: "reason" }], ["c3", "danger", {}]), say("ok")],
+  tools: [echo("echo"), echo("danger")],
+  config: { beforeToolCall: async ({ toolCall, args }) => toolCall.name !== "danger" ? undefined : args.why ? { block: true, reason: "danger is not allowed here" } : { block: true } },
+});
+await loop("execute_error", {
+  turns: [calls(["c1", "fail", {}], ["c2", "crash", {}]), say("ok")],
+  // A Go panic in a tool is reported as "tool NAME panicked: VALUE".
+  tools: [tool("fail", async () => { throw new Error("disk full"); }), tool("crash", async () => { throw new Error("tool crash panicked: index out of range"); })],
+});
+await loop("after_hook_override", {
+  turns: [calls(["c1", "echo", { secret: "hunter2" }], ["c2", "echo", { plain: 1 }]), say("ok")],
+  tools: [echo("echo")],
+  // The Go test chains two hooks; this one hook returns what the chain does.
+  config: { afterToolCall: async ({ toolCall }) => toolCall.id === "c1" ? { content: [{ type: "text", text: "[redacted] (checked)" }], isError: true, details: { redacted: 1 } } : {} },
+});
+await loop("after_hook_failure", {
+  turns: [calls(["c1", "echo", {}], ["c2", "echo", { boom: true }]), say("ok")],
+  tools: [echo("echo")],
+  config: { afterToolCall: async ({ toolCall }) => { if (toolCall.id === "c2") throw new Error("audit log unavailable"); } },
+});
+await loop("terminate_all", { turns: [calls(["c1", "stop", {}], ["c2", "stop", {}]), say("never requested")], tools: [terminating("stop", true)] });
+await loop("terminate_mixed", { turns: [calls(["c1", "stop", {}], ["c2", "go", {}]), say("continued")], tools: [terminating("stop", true), terminating("go", false)] });
+await loop("should_stop_after_turn", {
+  turns: [calls(["c1", "echo", {}]), say("never requested")], tools: [echo("echo")],
+  config: { shouldStopAfterTurn: () => true, getFollowUpMessages: async () => [user("ignored")] },
+});
+await loop("error_stop_reason", { turns: [fauxAssistantMessage([fauxToolCall("echo", {}, { id: "c1" })], { stopReason: "error", errorMessage: "upstream overloaded" })], tools: [echo("echo")] });
+
+const steer = (agent) => [tool("steer", async () => { agent().steer(user("steer one")); agent().steer(user("steer two")); return { content: [{ type: "text", text: "queued" }] }; })];
+await agentRun("steering_one_at_a_time", { turns: [calls(["c1", "steer", {}]), say("first"), say("second")], tools: steer });
+await agentRun("steering_all", { turns: [calls(["c1", "steer", {}]), say("both")], tools: steer, options: { steeringMode: "all" } });
+await agentRun("follow_up", { turns: [say("answer"), say("follow-up answer")], tools: () => [], before: (a) => a.followUp(user("and then?")), prompt: "question" });
+await agentRun("abort_during_tools", {
+  turns: [calls(["c1", "block", {}], ["c2", "echo", {}]), say("never streamed")],
+  tools: (agent, rec) => [
+    tool("block", async (_id, _p, signal) => {
+      await rec.ended("c2");
+      agent().abort();
+      if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r));
+      throw new Error("context canceled"); // what a Go tool returns: ctx.Err()
+    }),
+    echo("echo"),
+  ],
+});
+{
+  faux.setResponses([say("continued")]);
+  const rec = new Recorder();
+  await runAgentLoopContinue({ systemPrompt: "", messages: [user("retry me")], tools: [] }, { model, convertToLlm }, rec.emit, undefined, streamSimple);
+  rec.write("continue");
+}

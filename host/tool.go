@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ExecutionMode says whether a tool's calls may run beside other calls of
+// the same assistant message.
+type ExecutionMode string
+
+// The execution modes. The zero value means parallel.
+const (
+	ExecutionParallel   ExecutionMode = "parallel"
+	ExecutionSequential ExecutionMode = "sequential"
+)
+
+// Valid reports whether m is empty, "parallel" or "sequential".
+func (m ExecutionMode) Valid() bool {
+	return m == "" || m == ExecutionParallel || m == ExecutionSequential
+}
+
+// ToolInfo describes a tool.
+type ToolInfo struct {
+	Name        string
+	Label       string
+	Description string
+	// Parameters is the JSON Schema (draft 2020-12 unless it says otherwise)
+	// of the arguments object. Empty means any object.
+	Parameters json.RawMessage
+	// ExecutionMode "sequential" makes every batch that calls this tool run
+	// one call at a time.
+	ExecutionMode ExecutionMode
+}
+
+// ToolResult is what a tool returns: content for the model, details for
+// the host and its subscribers, and the terminate hint (the batch ends the
+// run's inner loop when every result of the batch says so).
+type ToolResult struct {
+	Content   Contents `json:"content"`
+	Details   any      `json:"details,omitempty"`
+	Terminate bool     `json:"terminate,omitempty"`
+}
+
+// UpdateFunc sends a partial result; each becomes a tool_execution_update
+// event, delivered before the call's tool_execution_end. It blocks until
+// the event has been delivered and ignores calls made after Execute returns.
+type UpdateFunc func(partial any)
+
+// Tool is a tool the model can call.
+//
+// Execute runs one call with arguments that have been validated against
+// Info().Parameters. A returned error becomes an error result whose text is
+// err.Error(); so does a panic. Execute must honour ctx: when it is
+// cancelled the run is being aborted.
+type Tool interface {
+	Info() ToolInfo
+	Execute(ctx context.Context, toolCallID string, args json.RawMessage, onUpdate UpdateFunc) (ToolResult, error)
+}
+
+// ArgumentPreparer is an optional interface of a [Tool]: PrepareArguments
+// rewrites the raw arguments before validation (for example to accept an
+// older argument shape). Events, hooks and the result message keep the raw
+// arguments.
+type ArgumentPreparer interface {
+	PrepareArguments(args json.RawMessage) (json.RawMessage, error)
+}
+
+// ToolFunc is a tool made of its description and a function.
+type ToolFunc struct {
+	ToolInfo
+	Func func(ctx context.Context, toolCallID string, args json.RawMessage, onUpdate UpdateFunc) (ToolResult, error)
+	// Prepare, if set, implements ArgumentPreparer.
+	Prepare func(args json.RawMessage) (json.RawMessage, error)
+}
+
+// Info implements Tool.
+func (t *ToolFunc) Info() ToolInfo { return t.ToolInfo }
+
+// Execute implements Tool.
+func (t *ToolFunc) Execute(ctx context.Context, id string, args json.RawMessage, onUpdate UpdateFunc) (ToolResult, error) {
+	return t.Func(ctx, id, args, onUpdate)
+}
+
+// PrepareArguments implements ArgumentPreparer; without Prepare it returns
+// args unchanged.
+func (t *ToolFunc) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	if t.Prepare == nil {
+		return args, nil
+	}
+	return t.Prepare(args)
+}
+
+var (
+	_ Tool             = (*ToolFunc)(nil)
+	_ ArgumentPreparer = (*ToolFunc)(nil)
+)
+
+// findTool returns the first tool named name, as pi does.
+func findTool(tools []Tool, name string) Tool {
+	for _, t := range tools {
+		if t.Info().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// ToolSpecs describes tools for a model request.
+func ToolSpecs(tools []Tool) []ToolSpec {
+	specs := make([]ToolSpec, 0, len(tools))
+	for _, t := range tools {
+		info := t.Info()
+		params := info.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		specs = append(specs, ToolSpec{Name: info.Name, Description: info.Description, Parameters: params})
+	}
+	return specs
+}

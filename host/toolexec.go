@@ -1,0 +1,160 @@
+package host
+
+import (
+	"sync"
+)
+
+// finalized is a call's outcome: immediate (not found, invalid, blocked) or
+// executed and finalized.
+type finalized struct {
+	call    ToolCall
+	result  ToolResult
+	isError bool
+}
+
+// executeToolCalls runs one assistant message's tool calls (LOOP.md 6): in
+// sequence when the config or any called tool says so, else in parallel.
+func (r *run) executeToolCalls(msg *AssistantMessage, calls []ToolCall) ([]*ToolResultMessage, bool, error) {
+	var done []*finalized
+	var results []*ToolResultMessage
+	var err error
+	if r.sequential(calls) {
+		done, results, err = r.executeSequential(msg, calls)
+	} else {
+		done, results, err = r.executeParallel(msg, calls)
+	}
+	return results, terminates(done), err
+}
+
+func (r *run) sequential(calls []ToolCall) bool {
+	if r.cfg.ToolExecution == ExecutionSequential {
+		return true
+	}
+	for _, call := range calls {
+		if t := findTool(r.c.Tools, call.Name); t != nil && t.Info().ExecutionMode == ExecutionSequential {
+			return true
+		}
+	}
+	return false
+}
+
+// executeSequential runs the five stages call by call.
+func (r *run) executeSequential(msg *AssistantMessage, calls []ToolCall) ([]*finalized, []*ToolResultMessage, error) {
+	var done []*finalized
+	var results []*ToolResultMessage
+	for _, call := range calls {
+		if err := r.em.emit(startEvent(call)); err != nil {
+			return done, results, err
+		}
+		prep, fin := r.prepare(msg, call)
+		if fin == nil {
+			fin = r.finalize(prep, r.execute(prep))
+		}
+		if err := r.em.emit(endEvent(fin)); err != nil {
+			return done, results, err
+		}
+		res := r.resultMessage(fin)
+		if err := r.emitAll(MessageStartEvent{Message: res}, MessageEndEvent{Message: res}); err != nil {
+			return done, results, err
+		}
+		done = append(done, fin)
+		results = append(results, res)
+	}
+	return done, results, nil
+}
+
+// executeParallel prepares every call in order (immediate outcomes end at
+// once), then executes the prepared ones concurrently, each emitting its
+// end as it finishes, then emits the result messages in source order.
+func (r *run) executeParallel(msg *AssistantMessage, calls []ToolCall) ([]*finalized, []*ToolResultMessage, error) {
+	done := make([]*finalized, len(calls))
+	var ready []int
+	preps := make([]*prepared, len(calls))
+	for i, call := range calls {
+		if err := r.em.emit(startEvent(call)); err != nil {
+			return nil, nil, err
+		}
+		prep, fin := r.prepare(msg, call)
+		if fin != nil {
+			done[i] = fin
+			if err := r.em.emit(endEvent(fin)); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		preps[i] = prep
+		ready = append(ready, i)
+	}
+	r.runConcurrently(ready, func(i int) {
+		fin := r.finalize(preps[i], r.execute(preps[i]))
+		done[i] = fin
+		r.em.emit(endEvent(fin)) // a sink error is kept by the emitter
+	})
+	if err := r.em.failed(); err != nil {
+		return nil, nil, err
+	}
+	results := make([]*ToolResultMessage, 0, len(calls))
+	for _, fin := range done {
+		res := r.resultMessage(fin)
+		if err := r.emitAll(MessageStartEvent{Message: res}, MessageEndEvent{Message: res}); err != nil {
+			return nil, nil, err
+		}
+		results = append(results, res)
+	}
+	return done, results, nil
+}
+
+// runConcurrently calls f for each index, at most cfg.MaxConcurrency at a
+// time (all at once when 0), starting them in the given order, and waits.
+func (r *run) runConcurrently(indexes []int, f func(int)) {
+	workers := len(indexes)
+	if n := r.cfg.MaxConcurrency; n > 0 && n < workers {
+		workers = n
+	}
+	next := make(chan int, len(indexes))
+	for _, i := range indexes {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// terminates is pi's shouldTerminateToolBatch: every result must ask.
+func terminates(done []*finalized) bool {
+	if len(done) == 0 {
+		return false
+	}
+	for _, fin := range done {
+		if fin == nil || !fin.result.Terminate {
+			return false
+		}
+	}
+	return true
+}
+
+func startEvent(call ToolCall) Event {
+	return ToolExecutionStartEvent{ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments}
+}
+
+func endEvent(fin *finalized) Event {
+	return ToolExecutionEndEvent{ToolCallID: fin.call.ID, ToolName: fin.call.Name, Result: fin.result, IsError: fin.isError}
+}
+
+func (r *run) resultMessage(fin *finalized) *ToolResultMessage {
+	return &ToolResultMessage{
+		ToolCallID: fin.call.ID,
+		ToolName:   fin.call.Name,
+		Content:    fin.result.Content,
+		Details:    fin.result.Details,
+		IsError:    fin.isError,
+		Timestamp:  r.cfg.now(),
+	}
+}

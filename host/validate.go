@@ -1,0 +1,406 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// Schema is a compiled JSON Schema for tool arguments.
+type Schema struct {
+	raw map[string]any // the decoded schema, walked by the coercion pass
+	sch *jsonschema.Schema
+}
+
+var schemaCache sync.Map // string(schema bytes) → *Schema
+
+// CompileSchema compiles a tool's parameter schema (draft 2020-12 unless
+// the schema names another draft). An empty schema means any object. No
+// reference is ever loaded from outside the schema itself.
+func CompileSchema(params json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage(`{"type":"object"}`)
+	}
+	key := string(params)
+	if s, ok := schemaCache.Load(key); ok {
+		return s.(*Schema), nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema is not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	sch, err := c.Compile("tool.json")
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	raw, _ := doc.(map[string]any)
+	s := &Schema{raw: raw, sch: sch}
+	schemaCache.Store(key, s)
+	return s, nil
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("loading %s: schemas may not reference external documents", url)
+}
+
+// ValidateArguments decodes raw strictly, applies pi's coercion pass and
+// validates the result against s. It returns the coerced arguments, or an
+// error whose text is pi's "Validation failed for tool …" message.
+func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	v, err := decodeStrict(raw)
+	if err != nil {
+		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
+	}
+	if s.raw != nil {
+		v = coerce(v, s.raw)
+	}
+	if err := s.sch.Validate(v); err != nil {
+		return nil, validationError(toolName, errorLines(err), raw)
+	}
+	out, err := encodeJSON(v)
+	if err != nil {
+		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
+	}
+	return out, nil
+}
+
+// valid reports whether v passes s, for the union branches of coercion.
+func (s *Schema) valid(v any) bool { return s.sch.Validate(v) == nil }
+
+func validationError(toolName string, lines []string, received []byte) error {
+	list := "Unknown validation error"
+	if len(lines) > 0 {
+		list = "  - " + strings.Join(lines, "\n  - ")
+	}
+	return fmt.Errorf("Validation failed for tool %q:\n%s\n\nReceived arguments:\n%s", toolName, list, indentJSON(received))
+}
+
+// errorLines lists the leaf errors of a validation error as pi formats
+// them: "path: message", the path dotted, "root" at the top, and for a
+// missing property the property's own path.
+func errorLines(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{"root: " + err.Error()}
+	}
+	var lines []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		path := append([]string(nil), e.InstanceLocation...)
+		if req, ok := e.ErrorKind.(*kind.Required); ok && len(req.Missing) > 0 {
+			path = append(path, req.Missing[0])
+		}
+		p := strings.Join(path, ".")
+		if p == "" {
+			p = "root"
+		}
+		lines = append(lines, p+": "+errorText(e))
+	}
+	walk(ve)
+	return lines
+}
+
+// errorText is the message of one leaf error without its location prefix.
+func errorText(e *jsonschema.ValidationError) string {
+	out := e.BasicOutput()
+	if out.Error != nil {
+		return out.Error.String()
+	}
+	for _, u := range out.Errors {
+		if u.Error != nil {
+			return u.Error.String()
+		}
+	}
+	return e.Error()
+}
+
+// coerce is pi-ai's coercion pass for plain JSON Schemas (validation.js
+// coerceWithJsonSchema): scalars are converted towards the declared type
+// before validation, recursing into properties, additionalProperties,
+// items, and the anyOf/oneOf/allOf branches.
+func coerce(v any, schema map[string]any) any {
+	if all, ok := schema["allOf"].([]any); ok {
+		for _, sub := range all {
+			if m, ok := sub.(map[string]any); ok {
+				v = coerce(v, m)
+			}
+		}
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if branches, ok := schema[kw].([]any); ok {
+			v = coerceUnion(v, branches)
+		}
+	}
+	types := schemaTypes(schema)
+	unionHit := len(types) > 1 && anyTypeMatches(v, types)
+	if len(types) > 0 && !unionHit {
+		for _, t := range types {
+			if c, changed := coerceScalar(v, t); changed {
+				v = c
+				break
+			}
+		}
+	}
+	if obj, ok := v.(map[string]any); ok && contains(types, "object") {
+		coerceObject(obj, schema)
+	}
+	if arr, ok := v.([]any); ok && contains(types, "array") {
+		coerceArray(arr, schema)
+	}
+	return v
+}
+
+func coerceUnion(v any, branches []any) any {
+	for _, b := range branches {
+		m, ok := b.(map[string]any)
+		if !ok {
+			continue
+		}
+		candidate := coerce(deepCopy(v), m)
+		raw, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		sub, err := CompileSchema(raw)
+		if err != nil {
+			continue
+		}
+		if sub.valid(candidate) {
+			return candidate
+		}
+	}
+	return v
+}
+
+func coerceObject(obj map[string]any, schema map[string]any) {
+	props, _ := schema["properties"].(map[string]any)
+	for k, ps := range props {
+		if val, present := obj[k]; present {
+			if m, ok := ps.(map[string]any); ok {
+				obj[k] = coerce(val, m)
+			}
+		}
+	}
+	extra, ok := schema["additionalProperties"].(map[string]any)
+	if !ok {
+		return
+	}
+	for k, val := range obj {
+		if _, defined := props[k]; !defined {
+			obj[k] = coerce(val, extra)
+		}
+	}
+}
+
+func coerceArray(arr []any, schema map[string]any) {
+	switch items := schema["items"].(type) {
+	case []any:
+		for i := range arr {
+			if i < len(items) {
+				if m, ok := items[i].(map[string]any); ok {
+					arr[i] = coerce(arr[i], m)
+				}
+			}
+		}
+	case map[string]any:
+		for i := range arr {
+			arr[i] = coerce(arr[i], items)
+		}
+	}
+}
+
+func schemaTypes(schema map[string]any) []string {
+	switch t := schema["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func anyTypeMatches(v any, types []string) bool {
+	for _, t := range types {
+		if matchesType(v, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesType(v any, t string) bool {
+	switch t {
+	case "number":
+		_, ok := v.(json.Number)
+		return ok
+	case "integer":
+		n, ok := v.(json.Number)
+		return ok && isIntegral(n)
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "null":
+		return v == nil
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return false
+}
+
+func isIntegral(n json.Number) bool {
+	f, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+}
+
+// coerceScalar converts v towards type t as pi's coercePrimitiveByType does,
+// reporting whether it changed anything.
+func coerceScalar(v any, t string) (any, bool) {
+	switch t {
+	case "number", "integer":
+		switch x := v.(type) {
+		case nil:
+			return json.Number("0"), true
+		case bool:
+			if x {
+				return json.Number("1"), true
+			}
+			return json.Number("0"), true
+		case string:
+			s := strings.TrimSpace(x)
+			if s == "" {
+				return v, false
+			}
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return v, false
+			}
+			if t == "integer" && f != math.Trunc(f) {
+				return v, false
+			}
+			return json.Number(jsNumber(f)), true
+		}
+	case "boolean":
+		switch x := v.(type) {
+		case nil:
+			return false, true
+		case string:
+			if x == "true" {
+				return true, true
+			}
+			if x == "false" {
+				return false, true
+			}
+		case json.Number:
+			f, err := strconv.ParseFloat(string(x), 64)
+			if err == nil && f == 1 {
+				return true, true
+			}
+			if err == nil && f == 0 {
+				return false, true
+			}
+		}
+	case "string":
+		switch x := v.(type) {
+		case nil:
+			return "", true
+		case bool:
+			return strconv.FormatBool(x), true
+		case json.Number:
+			f, err := strconv.ParseFloat(string(x), 64)
+			if err != nil {
+				return string(x), true
+			}
+			return jsNumber(f), true
+		}
+	case "null":
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				return nil, true
+			}
+		case bool:
+			if !x {
+				return nil, true
+			}
+		case json.Number:
+			if f, err := strconv.ParseFloat(string(x), 64); err == nil && f == 0 {
+				return nil, true
+			}
+		}
+	}
+	return v, false
+}
+
+// jsNumber formats f as JavaScript's String(number) does for the common
+// cases: integers in plain digits below 1e21, others in shortest form.
+func jsNumber(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, val := range x {
+			m[k] = deepCopy(val)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, val := range x {
+			a[i] = deepCopy(val)
+		}
+		return a
+	}
+	return v
+}
