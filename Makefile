@@ -1,9 +1,13 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all build test test-short check fuzz golden-pi
+.PHONY: all demo build test test-short check fuzz golden-pi
 
 all: build
+
+# The offline demo: a scripted session through the loop, no key, no network.
+demo:
+	$(GO) run ./examples/loop-demo
 
 build:
 	$(GO) build ./...
