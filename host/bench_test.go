@@ -1,0 +1,45 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/scripted"
+)
+
+// BenchmarkLoop20Turns3Tools is issue 7's loop scenario with native Go
+// tools: 20 turns of 3 parallel trivial tool calls, then a text answer.
+// It reports events per second and time per turn.
+func BenchmarkLoop20Turns3Tools(b *testing.B) {
+	noop := &host.ToolFunc{
+		ToolInfo: host.ToolInfo{Name: "noop", Parameters: json.RawMessage(`{"type":"object","properties":{"i":{"type":"integer"}}}`)},
+		Func: func(context.Context, string, json.RawMessage, host.UpdateFunc) (host.ToolResult, error) {
+			return host.ToolResult{Content: host.Text("ok")}, nil
+		},
+	}
+	var turns []scripted.Turn
+	for t := range 20 {
+		turns = append(turns, calls(
+			call(fmt.Sprintf("t%da", t), "noop", `{"i":1}`),
+			call(fmt.Sprintf("t%db", t), "noop", `{"i":2}`),
+			call(fmt.Sprintf("t%dc", t), "noop", `{"i":3}`)))
+	}
+	turns = append(turns, say("done"))
+	ctx := context.Background()
+	events := 0
+	sink := func(context.Context, host.Event) error { events++; return nil }
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		m := scripted.Of(turns...)
+		c := &host.Context{Tools: []host.Tool{noop}}
+		if _, err := host.RunLoop(ctx, []host.Message{user("go")}, c, &host.Config{Model: m}, sink); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*21), "µs/turn")
+}
