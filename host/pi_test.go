@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // TestMatchesPi compares every golden event stream of ours with the one
@@ -27,17 +29,8 @@ func TestMatchesPi(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := normalizedLines(t, piFile)
 			got := normalizedLines(t, filepath.Join("testdata", name+".jsonl"))
-			for i := 0; i < max(len(got), len(want)); i++ {
-				var g, w string
-				if i < len(got) {
-					g = got[i]
-				}
-				if i < len(want) {
-					w = want[i]
-				}
-				if g != w {
-					t.Fatalf("event %d differs from pi\n ours: %s\n   pi: %s", i+1, g, w)
-				}
+			if i, g, w, differ := hosttest.FirstDiff(got, want); differ {
+				t.Fatalf("event %d differs from pi\n ours: %s\n   pi: %s", i+1, g, w)
 			}
 		})
 	}

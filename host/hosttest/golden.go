@@ -33,17 +33,25 @@ func Golden(t testing.TB, path string, got []byte) {
 	if bytes.Equal(got, want) {
 		return
 	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(gl), len(wl)); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
+	if i, g, w, differ := FirstDiff(strings.Split(string(got), "\n"), strings.Split(string(want), "\n")); differ {
+		t.Fatalf("%s: line %d differs\n got: %s\nwant: %s", path, i+1, g, w)
+	}
+}
+
+// FirstDiff returns the index and the two sides of the first line where got
+// and want differ; a missing line counts as empty.
+func FirstDiff(got, want []string) (i int, g, w string, differ bool) {
+	for i = 0; i < max(len(got), len(want)); i++ {
+		g, w = "", ""
+		if i < len(got) {
+			g = got[i]
 		}
-		if i < len(wl) {
-			w = wl[i]
+		if i < len(want) {
+			w = want[i]
 		}
 		if g != w {
-			t.Fatalf("%s: line %d differs\n got: %s\nwant: %s", path, i+1, g, w)
+			return i, g, w, true
 		}
 	}
+	return 0, "", "", false
 }
