@@ -15,8 +15,23 @@ import (
 )
 
 // Tests named TestRuleS_N check rule N of LOOP.md section S (sub-rules as
-// S_N_M). Rules whose whole effect is an event order are also covered by
-// the golden streams, which TestMatchesPi checks against pi itself.
+// S_N_M). Rules whose whole effect is an event order are covered by the
+// golden streams (golden_test.go), which TestMatchesPi checks against pi:
+//
+//	3.1, 3.2, 4.1–4.4, 4.6, 4.8     every golden (prologue, turns, results)
+//	4.9                             should_stop_after_turn
+//	4.10, 7.1–7.4                   steering_one_at_a_time, steering_all
+//	4.11, 8.1                       follow_up
+//	4.14, 6.7.3                     terminate_all, terminate_mixed
+//	5.4, 5.5                        plain_text (updates, start partial)
+//	6.2, 6.3                        parallel_out_of_order, sequential_mode
+//	6.4.1, 6.4.2                    tool_not_found, prepare_arguments
+//	6.5                             execute_error, parallel_out_of_order
+//	6.6                             after_hook_override, after_hook_failure
+//	9.1–9.3                         abort_during_tools
+//
+// Not applicable in Go: 2.1 (no EventStream object: RunLoop takes a sink),
+// 5.2 (API keys are the model adapter's), 5.6 (partials are copies here).
 
 func TestRule2_2_ContinuePreconditions(t *testing.T) {
 	cfg := &host.Config{Model: scripted.Of()}
@@ -555,5 +570,69 @@ func TestMaxConcurrency(t *testing.T) {
 	}
 	if len(lastTurnEnd(t, lr.rec).ToolResults) != 0 { // last turn is the text reply
 		t.Fatal("unexpected results on the last turn")
+	}
+}
+
+func TestRule5_8_EventsAfterDoneIgnored(t *testing.T) {
+	m := host.ModelFunc(func(_ context.Context, _ *host.Request, emit func(host.AssistantMessageEvent)) *host.AssistantMessage {
+		final := &host.AssistantMessage{Content: host.Text("a"), StopReason: host.StopReasonStop}
+		emit(host.AssistantMessageEvent{Type: host.StreamStart, Partial: &host.AssistantMessage{StopReason: host.StopReasonStop}})
+		emit(host.AssistantMessageEvent{Type: host.StreamDone, Reason: host.StopReasonStop, Message: final})
+		emit(host.AssistantMessageEvent{Type: host.StreamTextDelta, Delta: "late", Partial: final})
+		emit(host.AssistantMessageEvent{Type: host.StreamDone, Reason: host.StopReasonStop, Message: final})
+		return &host.AssistantMessage{Content: host.Text("other"), StopReason: host.StopReasonStop}
+	})
+	rec := hosttest.NewRecorder()
+	msgs, err := host.RunLoop(context.Background(), []host.Message{user("q")}, &host.Context{}, &host.Config{Model: m}, rec.Sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, rec.Types(), []string{"agent_start", "turn_start", "message_start user", "message_end user",
+		"message_start assistant", "message_end assistant", "turn_end", "agent_end"})
+	if got := msgs[1].(*host.AssistantMessage).Content.TextOf(); got != "a" {
+		t.Fatalf("final message is %q, want the one of the done event", got)
+	}
+}
+
+func TestRule10_4_ListenersInOrderAndUnsubscribe(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
+	var order []string
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.AgentStartEvent); ok {
+			order = append(order, "first")
+		}
+		return nil
+	})
+	off := a.Subscribe(func(context.Context, host.Event) error { order = append(order, "removed"); return nil })
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.AgentStartEvent); ok {
+			order = append(order, "third")
+		}
+		return nil
+	})
+	off()
+	a.Prompt(context.Background(), user("q"))
+	equal(t, order, []string{"first", "third"})
+}
+
+func TestRule10_8_WaitForIdle(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, scripted.Turn{Content: host.Text("slow"), DelayMs: 50})
+	if err := a.WaitForIdle(context.Background()); err != nil {
+		t.Fatalf("idle agent: %v", err)
+	}
+	started := make(chan struct{})
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.AgentStartEvent); ok {
+			close(started)
+		}
+		return nil
+	})
+	go a.PromptText(context.Background(), "q")
+	<-started
+	if err := a.WaitForIdle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.State(); s.IsStreaming || len(s.Messages) != 2 {
+		t.Fatalf("after WaitForIdle: streaming=%v, %d messages", s.IsStreaming, len(s.Messages))
 	}
 }
