@@ -28,7 +28,9 @@ func TestHammerParallelBatch(t *testing.T) {
 		for i := range calls {
 			cs = append(cs, call(fmt.Sprintf("c%d", i), "jitter", fmt.Sprintf(`{"i":%d}`, i)))
 		}
-		lr := newLoopRun(t, []host.Tool{tool}, callsTurn(cs), say("ok")).run(user("go"))
+		lr := newLoopRun(t, []host.Tool{tool}, callsTurn(cs), say("ok"))
+		lr.cfg.MaxConcurrency = 0
+		lr.run(user("go"))
 		if lr.err != nil {
 			t.Fatal(lr.err)
 		}

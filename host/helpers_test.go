@@ -43,7 +43,12 @@ type loopRun struct {
 
 func newLoopRun(t *testing.T, tools []host.Tool, turns ...scripted.Turn) *loopRun {
 	m := scripted.Of(turns...)
-	return &loopRun{t: t, rec: hosttest.NewRecorder(), model: m, cfg: &host.Config{Model: m}, tools: tools}
+	// MaxConcurrency 1 runs a parallel batch's executions one after another
+	// in source order (after the whole preflight, as always), which pins the
+	// completion order that pi's synchronous test tools have. Tests about
+	// real concurrency set it back to 0 (parallel_out_of_order, the hammer).
+	cfg := &host.Config{Model: m, MaxConcurrency: 1}
+	return &loopRun{t: t, rec: hosttest.NewRecorder(), model: m, cfg: cfg, tools: tools}
 }
 
 func (lr *loopRun) run(prompts ...host.Message) *loopRun {
