@@ -30,9 +30,9 @@ check:
 # Run each fuzz test for FUZZTIME (default 20s).
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./host/ -run '^$$' -fuzz FuzzPrepareArguments -fuzztime $(FUZZTIME)
-	$(GO) test ./host/ -run '^$$' -fuzz FuzzDecodeMessage -fuzztime $(FUZZTIME)
-	$(GO) test ./host/scripted/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./host/ -run '^$$' -fuzz FuzzPrepareArguments -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/ -run '^$$' -fuzz FuzzDecodeMessage -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/scripted/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Re-record host/testdata/pi/*.jsonl from pi-agent-core 0.73.1 itself
 # (needs Node.js and the npm registry; the tests only read the files).
