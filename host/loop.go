@@ -25,9 +25,9 @@ func RunLoop(ctx context.Context, prompts []Message, c *Context, cfg *Config, si
 	return newRun(ctx, c, cfg, sink).prompt(prompts)
 }
 
+// prompt starts the run with new messages (shared by RunLoop and Agent).
 func (r *run) prompt(prompts []Message) ([]Message, error) {
-	c := r.src
-	r.c.Messages = append(append(r.c.Messages, c.Messages...), prompts...)
+	r.c.Messages = append(append(r.c.Messages, r.src.Messages...), prompts...)
 	r.newMessages = append(r.newMessages, prompts...)
 	return r.finish(func() error {
 		if err := r.emitAll(AgentStartEvent{}, TurnStartEvent{}); err != nil {
@@ -55,6 +55,8 @@ func RunLoopContinue(ctx context.Context, c *Context, cfg *Config, sink Sink) ([
 	return newRun(ctx, c, cfg, sink).resume()
 }
 
+// resume starts the run from the transcript alone (shared by
+// RunLoopContinue and Agent.Continue); the caller checked its last role.
 func (r *run) resume() ([]Message, error) {
 	r.c.Messages = append(r.c.Messages, r.src.Messages...)
 	return r.finish(func() error {
