@@ -192,13 +192,10 @@ func DefaultConvertToLLM(messages []Message) []Message {
 	return out
 }
 
-// clone returns a copy of m whose content list can be changed without
+// Clone returns a copy of m whose content list can be changed without
 // touching m's.
-func (m *AssistantMessage) clone() *AssistantMessage {
+func (m *AssistantMessage) Clone() *AssistantMessage {
 	c := *m
-	c.Content = append(Contents(nil), m.Content...)
-	if m.Content != nil && c.Content == nil {
-		c.Content = Contents{}
-	}
+	c.Content = append(Contents{}, m.Content...)
 	return &c
 }

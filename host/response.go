@@ -86,15 +86,15 @@ func (s *responseStream) handle(e AssistantMessageEvent) {
 	}
 	switch {
 	case e.Type == StreamStart && s.partial == nil && e.Partial != nil:
-		s.partial = e.Partial.clone()
+		s.partial = e.Partial.Clone()
 		s.r.c.Messages = append(s.r.c.Messages, s.partial)
-		s.err = s.r.em.emit(MessageStartEvent{Message: s.partial.clone()})
+		s.err = s.r.em.emit(MessageStartEvent{Message: s.partial.Clone()})
 	case e.isBlockEvent() && s.partial != nil:
 		if e.Partial != nil {
-			s.partial = e.Partial.clone()
+			s.partial = e.Partial.Clone()
 			s.r.c.Messages[len(s.r.c.Messages)-1] = s.partial
 		}
-		s.err = s.r.em.emit(MessageUpdateEvent{AssistantMessageEvent: e, Message: s.partial.clone()})
+		s.err = s.r.em.emit(MessageUpdateEvent{AssistantMessageEvent: e, Message: s.partial.Clone()})
 	case e.Type == StreamDone && e.Message != nil, e.Type == StreamError && e.Error != nil:
 		final := e.Message
 		if e.Type == StreamError {
@@ -114,6 +114,6 @@ func (s *responseStream) end(final *AssistantMessage) error {
 		return s.r.em.emit(MessageEndEvent{Message: final})
 	}
 	s.r.c.Messages = append(s.r.c.Messages, final)
-	start := final.clone()
+	start := final.Clone()
 	return s.r.emitAll(MessageStartEvent{Message: start}, MessageEndEvent{Message: final})
 }

@@ -114,7 +114,7 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	if ctx.Err() != nil || !sleep(ctx, turn.DelayMs) {
 		return m.aborted(emit, partial)
 	}
-	emit(host.AssistantMessageEvent{Type: host.StreamStart, Partial: snapshot(partial)})
+	emit(host.AssistantMessageEvent{Type: host.StreamStart, Partial: partial.Clone()})
 	s := &streamer{m: m, ctx: ctx, emit: emit, partial: partial, delay: turn.ChunkDelayMs}
 	for i, block := range turn.Content {
 		if ctx.Err() != nil || !s.block(i, block) {
@@ -165,7 +165,7 @@ func (m *Model) fail(emit func(host.AssistantMessageEvent), msg *host.AssistantM
 // aborted ends the stream as the faux provider does on an abort: the
 // partial so far, stopReason "aborted", "Request was aborted".
 func (m *Model) aborted(emit func(host.AssistantMessageEvent), partial *host.AssistantMessage) *host.AssistantMessage {
-	msg := snapshot(partial)
+	msg := partial.Clone()
 	msg.StopReason = host.StopReasonAborted
 	msg.ErrorMessage = abortedText
 	msg.Timestamp = m.now()
@@ -185,12 +185,4 @@ func sleep(ctx context.Context, ms int) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// snapshot copies msg and its content list, so that an emitted partial is
-// never changed afterwards.
-func snapshot(msg *host.AssistantMessage) *host.AssistantMessage {
-	c := *msg
-	c.Content = append(host.Contents{}, msg.Content...)
-	return &c
 }

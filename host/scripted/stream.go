@@ -41,30 +41,30 @@ func (s *streamer) block(i int, b host.Content) bool {
 
 func (s *streamer) textual(i int, text string, empty host.Content, startType, deltaType, endType string, add func(host.Content, string) host.Content) bool {
 	s.partial.Content = append(s.partial.Content, empty)
-	s.emit(host.AssistantMessageEvent{Type: startType, ContentIndex: i, Partial: snapshot(s.partial)})
+	s.emit(host.AssistantMessageEvent{Type: startType, ContentIndex: i, Partial: s.partial.Clone()})
 	for _, chunk := range chunks(text, s.m.chunkTokens) {
 		if !sleep(s.ctx, s.delay) {
 			return false
 		}
 		s.partial.Content[i] = add(s.partial.Content[i], chunk)
-		s.emit(host.AssistantMessageEvent{Type: deltaType, ContentIndex: i, Delta: chunk, Partial: snapshot(s.partial)})
+		s.emit(host.AssistantMessageEvent{Type: deltaType, ContentIndex: i, Delta: chunk, Partial: s.partial.Clone()})
 	}
-	s.emit(host.AssistantMessageEvent{Type: endType, ContentIndex: i, Content: text, Partial: snapshot(s.partial)})
+	s.emit(host.AssistantMessageEvent{Type: endType, ContentIndex: i, Content: text, Partial: s.partial.Clone()})
 	return true
 }
 
 func (s *streamer) toolCall(i int, call host.ToolCall) bool {
 	s.partial.Content = append(s.partial.Content, host.ToolCall{ID: call.ID, Name: call.Name, Arguments: []byte(`{}`)})
-	s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallStart, ContentIndex: i, Partial: snapshot(s.partial)})
+	s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallStart, ContentIndex: i, Partial: s.partial.Clone()})
 	for _, chunk := range chunks(string(call.Arguments), s.m.chunkTokens) {
 		if !sleep(s.ctx, s.delay) {
 			return false
 		}
-		s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: chunk, Partial: snapshot(s.partial)})
+		s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: chunk, Partial: s.partial.Clone()})
 	}
 	s.partial.Content[i] = call
 	tc := call
-	s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &tc, Partial: snapshot(s.partial)})
+	s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &tc, Partial: s.partial.Clone()})
 	return true
 }
 
