@@ -1,0 +1,139 @@
+// Command probe is a test plugin: each tool does one thing the runtime's
+// and the host's tests look at (isolation, sleeping, spinning, panicking,
+// big outputs, updates, configuration, files, HTTP). It is also a
+// beforeToolCall and afterToolCall hook.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// State that must never survive from one call to the next.
+var (
+	counter int
+	residue [16]byte
+)
+
+type empty struct{}
+
+func init() {
+	sdk.SetInfo(sdk.Info{Name: "probe", Version: "1.0.0", Needs: &sdk.Needs{
+		Config: []sdk.ConfigNeed{{Key: "greeting", Optional: true, Why: "the config tool reads it"}},
+	}})
+	sdk.RegisterTool(sdk.NewTool("echo", "Returns its text.", func(c *sdk.Call, a struct {
+		Text string `json:"text" description:"what to return"`
+	}) (*sdk.Result, error) {
+		return sdk.Text(a.Text).WithDetails(map[string]any{"id": c.ID}), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("state", "Reports the state left by earlier calls, then leaves its own.", func(c *sdk.Call, a struct {
+		Mark string `json:"mark"`
+	}) (*sdk.Result, error) {
+		seen := map[string]any{"counter": counter, "residue": strings.TrimRight(string(residue[:]), "\x00"), "var": string(getVar("mark"))}
+		counter++
+		copy(residue[:], a.Mark)
+		setVar("mark", []byte(a.Mark))
+		b, _ := json.Marshal(seen)
+		return sdk.Text(string(b)), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("sleep", "Sleeps.", func(c *sdk.Call, a struct {
+		Ms int `json:"ms"`
+	}) (*sdk.Result, error) {
+		time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+		return sdk.Textf("slept %d ms", a.Ms), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("spin", "Never returns.", func(c *sdk.Call, _ empty) (*sdk.Result, error) {
+		n := 0
+		for {
+			n++
+		}
+	}))
+	sdk.RegisterTool(sdk.NewTool("panic", "Panics.", func(c *sdk.Call, _ empty) (*sdk.Result, error) {
+		panic("boom")
+	}))
+	sdk.RegisterTool(sdk.NewTool("crash", "Panics on another goroutine, which kills the plugin.", func(c *sdk.Call, _ empty) (*sdk.Result, error) {
+		go func() { panic("crash on a goroutine") }()
+		time.Sleep(time.Second)
+		return sdk.Text("unreachable"), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("fail", "Returns an error.", func(c *sdk.Call, a struct {
+		Message string `json:"message"`
+	}) (*sdk.Result, error) {
+		return nil, fmt.Errorf("%s", a.Message)
+	}))
+	sdk.RegisterTool(sdk.NewTool("big", "Returns a text of n bytes.", func(c *sdk.Call, a struct {
+		Bytes int `json:"bytes"`
+	}) (*sdk.Result, error) {
+		return sdk.Text(strings.Repeat("x", a.Bytes)), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("updates", "Sends n partial results.", func(c *sdk.Call, a struct {
+		N int `json:"n"`
+	}) (*sdk.Result, error) {
+		for i := 1; i <= a.N; i++ {
+			if err := c.Update(sdk.Textf("step %d", i)); err != nil {
+				return nil, err
+			}
+		}
+		return sdk.Textf("%d updates", a.N), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("config", "Reads a configuration value and logs it.", func(c *sdk.Call, a struct {
+		Key string `json:"key"`
+	}) (*sdk.Result, error) {
+		v, ok := c.Config(a.Key)
+		c.Logf(sdk.LogInfo, "config %s=%q", a.Key, v)
+		if !ok {
+			return sdk.Textf("%s is not set", a.Key), nil
+		}
+		return sdk.Text(v), nil
+	}))
+	read := sdk.NewTool("read", "Reads a file.", func(c *sdk.Call, a struct {
+		Path string `json:"path"`
+	}) (*sdk.Result, error) {
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return sdk.Text(string(b)), nil
+	})
+	sdk.RegisterTool(read)
+	write := sdk.NewTool("write", "Writes a file.", func(c *sdk.Call, a struct {
+		Path string `json:"path"`
+		Text string `json:"text"`
+	}) (*sdk.Result, error) {
+		if err := os.WriteFile(a.Path, []byte(a.Text), 0o644); err != nil {
+			return nil, err
+		}
+		return sdk.Textf("wrote %d bytes", len(a.Text)), nil
+	})
+	write.ExecutionMode = sdk.Sequential
+	sdk.RegisterTool(write)
+	sdk.RegisterTool(sdk.NewTool("fetch", "Fetches a URL.", func(c *sdk.Call, a struct {
+		URL string `json:"url"`
+	}) (*sdk.Result, error) {
+		status, body := fetch(a.URL)
+		return sdk.Textf("%d %s", status, body), nil
+	}))
+	sdk.RegisterBeforeToolCall(func(c *sdk.Call, in *sdk.BeforeInput) (*sdk.BeforeOutput, error) {
+		var args map[string]any
+		_ = json.Unmarshal(in.Args, &args)
+		if args["block"] == true {
+			return &sdk.BeforeOutput{Block: true, Reason: "blocked by probe: " + c.Name}, nil
+		}
+		return nil, nil
+	})
+	sdk.RegisterAfterToolCall(func(c *sdk.Call, in *sdk.AfterInput) (*sdk.AfterOutput, error) {
+		if len(in.Result.Content) == 0 {
+			return nil, nil
+		}
+		content := append([]sdk.Content(nil), in.Result.Content...)
+		content[0].Text += " (seen by probe)"
+		return &sdk.AfterOutput{Content: content}, nil
+	})
+}
+
+func main() {}

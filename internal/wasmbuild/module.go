@@ -1,0 +1,221 @@
+package wasmbuild
+
+// A tiny Wasm binary assembler for tests and benchmarks that need modules
+// no Go toolchain produces: a trap, a bad import, a hand-sized Extism
+// plugin with no language runtime.
+
+// Value types.
+const (
+	I32 byte = 0x7f
+	I64 byte = 0x7e
+)
+
+// Func is a function signature with, for defined functions, its locals and
+// body (the instructions, without the final end).
+type Func struct {
+	Params, Results []byte
+	Locals          []byte // one value type per local
+	Body            []byte
+}
+
+// Import is an imported function.
+type Import struct {
+	Module, Name string
+	Func
+}
+
+// Module is a module of imported and defined functions and one memory.
+// Function indices count imports first, as in Wasm.
+type Module struct {
+	Imports     []Import
+	Funcs       []Func
+	Exports     map[string]uint32 // export name → function index
+	MemoryPages uint32            // 0: no memory
+}
+
+// Encode returns the module's binary form.
+func (m Module) Encode() []byte {
+	out := []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
+	var types, imports, funcs, code []byte
+	ntypes := 0
+	addType := func(f Func) uint32 {
+		types = append(types, 0x60)
+		types = append(types, vec(f.Params)...)
+		types = append(types, vec(f.Results)...)
+		ntypes++
+		return uint32(ntypes - 1)
+	}
+	for _, im := range m.Imports {
+		t := addType(im.Func)
+		imports = append(imports, name(im.Module)...)
+		imports = append(imports, name(im.Name)...)
+		imports = append(imports, 0x00)
+		imports = append(imports, uleb(t)...)
+	}
+	for _, f := range m.Funcs {
+		funcs = append(funcs, uleb(addType(f))...)
+		var body []byte
+		body = append(body, uleb(uint32(len(f.Locals)))...)
+		for _, l := range f.Locals {
+			body = append(body, 1, l)
+		}
+		body = append(body, f.Body...)
+		body = append(body, 0x0b)
+		code = append(code, uleb(uint32(len(body)))...)
+		code = append(code, body...)
+	}
+	out = section(out, 1, ntypes, types)
+	out = section(out, 2, len(m.Imports), imports)
+	out = section(out, 3, len(m.Funcs), funcs)
+	if m.MemoryPages > 0 {
+		out = section(out, 5, 1, append([]byte{0x00}, uleb(m.MemoryPages)...))
+	}
+	var exports []byte
+	names := make([]string, 0, len(m.Exports))
+	for n := range m.Exports {
+		names = append(names, n)
+	}
+	sortStrings(names)
+	for _, n := range names {
+		exports = append(exports, name(n)...)
+		exports = append(exports, 0x00)
+		exports = append(exports, uleb(m.Exports[n])...)
+	}
+	if m.MemoryPages > 0 {
+		exports = append(exports, name("memory")...)
+		exports = append(exports, 0x02, 0x00)
+		out = section(out, 7, len(names)+1, exports)
+	} else {
+		out = section(out, 7, len(names), exports)
+	}
+	return section(out, 10, len(m.Funcs), code)
+}
+
+func section(out []byte, id byte, count int, body []byte) []byte {
+	if count == 0 {
+		return out
+	}
+	content := append(uleb(uint32(count)), body...)
+	out = append(out, id)
+	out = append(out, uleb(uint32(len(content)))...)
+	return append(out, content...)
+}
+
+func vec(b []byte) []byte { return append(uleb(uint32(len(b))), b...) }
+
+func name(s string) []byte { return append(uleb(uint32(len(s))), s...) }
+
+func uleb(v uint32) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v != 0 {
+			c |= 0x80
+		}
+		b = append(b, c)
+		if v == 0 {
+			return b
+		}
+	}
+}
+
+// SLEB encodes a signed LEB128 immediate (for i32.const and i64.const).
+func SLEB(v int64) []byte {
+	var b []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// ULEB encodes an unsigned LEB128 immediate (indices).
+func ULEB(v uint32) []byte { return uleb(v) }
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// Instructions used by the modules below.
+const (
+	opUnreachable = 0x00
+	opBlock       = 0x02
+	opLoop        = 0x03
+	opBr          = 0x0c
+	opBrIf        = 0x0d
+	opCall        = 0x10
+	opLocalGet    = 0x20
+	opLocalSet    = 0x21
+	opI32Const    = 0x41
+	opI64Const    = 0x42
+	opI64GeU      = 0x5a
+	opI64Add      = 0x7c
+	blockEmpty    = 0x40
+)
+
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// EchoPlugin is a minimal Extism plugin with no language runtime (the
+// size of a hand-written WAT plugin): exports "echo" (input to output,
+// byte by byte through the Extism ABI) and "noop", and "trap", which
+// executes unreachable.
+func EchoPlugin() []byte {
+	env := func(n string, params, results []byte) Import {
+		return Import{Module: "extism:host/env", Name: n, Func: Func{Params: params, Results: results}}
+	}
+	const (
+		fInputLength = iota
+		fInputLoadU8
+		fAlloc
+		fStoreU8
+		fOutputSet
+		fEcho
+		fNoop
+		fTrap
+	)
+	i64, i32 := []byte{I64}, []byte{I32}
+	// locals: 0 n, 1 i, 2 off
+	echo := cat(
+		[]byte{opCall}, uleb(fInputLength), []byte{opLocalSet, 0},
+		[]byte{opLocalGet, 0, opCall}, uleb(fAlloc), []byte{opLocalSet, 2},
+		[]byte{opBlock, blockEmpty, opLoop, blockEmpty},
+		[]byte{opLocalGet, 1, opLocalGet, 0, opI64GeU, opBrIf, 1},
+		[]byte{opLocalGet, 2, opLocalGet, 1, opI64Add},
+		[]byte{opLocalGet, 1, opCall}, uleb(fInputLoadU8),
+		[]byte{opCall}, uleb(fStoreU8),
+		[]byte{opLocalGet, 1, opI64Const}, SLEB(1), []byte{opI64Add, opLocalSet, 1},
+		[]byte{opBr, 0, 0x0b, 0x0b},
+		[]byte{opLocalGet, 2, opLocalGet, 0, opCall}, uleb(fOutputSet),
+		[]byte{opI32Const}, SLEB(0),
+	)
+	return Module{
+		Imports: []Import{
+			env("input_length", nil, i64),
+			env("input_load_u8", i64, i32),
+			env("alloc", i64, i64),
+			env("store_u8", []byte{I64, I32}, nil),
+			env("output_set", []byte{I64, I64}, nil),
+		},
+		Funcs: []Func{
+			{Results: i32, Locals: []byte{I64, I64, I64}, Body: echo},
+			{Results: i32, Body: cat([]byte{opI32Const}, SLEB(0))},
+			{Results: i32, Body: []byte{opUnreachable}},
+		},
+		Exports:     map[string]uint32{"echo": fEcho, "noop": fNoop, "trap": fTrap},
+		MemoryPages: 1,
+	}.Encode()
+}

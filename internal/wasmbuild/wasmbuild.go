@@ -1,0 +1,127 @@
+// Package wasmbuild builds plugins from source for tests, benchmarks and
+// examples: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. Nothing
+// built is ever committed; the Go build cache makes rebuilds cheap.
+package wasmbuild
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Build builds the Go package in dir (a directory or a package pattern
+// relative to the module root) into the Wasm file out.
+func Build(ctx context.Context, dir, out string) error {
+	return build(ctx, dir, out, "-buildmode=c-shared")
+}
+
+func build(ctx context.Context, dir, out string, flags ...string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, ".") {
+		dir = "./" + dir
+	}
+	cmd := exec.CommandContext(ctx, goTool(), append(append([]string{"build"}, flags...), "-o", out, dir)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s for wasip1: %v\n%s", dir, err, stderr.String())
+	}
+	return nil
+}
+
+var rootOnce = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command(goTool(), "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("not inside the wasmagent module")
+	}
+	return filepath.Dir(mod), nil
+})
+
+// ModuleRoot is the directory of the module's go.mod.
+func ModuleRoot() (string, error) { return rootOnce() }
+
+// goTool is $GO, or go from PATH.
+func goTool() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
+	}
+	return "go"
+}
+
+func cacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "wasmagent")
+}
+
+var (
+	mu    sync.Mutex
+	built = map[string]*buildResult{}
+)
+
+type buildResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// ForTest builds the plugin package pkg (relative to the module root) once
+// per test process and returns the path of the Wasm file. Files go to one
+// directory under the user cache directory, each replaced atomically, so
+// concurrent test processes neither collide nor leave files behind.
+func ForTest(tb testing.TB, pkg string) string {
+	tb.Helper()
+	mu.Lock()
+	r := built[pkg]
+	if r == nil {
+		r = &buildResult{}
+		built[pkg] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() {
+		dir := filepath.Join(cacheDir(), "testplugins")
+		if r.err = os.MkdirAll(dir, 0o700); r.err != nil {
+			return
+		}
+		root, _ := ModuleRoot()
+		sum := sha256.Sum256([]byte(root + "\x00" + pkg))
+		r.path = filepath.Join(dir, filepath.Base(pkg)+"-"+hex.EncodeToString(sum[:6])+".wasm")
+		tmp, err := os.CreateTemp(dir, "build-*.wasm")
+		if err != nil {
+			r.err = err
+			return
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name())
+		flags := []string{"-buildmode=c-shared"}
+		if filepath.Base(pkg) == "command" {
+			flags = nil // the test plugin that is built the wrong way
+		}
+		if r.err = build(context.Background(), pkg, tmp.Name(), flags...); r.err == nil {
+			r.err = os.Rename(tmp.Name(), r.path)
+		}
+	})
+	if r.err != nil {
+		tb.Fatal(r.err)
+	}
+	return r.path
+}

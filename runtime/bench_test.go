@@ -1,0 +1,277 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// Per-call cost of a trivial tool: echo of a small JSON call, through
+// execute, against a native Go function doing the same decoding and
+// encoding. Run with: go test ./runtime -run '^$' -bench . -count 6
+func BenchmarkCall(b *testing.B) {
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c1", Name: "echo", Args: json.RawMessage(`{"text":"hello, world"}`)})
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			var x sdk.ExecuteInput
+			if err := json.Unmarshal(in, &x); err != nil {
+				b.Fatal(err)
+			}
+			var a struct {
+				Text string `json:"text"`
+			}
+			if err := sdk.DecodeArgs(x.Args, &a); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(sdk.Text(a.Text)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, pool := range []int{4, 0} {
+		name := map[int]string{4: "go/pool=4", 0: "go/pool=0"}[pool]
+		b.Run(name, func(b *testing.B) {
+			p := probe(b, runtime.Grants{}, pool)
+			time.Sleep(100 * time.Millisecond) // let the pool fill
+			for b.Loop() {
+				if _, err := p.Call(context.Background(), sdk.ExportExecute, in, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	echo := wasmbuild.EchoPlugin()
+	for _, pool := range []int{4, 0} {
+		name := map[int]string{4: "small/pool=4", 0: "small/pool=0"}[pool]
+		b.Run(name, func(b *testing.B) {
+			m, err := rt(b).Compile(context.Background(), "echo.wasm", echo)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := rt(b).NewPlugin(m, runtime.PluginOptions{PoolSize: pool})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			for b.Loop() {
+				if _, err := p.Call(context.Background(), "echo", in, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	// What plain go-sdk costs for the same isolation (a fresh instance per
+	// call) and without it (one instance reused, which leaks state).
+	for _, c := range []struct {
+		name string
+		wasm func() []byte
+	}{
+		{"go", func() []byte { w, _ := os.ReadFile(wasmbuild.ForTest(b, "internal/testplugins/probe")); return w }},
+		{"small", func() []byte { return echo }},
+	} {
+		export := map[string]string{"go": "execute", "small": "echo"}[c.name]
+		wasm := c.wasm()
+		b.Run("extism-instance/"+c.name, func(b *testing.B) {
+			ctx := context.Background()
+			cp, err := extism.NewCompiledPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}, extismHostFunctions(nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cp.Close(ctx)
+			for b.Loop() {
+				p, err := cp.Instance(ctx, extism.PluginInstanceConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := p.Call(export, in); err != nil {
+					b.Fatal(err)
+				}
+				p.Close(ctx)
+			}
+		})
+		b.Run("extism-reused/"+c.name, func(b *testing.B) {
+			ctx := context.Background()
+			p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}, extismHostFunctions(nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close(ctx)
+			for b.Loop() {
+				if _, _, err := p.Call(export, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+
+// Latency of one call when calls arrive one at a time: the pool has
+// refilled between calls, so the call takes a ready instance.
+func BenchmarkCallLatency(b *testing.B) {
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c1", Name: "echo", Args: json.RawMessage(`{"text":"hello, world"}`)})
+	m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		m      *runtime.Module
+		export string
+		gap    time.Duration
+	}{
+		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond},
+		{"small", m, "echo", time.Millisecond},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p, err := rt(b).NewPlugin(c.m, runtime.PluginOptions{PoolSize: 2})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			for b.Loop() {
+				b.StopTimer()
+				time.Sleep(c.gap)
+				b.StartTimer()
+				if _, err := p.Call(context.Background(), c.export, in, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Instantiation: a fresh instance (no pool), initialised, one trivial
+// call, closed.
+func BenchmarkInstantiate(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m    func() *runtime.Module
+	}{
+		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }},
+		{"go-pdk-only", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }},
+		{"small", func() *runtime.Module {
+			m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			export, in := "noop", []byte(nil)
+			if c.name == "go" {
+				export, in = sdk.ExportExecute, []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
+			}
+			for b.Loop() {
+				if _, err := p.Call(context.Background(), export, in, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Cold start of a Go plugin: a new Runtime compiling the module, with an
+// empty and with a warm on-disk cache, to the first call's result.
+func BenchmarkColdStart(b *testing.B) {
+	wasm, err := os.ReadFile(wasmbuild.ForTest(b, "internal/testplugins/probe"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := func(b *testing.B, dir string) {
+		ctx := context.Background()
+		r, err := runtime.New(ctx, runtime.Options{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close(ctx)
+		m, err := r.Compile(ctx, "probe.wasm", wasm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := r.NewPlugin(m, runtime.PluginOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		if _, err := p.Call(ctx, "describe", nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("empty-cache", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			dir := b.TempDir()
+			b.StartTimer()
+			start(b, dir)
+		}
+	})
+	b.Run("warm-cache", func(b *testing.B) {
+		dir := b.TempDir()
+		start(b, dir)
+		for b.Loop() {
+			start(b, dir)
+		}
+	})
+}
+
+// Parallel really is parallel: 8 calls that each sleep 200 ms in a host
+// function. Reports wall time per batch and its ratio to 8 × 200 ms
+// (1 would be serial; 0.125 perfectly parallel).
+func BenchmarkParallelSleep(b *testing.B) {
+	p := probe(b, runtime.Grants{}, 8)
+	time.Sleep(200 * time.Millisecond)
+	const n, ms = 8, 200
+	var total time.Duration
+	for b.Loop() {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := execute(context.Background(), p, "sleep", map[string]any{"ms": ms}, nil); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		total += time.Since(start)
+	}
+	b.ReportMetric(float64(total)/float64(b.N)/float64(n*ms*time.Millisecond), "of-serial")
+}
+
+// How long an infinite loop keeps running after its call's context is
+// cancelled.
+func BenchmarkAbortLatency(b *testing.B) {
+	p := probe(b, runtime.Grants{Timeout: time.Minute}, 2)
+	var total time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan time.Time, 1)
+		go func() {
+			execute(ctx, p, "spin", struct{}{}, nil)
+			done <- time.Now()
+		}()
+		time.Sleep(20 * time.Millisecond)
+		at := time.Now()
+		cancel()
+		total += (<-done).Sub(at)
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-stop")
+}

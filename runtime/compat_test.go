@@ -1,0 +1,156 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+var (
+	extismCacheOnce sync.Once
+	extismCache     wazero.CompilationCache
+)
+
+// extismRuntimeConfig gives go-sdk the tests' on-disk compilation cache.
+func extismRuntimeConfig(t testing.TB) wazero.RuntimeConfig {
+	extismCacheOnce.Do(func() {
+		c, err := wazero.NewCompilationCacheWithDir(testCacheDir(t) + "-extism")
+		if err != nil {
+			t.Fatal(err)
+		}
+		extismCache = c
+	})
+	return wazero.NewRuntimeConfig().WithCompilationCache(extismCache)
+}
+
+// extismHostFunctions is wasmagent's emit_update for go-sdk.
+func extismHostFunctions(onUpdate func([]byte)) []extism.HostFunction {
+	emit := extism.NewHostFunctionWithStack("emit_update", func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+		b, err := p.ReadBytes(stack[0])
+		if err != nil {
+			panic(err)
+		}
+		if onUpdate != nil {
+			onUpdate(b)
+		}
+	}, []extism.ValueType{extism.ValueTypeI64}, nil)
+	emit.SetNamespace("extism:host/user")
+	return []extism.HostFunction{emit}
+}
+
+// extismCall runs one export of wasm on plain extism/go-sdk, in a fresh
+// instance, and returns its output and the updates it emitted.
+func extismCall(t testing.TB, wasm []byte, config map[string]string, export string, input []byte) ([]byte, [][]byte, error) {
+	t.Helper()
+	ctx := context.Background()
+	var updates [][]byte
+	m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: config}
+	p, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(t)}, extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	_, out, err := p.Call(export, input)
+	return out, updates, err
+}
+
+// Plugins built with go-pdk (through the sdk or directly) and a hand-made
+// module with no language runtime give the same outputs, byte for byte,
+// on plain Extism go-sdk and on this runtime: the ABI is Extism's.
+func TestSameOutputsAsExtism(t *testing.T) {
+	probeWasm, err := os.ReadFile(wasmbuild.ForTest(t, "internal/testplugins/probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawWasm, err := os.ReadFile(wasmbuild.ForTest(t, "internal/testplugins/raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := wasmbuild.EchoPlugin()
+	cfg := map[string]string{"greeting": "grüß dich", "describe": `{"abi":1}`}
+	cases := []struct {
+		name   string
+		wasm   []byte
+		export string
+		input  string
+	}{
+		{"echo empty", echo, "echo", ""},
+		{"echo 1 byte", echo, "echo", "x"},
+		{"echo 1 KiB", echo, "echo", string(bytes.Repeat([]byte("0123456789abcdef"), 64))},
+		{"raw echo 13 bytes", rawWasm, "echo", "odd length!!!"},
+		{"raw describe from config", rawWasm, "describe", ""},
+		{"probe describe", probeWasm, "describe", ""},
+		{"probe echo", probeWasm, "execute", `{"toolCallId":"c1","name":"echo","args":{"text":"ünïcödé"}}`},
+		{"probe config", probeWasm, "execute", `{"toolCallId":"c1","name":"config","args":{"key":"greeting"}}`},
+		{"probe updates", probeWasm, "execute", `{"toolCallId":"c1","name":"updates","args":{"n":2}}`},
+		{"probe hook", probeWasm, "before_tool_call", `{"toolCall":{"id":"c1","name":"write","arguments":{}},"args":{"block":true}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, wantUpdates, err := extismCall(t, c.wasm, cfg, c.export, []byte(c.input))
+			if err != nil {
+				t.Fatalf("extism: %v", err)
+			}
+			m, err := rt(t).Compile(context.Background(), c.name, c.wasm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := rt(t).NewPlugin(m, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			var updates [][]byte
+			got, err := p.Call(context.Background(), c.export, []byte(c.input), &runtime.CallOptions{OnUpdate: func(b []byte) error {
+				updates = append(updates, b)
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("output differs:\n extism: %q\n ours:   %q", want, got)
+			}
+			if len(updates) != len(wantUpdates) {
+				t.Fatalf("%d updates, extism %d", len(updates), len(wantUpdates))
+			}
+			for i := range updates {
+				if !bytes.Equal(updates[i], wantUpdates[i]) {
+					t.Fatalf("update %d: %q, extism %q", i, updates[i], wantUpdates[i])
+				}
+			}
+		})
+	}
+}
+
+// An error set by the plugin reads the same on both.
+func TestSameErrorAsExtism(t *testing.T) {
+	rawWasm, err := os.ReadFile(wasmbuild.ForTest(t, "internal/testplugins/raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]string{"execute.error": "tool exploded"}
+	_, _, xerr := extismCall(t, rawWasm, cfg, "execute", nil)
+	m, err := rt(t).Compile(context.Background(), "raw.wasm", rawWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt(t).NewPlugin(m, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, ourErr := p.Call(context.Background(), "execute", nil, nil)
+	ce := callError(t, ourErr)
+	if xerr == nil || xerr.Error() != ce.Message {
+		t.Fatalf("extism error %q, our message %q", xerr, ce.Message)
+	}
+}

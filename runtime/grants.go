@@ -1,0 +1,185 @@
+package runtime
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// Grants is everything a plugin may use. The zero value grants nothing but
+// the defaults below: no directory, no host, no configuration value.
+type Grants struct {
+	// Dirs are the host directories the plugin sees, each at a guest path.
+	Dirs []Dir
+	// Hosts are the hosts the plugin may reach over HTTP(S): "example.com"
+	// (that name only, ports 80 and 443), "*.example.com" (its subdomains,
+	// not the name itself), either with ":port" for that port only.
+	// Redirects are checked against the same list.
+	Hosts []string
+	// Config values are read by the plugin with Extism's config_get.
+	Config map[string]string
+	// MemoryPages caps the plugin's linear memory, and separately the
+	// host-side memory of its Extism calls, in 64 KiB pages (default 2048,
+	// 128 MiB; at most the Runtime's MaxMemoryPages).
+	MemoryPages uint32
+	// Timeout bounds each call, instantiation included (default 60 s).
+	Timeout time.Duration
+	// MaxInputBytes and MaxOutputBytes bound what a call is given and what
+	// it may return (default 8 MiB each). Going over is an error, never a
+	// truncation.
+	MaxInputBytes  int
+	MaxOutputBytes int
+	// MaxHTTPResponseBytes bounds one HTTP response body (default 8 MiB).
+	MaxHTTPResponseBytes int64
+	// MaxVarBytes bounds the Extism variables of one call (default 1 MiB).
+	MaxVarBytes int
+	// LogLevel is the lowest level of plugin log messages passed on to the
+	// Runtime's logger (default "info"): trace, debug, info, warn, error or
+	// off.
+	LogLevel string
+}
+
+// Dir is a directory grant: the host directory Host appears to the plugin
+// at the absolute path Guest, read-only unless Write is set.
+type Dir struct {
+	Host  string
+	Guest string
+	Write bool
+}
+
+// The defaults of [Grants].
+const (
+	DefaultMemoryPages          = 2048
+	DefaultTimeout              = 60 * time.Second
+	DefaultMaxInputBytes        = 8 << 20
+	DefaultMaxOutputBytes       = 8 << 20
+	DefaultMaxHTTPResponseBytes = 8 << 20
+	DefaultMaxVarBytes          = 1 << 20
+)
+
+// normalize fills in defaults and checks g against the Runtime's ceiling.
+// It returns a copy; the caller's slices and maps are not kept.
+func (g Grants) normalize(ceiling uint32) (Grants, error) {
+	if g.MemoryPages == 0 {
+		g.MemoryPages = min(DefaultMemoryPages, ceiling)
+	}
+	if g.MemoryPages > ceiling {
+		return g, fmt.Errorf("memory of %d pages is over the host's limit of %d", g.MemoryPages, ceiling)
+	}
+	if g.Timeout == 0 {
+		g.Timeout = DefaultTimeout
+	}
+	if g.Timeout < 0 {
+		return g, fmt.Errorf("negative timeout %v", g.Timeout)
+	}
+	for _, n := range []*int{&g.MaxInputBytes, &g.MaxOutputBytes, &g.MaxVarBytes} {
+		if *n < 0 {
+			return g, fmt.Errorf("negative size limit %d", *n)
+		}
+	}
+	if g.MaxInputBytes == 0 {
+		g.MaxInputBytes = DefaultMaxInputBytes
+	}
+	if g.MaxOutputBytes == 0 {
+		g.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if g.MaxVarBytes == 0 {
+		g.MaxVarBytes = DefaultMaxVarBytes
+	}
+	if g.MaxHTTPResponseBytes < 0 {
+		return g, fmt.Errorf("negative HTTP response limit %d", g.MaxHTTPResponseBytes)
+	}
+	if g.MaxHTTPResponseBytes == 0 {
+		g.MaxHTTPResponseBytes = DefaultMaxHTTPResponseBytes
+	}
+	if g.LogLevel == "" {
+		g.LogLevel = "info"
+	}
+	if _, ok := logLevels[g.LogLevel]; !ok {
+		return g, fmt.Errorf("log level %q is not one of trace, debug, info, warn, error, off", g.LogLevel)
+	}
+	dirs := make([]Dir, 0, len(g.Dirs))
+	seen := map[string]bool{}
+	for _, d := range g.Dirs {
+		if d.Host == "" || d.Guest == "" {
+			return g, fmt.Errorf("directory grant %+v needs both a host and a guest path", d)
+		}
+		host, err := filepath.Abs(d.Host)
+		if err != nil {
+			return g, fmt.Errorf("directory %s: %w", d.Host, err)
+		}
+		if fi, err := os.Stat(host); err != nil {
+			return g, fmt.Errorf("directory grant: %w", err)
+		} else if !fi.IsDir() {
+			return g, fmt.Errorf("directory grant: %s is not a directory", host)
+		}
+		guest := path.Clean(d.Guest)
+		if !path.IsAbs(guest) {
+			return g, fmt.Errorf("directory grant %s: guest path %q must be absolute", host, d.Guest)
+		}
+		if seen[guest] {
+			return g, fmt.Errorf("directory grant: guest path %s is granted twice", guest)
+		}
+		seen[guest] = true
+		dirs = append(dirs, Dir{Host: host, Guest: guest, Write: d.Write})
+	}
+	slices.SortFunc(dirs, func(a, b Dir) int { return strings.Compare(a.Guest, b.Guest) })
+	g.Dirs = dirs
+	hosts := make([]string, 0, len(g.Hosts))
+	for _, h := range g.Hosts {
+		p, err := parseHostPattern(h)
+		if err != nil {
+			return g, err
+		}
+		hosts = append(hosts, p.String())
+	}
+	g.Hosts = hosts
+	cfg := make(map[string]string, len(g.Config))
+	for k, v := range g.Config {
+		cfg[k] = v
+	}
+	g.Config = cfg
+	return g, nil
+}
+
+// moduleConfig is the one place grants become wazero configuration: no
+// arguments, no environment, no stdin, stdout discarded, stderr kept in a
+// bounded buffer for error reports, real clocks, a cryptographic random
+// source, sleeps that end with the call, and exactly the granted
+// directories.
+func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions().
+		WithStdin(eofReader{}).
+		WithStdout(io.Discard).
+		WithStderr(&st.stderr).
+		WithRandSource(rand.Reader).
+		WithSysWalltime().
+		WithSysNanotime().
+		WithNanosleep(st.sleep)
+	if len(g.Dirs) > 0 {
+		fs := wazero.NewFSConfig()
+		for _, d := range g.Dirs {
+			if d.Write {
+				fs = fs.WithDirMount(d.Host, d.Guest)
+			} else {
+				fs = fs.WithReadOnlyDirMount(d.Host, d.Guest)
+			}
+		}
+		cfg = cfg.WithFSConfig(fs)
+	}
+	return cfg
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

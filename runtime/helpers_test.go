@@ -1,0 +1,88 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// testCacheDir is a compilation cache shared by test runs, so that a Go
+// plugin compiles once per machine rather than once per test process.
+func testCacheDir(t testing.TB) string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "wasmagent", "test-wazero")
+}
+
+var (
+	sharedOnce sync.Once
+	sharedRT   *runtime.Runtime
+	sharedErr  error
+)
+
+// rt is one Runtime shared by the tests of the package (modules compile
+// once per Runtime).
+func rt(t testing.TB) *runtime.Runtime {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedRT, sharedErr = runtime.New(context.Background(), runtime.Options{CacheDir: testCacheDir(t)})
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedRT
+}
+
+func compile(t testing.TB, pkg string) *runtime.Module {
+	t.Helper()
+	m, err := rt(t).CompileFile(context.Background(), wasmbuild.ForTest(t, pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func plugin(t testing.TB, pkg string, opts runtime.PluginOptions) *runtime.Plugin {
+	t.Helper()
+	p, err := rt(t).NewPlugin(compile(t, pkg), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+func probe(t testing.TB, g runtime.Grants, pool int) *runtime.Plugin {
+	return plugin(t, "internal/testplugins/probe", runtime.PluginOptions{Name: "probe", Grants: g, PoolSize: pool})
+}
+
+// execute calls a probe tool and returns its result.
+func execute(ctx context.Context, p *runtime.Plugin, tool string, args any, opts *runtime.CallOptions) (*sdk.Result, error) {
+	a, _ := json.Marshal(args)
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c1", Name: tool, Args: a})
+	out, err := p.Call(ctx, sdk.ExportExecute, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	var r sdk.Result
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+func text(r *sdk.Result) string {
+	if r == nil || len(r.Content) == 0 {
+		return ""
+	}
+	return r.Content[0].Text
+}

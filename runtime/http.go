@@ -1,0 +1,213 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// hostPattern is one entry of Grants.Hosts.
+type hostPattern struct {
+	any      bool   // "*": every host name
+	wildcard bool   // "*.name": the subdomains of name
+	name     string // lower case; an IPv6 literal without brackets
+	port     string // "" means 80 for http and 443 for https
+}
+
+func parseHostPattern(s string) (hostPattern, error) {
+	var p hostPattern
+	h := strings.ToLower(strings.TrimSpace(s))
+	if h == "" {
+		return p, errors.New("empty host grant")
+	}
+	if strings.Contains(h, "/") {
+		return p, fmt.Errorf("host grant %q: give a host name, not a URL", s)
+	}
+	name, port := h, ""
+	switch {
+	case strings.HasPrefix(h, "["):
+		end := strings.Index(h, "]")
+		if end < 0 || (end+1 < len(h) && h[end+1] != ':') {
+			return p, fmt.Errorf("host grant %q: bad IPv6 literal", s)
+		}
+		name = h[1:end]
+		if end+1 < len(h) {
+			port = h[end+2:]
+		}
+	case strings.Count(h, ":") == 1:
+		name, port, _ = strings.Cut(h, ":")
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return p, fmt.Errorf("host grant %q: bad port %q", s, port)
+		}
+	}
+	p.port = port
+	switch {
+	case name == "*":
+		p.any = true
+		return p, nil
+	case strings.HasPrefix(name, "*."):
+		p.wildcard = true
+		name = name[2:]
+	}
+	if net.ParseIP(name) == nil {
+		if name == "" || strings.Contains(name, "*") || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+			return p, fmt.Errorf("host grant %q: %q is not a host name (a name, *.name or *, each with an optional :port)", s, name)
+		}
+	} else if p.wildcard {
+		return p, fmt.Errorf("host grant %q: a wildcard needs a domain name", s)
+	}
+	p.name = name
+	return p, nil
+}
+
+func (p hostPattern) String() string {
+	n := p.name
+	switch {
+	case p.any:
+		n = "*"
+	case p.wildcard:
+		n = "*." + n
+	case strings.Contains(n, ":"):
+		n = "[" + n + "]"
+	}
+	if p.port != "" {
+		n += ":" + p.port
+	}
+	return n
+}
+
+// allows reports whether u's scheme, host and port are granted by p.
+func (p hostPattern) allows(u *url.URL) bool {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if p.port == "" {
+		if port != "80" && port != "443" {
+			return false
+		}
+	} else if port != p.port {
+		return false
+	}
+	switch {
+	case p.any:
+		return true
+	case p.wildcard:
+		return strings.HasSuffix(host, "."+p.name)
+	default:
+		return host == p.name
+	}
+}
+
+// checkURL says why u may not be fetched, or returns nil.
+func (pl *Plugin) checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("HTTP request to %s is not allowed: only http and https URLs are", u.Redacted())
+	}
+	for _, p := range pl.hosts {
+		if p.allows(u) {
+			return nil
+		}
+	}
+	granted := "none"
+	if len(pl.grants.Hosts) > 0 {
+		granted = strings.Join(pl.grants.Hosts, ", ")
+	}
+	return fmt.Errorf("HTTP request to %s is not allowed: the plugin's granted hosts are %s", u.Redacted(), granted)
+}
+
+// newHTTPClient is a plugin's client: no proxy from the host's environment,
+// and every redirect checked against the grants.
+func (pl *Plugin) newHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return pl.checkURL(req.URL)
+		},
+	}
+}
+
+// httpRequest is Extism's http_request: a JSON request {"url", "method",
+// "headers"} and an optional body block; it returns the response body block.
+func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
+	st.httpStatus, st.httpHeaders = 0, nil
+	raw, f := st.block(reqOff, "http_request")
+	st.check(f)
+	var req struct {
+		URL     string            `json:"url"`
+		Method  string            `json:"method"`
+		Headers map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		st.check(faultf("http_request: the request is not valid JSON: %v", err))
+	}
+	st.free(reqOff)
+	var body io.Reader
+	if bodyOff != 0 {
+		b, f := st.block(bodyOff, "http_request body")
+		st.check(f)
+		body = bytes.NewReader(append([]byte(nil), b...))
+		st.free(bodyOff)
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		st.check(faultf("http_request: bad URL %q: %v", req.URL, err))
+	}
+	if err := st.p.checkURL(u); err != nil {
+		st.check(&fault{err.Error()})
+	}
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	hreq, err := http.NewRequestWithContext(st.ctx, method, u.String(), body)
+	if err != nil {
+		st.check(faultf("http_request: %v", err))
+	}
+	for k, v := range req.Headers {
+		hreq.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := st.p.client.Do(hreq)
+	if err != nil {
+		st.check(faultf("http_request %s %s failed after %v: %v", method, u.Redacted(), time.Since(start).Round(time.Millisecond), err))
+	}
+	defer resp.Body.Close()
+	limit := st.p.grants.MaxHTTPResponseBytes
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		st.check(faultf("http_request %s %s: reading the response: %v", method, u.Redacted(), err))
+	}
+	if int64(len(data)) > limit {
+		st.check(faultf("http_request %s %s: the response is over the plugin's limit of %d bytes", method, u.Redacted(), limit))
+	}
+	st.httpStatus = int32(resp.StatusCode)
+	headers := make(map[string]string, len(resp.Header))
+	for k, v := range resp.Header {
+		headers[strings.ToLower(k)] = strings.Join(v, ",")
+	}
+	st.httpHeaders, _ = json.Marshal(headers)
+	if len(data) == 0 {
+		return 0
+	}
+	off, f := st.allocBytes(data)
+	st.check(f)
+	return off
+}

@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// kernel is the host-side memory of one instance: the blocks Extism calls
+// pass between guest and host (input, output, error, configuration values,
+// log lines, HTTP bodies). Extism keeps it in a second Wasm module; here it
+// is a byte slice with a bump allocator. Offset 0 is the null block.
+//
+// Every access is bounds-checked; a bad offset, an allocation over the
+// limit or an output over its cap is a fault that ends the call with an
+// error naming it. Extism instead returns empty data and no error in
+// several of these cases (shared/notes/containment-baseline.md).
+type kernel struct {
+	mem    []byte
+	blocks map[uint64]uint64 // offset → length of live blocks
+	limit  uint64            // most bytes mem may hold
+	// reclaim, when non-zero, is where mem may be cut back to at the next
+	// alloc: the start of the freed blocks at its end.
+	reclaim uint64
+
+	input, inputLen   uint64
+	output, outputLen uint64
+	errorOff          uint64
+}
+
+// kernelBase is where the first block starts: offsets below it are never
+// valid, so 0 stays the null block.
+const kernelBase = 8
+
+func newKernel(limit uint64) kernel {
+	return kernel{mem: make([]byte, kernelBase, 4096), blocks: map[uint64]uint64{}, limit: limit}
+}
+
+// fault is a host-side error raised inside a host function: it becomes the
+// cause of the call's error.
+type fault struct{ msg string }
+
+func (f *fault) Error() string { return f.msg }
+
+func faultf(format string, args ...any) *fault { return &fault{fmt.Sprintf(format, args...)} }
+
+func (k *kernel) alloc(n uint64) (uint64, *fault) {
+	if n == 0 {
+		return 0, nil
+	}
+	if k.reclaim != 0 {
+		k.mem = k.mem[:k.reclaim]
+		k.reclaim = 0
+	}
+	off := uint64(len(k.mem))
+	if n > k.limit || off+n > k.limit {
+		return 0, faultf("the plugin asked for %d bytes of host memory with %d in use; its limit is %d (the memory grant)", n, off, k.limit)
+	}
+	k.mem = append(k.mem, make([]byte, n)...)
+	k.blocks[off] = n
+	return off, nil
+}
+
+func (k *kernel) allocBytes(b []byte) (uint64, *fault) {
+	off, f := k.alloc(uint64(len(b)))
+	if f == nil {
+		copy(k.mem[off:], b)
+	}
+	return off, f
+}
+
+// free drops a block. Its bytes stay readable until the next alloc, which
+// reuses them when they are at the end of memory (the alloc-use-free
+// pattern of log lines and requests). go-pdk reads an HTTP response body
+// after freeing the block that the host had reused for it; the Extism
+// kernel gets away with that the same way. Unknown offsets are ignored, as
+// Extism does.
+func (k *kernel) free(off uint64) {
+	n, ok := k.blocks[off]
+	if !ok {
+		return
+	}
+	delete(k.blocks, off)
+	end := uint64(len(k.mem))
+	if k.reclaim != 0 {
+		end = k.reclaim
+	}
+	if off+n == end {
+		k.reclaim = off
+	}
+}
+
+func (k *kernel) reset() {
+	clear(k.blocks)
+	k.mem = k.mem[:kernelBase]
+	k.reclaim = 0
+	k.input, k.inputLen, k.output, k.outputLen, k.errorOff = 0, 0, 0, 0, 0
+}
+
+// span checks that [off, off+n) lies in allocated host memory.
+func (k *kernel) span(off, n uint64, what string) *fault {
+	if off < kernelBase || off+n > uint64(len(k.mem)) || off+n < off {
+		return faultf("%s: offset %d (+%d bytes) is outside the plugin's host memory (%d bytes)", what, off, n, len(k.mem))
+	}
+	return nil
+}
+
+// block returns the bytes of the block at off (nil for the null block).
+func (k *kernel) block(off uint64, what string) ([]byte, *fault) {
+	if off == 0 {
+		return nil, nil
+	}
+	n, ok := k.blocks[off]
+	if !ok {
+		return nil, faultf("%s: offset %d is not an allocated block", what, off)
+	}
+	return k.mem[off : off+n], nil
+}
+
+func (k *kernel) loadU8(off uint64) (uint32, *fault) {
+	if f := k.span(off, 1, "load_u8"); f != nil {
+		return 0, f
+	}
+	return uint32(k.mem[off]), nil
+}
+
+func (k *kernel) loadU64(off uint64) (uint64, *fault) {
+	if f := k.span(off, 8, "load_u64"); f != nil {
+		return 0, f
+	}
+	return binary.LittleEndian.Uint64(k.mem[off:]), nil
+}
+
+func (k *kernel) storeU8(off uint64, v byte) *fault {
+	if f := k.span(off, 1, "store_u8"); f != nil {
+		return f
+	}
+	k.mem[off] = v
+	return nil
+}
+
+func (k *kernel) storeU64(off, v uint64) *fault {
+	if f := k.span(off, 8, "store_u64"); f != nil {
+		return f
+	}
+	binary.LittleEndian.PutUint64(k.mem[off:], v)
+	return nil
+}
+
+func (k *kernel) inputLoadU8(i uint64) (uint32, *fault) {
+	if i >= k.inputLen {
+		return 0, faultf("input_load_u8: index %d is past the input's %d bytes", i, k.inputLen)
+	}
+	return uint32(k.mem[k.input+i]), nil
+}
+
+func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
+	if i+8 > k.inputLen || i+8 < i {
+		return 0, faultf("input_load_u64: index %d (+8 bytes) is past the input's %d bytes", i, k.inputLen)
+	}
+	return binary.LittleEndian.Uint64(k.mem[k.input+i:]), nil
+}
+
+// setInput copies the call's input into host memory.
+func (k *kernel) setInput(in []byte) *fault {
+	off, f := k.allocBytes(in)
+	if f != nil {
+		return faultf("the input of %d bytes does not fit in the plugin's host memory limit of %d bytes (the memory grant)", len(in), k.limit)
+	}
+	k.input, k.inputLen = off, uint64(len(in))
+	return nil
+}
+
+// outputBytes is the output the guest set, if any.
+func (k *kernel) outputBytes() []byte {
+	if k.outputLen == 0 {
+		return nil
+	}
+	return k.mem[k.output : k.output+k.outputLen]
+}

@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Module is a compiled plugin module, shared by every [Plugin] made from it.
+type Module struct {
+	r        *Runtime
+	name     string
+	sum      [sha256.Size]byte
+	size     int
+	compiled wazero.CompiledModule
+	exports  map[string]api.FunctionDefinition
+	minPages uint32
+}
+
+// Name is the name the module was compiled under (usually its file).
+func (m *Module) Name() string { return m.name }
+
+// SHA256 is the hex sha256 of the module's bytes.
+func (m *Module) SHA256() string { return hex.EncodeToString(m.sum[:]) }
+
+// Size is the module's size in bytes.
+func (m *Module) Size() int { return m.size }
+
+// HasExport reports whether the module exports a function called name.
+func (m *Module) HasExport(name string) bool {
+	_, ok := m.exports[name]
+	return ok
+}
+
+// Exports lists the module's exported functions, sorted.
+func (m *Module) Exports() []string {
+	names := make([]string, 0, len(m.exports))
+	for n := range m.exports {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// CompileFile reads and compiles the module at path.
+func (r *Runtime) CompileFile(ctx context.Context, path string) (*Module, error) {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return r.Compile(ctx, path, wasm)
+}
+
+// Compile compiles wasm once per Runtime: the same bytes compiled again,
+// under any name and from any goroutine, return the first Module. name
+// labels errors and logs.
+func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
+	sum := sha256.Sum256(wasm)
+	r.mu.Lock()
+	e, ok := r.modules[sum]
+	if !ok {
+		e = &moduleEntry{done: make(chan struct{})}
+		r.modules[sum] = e
+	}
+	r.mu.Unlock()
+	if ok {
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		return e.mod, nil
+	}
+	e.mod, e.err = r.compile(ctx, name, sum, wasm)
+	if e.err != nil {
+		// A failed compilation is not remembered: the cause (a cancelled
+		// context, say) may not last.
+		r.mu.Lock()
+		delete(r.modules, sum)
+		r.mu.Unlock()
+	}
+	close(e.done)
+	return e.mod, e.err
+}
+
+func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byte, wasm []byte) (*Module, error) {
+	compiled, err := r.rt.CompileModule(r.compileContext(ctx), wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
+	}
+	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions()}
+	if err := m.checkImports(); err != nil {
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, mem := range compiled.ExportedMemories() {
+		m.minPages = max(m.minPages, mem.Min())
+	}
+	for _, mem := range compiled.ImportedMemories() {
+		mod, field, _ := mem.Import()
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: imports a memory (%s.%s); a plugin must define its own", name, mod, field)
+	}
+	return m, nil
+}
+
+// checkImports refuses, at load time rather than at the first call, a
+// module that imports anything the host does not provide.
+func (m *Module) checkImports() error {
+	var unknown []string
+	for _, f := range m.compiled.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		switch mod {
+		case "wasi_snapshot_preview1":
+			continue // wazero names any function it lacks at instantiation
+		case "extism:host/env":
+			if _, ok := envFunctions[name]; ok {
+				continue
+			}
+		case "extism:host/user":
+			if _, ok := userFunctions[name]; ok {
+				continue
+			}
+		case "wasmagent":
+			return fmt.Errorf("imports %s.%s: the import module %q is reserved for the host", mod, name, mod)
+		}
+		unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+)
+
+// PluginOptions configure a [Plugin].
+type PluginOptions struct {
+	// Name labels errors and logs (default: the module's name).
+	Name string
+	// Grants are what the plugin may use; see [Grants] for the defaults.
+	Grants Grants
+	// PoolSize is how many fresh instances are kept instantiated ahead of
+	// demand; 0 turns pre-warming off, so each call instantiates its own.
+	// Either way every instance serves exactly one call.
+	PoolSize int
+}
+
+// DefaultPoolSize is a pool size for hosts with no better figure: one
+// instance per expected concurrent call of the plugin.
+const DefaultPoolSize = 4
+
+// Plugin is a module with its grants: the unit that is called. It is safe
+// for concurrent use; every call runs in its own fresh instance.
+type Plugin struct {
+	r      *Runtime
+	m      *Module
+	name   string
+	grants Grants
+	hosts  []hostPattern
+	client *http.Client
+	pool   *pool
+	closes sync.WaitGroup // instances being closed after their call
+}
+
+// NewPlugin makes a Plugin of m and starts filling its pool.
+func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
+	name := opts.Name
+	if name == "" {
+		name = m.name
+	}
+	g, err := opts.Grants.normalize(r.opts.MaxMemoryPages)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: grants: %w", name, err)
+	}
+	if m.minPages > g.MemoryPages {
+		return nil, fmt.Errorf("plugin %s: the module needs %d pages of memory at start, more than its grant of %d", name, m.minPages, g.MemoryPages)
+	}
+	if opts.PoolSize < 0 {
+		return nil, fmt.Errorf("plugin %s: negative pool size %d", name, opts.PoolSize)
+	}
+	p := &Plugin{r: r, m: m, name: name, grants: g}
+	for _, h := range g.Hosts {
+		hp, err := parseHostPattern(h)
+		if err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", name, err)
+		}
+		p.hosts = append(p.hosts, hp)
+	}
+	p.client = p.newHTTPClient()
+	p.pool = newPool(p, opts.PoolSize)
+	return p, nil
+}
+
+// Name is the plugin's name.
+func (p *Plugin) Name() string { return p.name }
+
+// Module is the plugin's compiled module.
+func (p *Plugin) Module() *Module { return p.m }
+
+// Grants are the plugin's grants, defaults filled in.
+func (p *Plugin) Grants() Grants { return p.grants }
+
+// CallOptions are the optional parts of a call.
+type CallOptions struct {
+	// OnUpdate receives each JSON payload the plugin sends with
+	// emit_update, on the calling goroutine; an error from it fails the
+	// call. Nil drops updates.
+	OnUpdate func(payload []byte) error
+}
+
+// Call runs export with input in a fresh instance and returns its output.
+// The call ends when the plugin returns, when its timeout passes or when
+// ctx is done, whichever comes first. Errors are [*CallError].
+func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) ([]byte, error) {
+	if !p.m.HasExport(export) {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}
+	}
+	if len(input) > p.grants.MaxInputBytes {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the input of %d bytes is over the plugin's limit of %d", len(input), p.grants.MaxInputBytes)}
+	}
+	inst, err := p.pool.take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.retire(inst)
+	var onUpdate func([]byte) error
+	if opts != nil {
+		onUpdate = opts.OnUpdate
+	}
+	return inst.call(ctx, export, input, onUpdate)
+}
+
+// retire closes an instance after its call, off the caller's path.
+func (p *Plugin) retire(inst *instance) {
+	p.closes.Add(1)
+	go func() {
+		defer p.closes.Done()
+		inst.close()
+	}()
+}
+
+// Close stops the pool and closes the instances it holds. Calls in flight
+// finish first.
+func (p *Plugin) Close() {
+	p.pool.close()
+	p.closes.Wait()
+}

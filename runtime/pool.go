@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// pool keeps up to size fresh instances of a plugin ready. One goroutine
+// fills it in the background and refills it after each take; a call that
+// finds it empty instantiates on its own. Instances are handed out once.
+type pool struct {
+	p     *Plugin
+	size  int
+	ready chan *instance
+	wake  chan struct{}
+	done  chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+func newPool(p *Plugin, size int) *pool {
+	pl := &pool{p: p, size: size, ready: make(chan *instance, size), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if size > 0 {
+		pl.wg.Add(1)
+		go pl.fill()
+	}
+	return pl
+}
+
+func (pl *pool) take(ctx context.Context) (*instance, error) {
+	select {
+	case inst := <-pl.ready:
+		pl.signal()
+		return inst, nil
+	default:
+	}
+	pl.signal()
+	return pl.p.instantiate(ctx)
+}
+
+func (pl *pool) signal() {
+	if pl.size == 0 {
+		return
+	}
+	select {
+	case pl.wake <- struct{}{}:
+	default:
+	}
+}
+
+// fill keeps the pool full. A failing instantiation is logged and retried
+// after a pause that doubles up to a few seconds, so a broken plugin does
+// not spin; calls then instantiate (and fail) on their own.
+func (pl *pool) fill() {
+	defer pl.wg.Done()
+	backoff := 50 * time.Millisecond
+	for {
+		for len(pl.ready) < pl.size {
+			inst, err := pl.p.instantiate(context.Background())
+			if err != nil {
+				pl.p.r.log.Warn("pool: instantiation failed", "plugin", pl.p.name, "err", err)
+				select {
+				case <-time.After(backoff):
+				case <-pl.done:
+					return
+				}
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			backoff = 50 * time.Millisecond
+			select {
+			case pl.ready <- inst:
+			case <-pl.done:
+				inst.close()
+				return
+			}
+		}
+		select {
+		case <-pl.wake:
+		case <-pl.done:
+			return
+		}
+	}
+}
+
+func (pl *pool) close() {
+	pl.once.Do(func() {
+		close(pl.done)
+		pl.wg.Wait()
+		for {
+			select {
+			case inst := <-pl.ready:
+				inst.close()
+			default:
+				return
+			}
+		}
+	})
+}

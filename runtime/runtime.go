@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// MaxPages is the most linear memory a Wasm module can address: 65536 pages
+// of 64 KiB, 4 GiB.
+const MaxPages = 65536
+
+// Options configure a [Runtime]. The zero value is usable.
+type Options struct {
+	// CacheDir holds compiled machine code across processes. Empty means
+	// DefaultCacheDir(); "off" turns the disk cache off. Several processes
+	// may share one directory: entries are written to a temporary file and
+	// renamed into place, and keyed by the wazero version.
+	CacheDir string
+	// MaxMemoryPages is the ceiling on every plugin's linear memory, in
+	// 64 KiB pages (default 16384, 1 GiB). A plugin's own grant may only be
+	// lower.
+	MaxMemoryPages uint32
+	// CompileWorkers is the number of goroutines compiling one module
+	// (default GOMAXPROCS).
+	CompileWorkers int
+	// Logger receives what plugins log and what pools report (default: a
+	// logger that discards).
+	Logger *slog.Logger
+}
+
+// Runtime compiles and runs plugins. It is safe for concurrent use.
+type Runtime struct {
+	rt      wazero.Runtime
+	cache   wazero.CompilationCache
+	opts    Options
+	log     *slog.Logger
+	mu      sync.Mutex
+	modules map[[sha256.Size]byte]*moduleEntry
+}
+
+type moduleEntry struct {
+	done chan struct{} // closed when mod or err is set
+	mod  *Module
+	err  error
+}
+
+// DefaultCacheDir is the compilation cache under the user's cache
+// directory ($XDG_CACHE_HOME or ~/.cache on Linux), or under the temporary
+// directory when there is no such directory.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "wasmagent", "wazero")
+}
+
+// New makes a Runtime.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	if opts.MaxMemoryPages == 0 {
+		opts.MaxMemoryPages = 16384
+	}
+	if opts.MaxMemoryPages > MaxPages {
+		return nil, fmt.Errorf("runtime: MaxMemoryPages %d is over the Wasm limit of %d", opts.MaxMemoryPages, MaxPages)
+	}
+	if opts.CompileWorkers <= 0 {
+		opts.CompileWorkers = goruntime.GOMAXPROCS(0)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg := wazero.NewRuntimeConfigCompiler().
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(opts.MaxMemoryPages).
+		WithCustomSections(false)
+	var cache wazero.CompilationCache
+	if opts.CacheDir != "off" {
+		if opts.CacheDir == "" {
+			opts.CacheDir = DefaultCacheDir()
+		}
+		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+			return nil, fmt.Errorf("runtime: compilation cache: %w", err)
+		}
+		c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("runtime: compilation cache %s: %w", opts.CacheDir, err)
+		}
+		cache = c
+		cfg = cfg.WithCompilationCache(c)
+	}
+	r := &Runtime{
+		rt:      wazero.NewRuntimeWithConfig(ctx, cfg),
+		cache:   cache,
+		opts:    opts,
+		log:     opts.Logger,
+		modules: map[[sha256.Size]byte]*moduleEntry{},
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("runtime: WASI: %w", err)
+	}
+	if err := instantiateHostModules(ctx, r.rt); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("runtime: host functions: %w", err)
+	}
+	return r, nil
+}
+
+// Close closes every module and plugin compiled by r. Calls in flight end
+// with an error.
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.rt.Close(ctx)
+	if r.cache != nil {
+		if cerr := r.cache.Close(ctx); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// compileContext asks wazero for r's number of compilation workers.
+func (r *Runtime) compileContext(ctx context.Context) context.Context {
+	return experimental.WithCompilationWorkers(ctx, r.opts.CompileWorkers)
+}

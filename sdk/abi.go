@@ -1,0 +1,161 @@
+package sdk
+
+import "encoding/json"
+
+// ABIVersion is the plugin contract version a plugin declares in its
+// description and a host checks. docs/abi.md is its specification.
+const ABIVersion = 1
+
+// The exports of a plugin.
+const (
+	ExportDescribe         = "describe"
+	ExportExecute          = "execute"
+	ExportPrepareArguments = "prepare_arguments"
+	ExportBeforeToolCall   = "before_tool_call"
+	ExportAfterToolCall    = "after_tool_call"
+)
+
+// The hook names a description lists.
+const (
+	HookBeforeToolCall = "beforeToolCall"
+	HookAfterToolCall  = "afterToolCall"
+)
+
+// The execution modes of a tool.
+const (
+	Parallel   = "parallel"
+	Sequential = "sequential"
+)
+
+// HostModule is the import module of the host functions wasmagent adds to
+// the Extism ones; HostEmitUpdate is the function that sends a partial
+// result: it takes the Extism offset of a JSON [Result].
+const (
+	HostModule     = "extism:host/user"
+	HostEmitUpdate = "emit_update"
+)
+
+// Description is what the describe export returns.
+type Description struct {
+	ABI     int        `json:"abi"`
+	Name    string     `json:"name"`
+	Version string     `json:"version,omitempty"`
+	Tools   []ToolSpec `json:"tools,omitempty"`
+	Hooks   []string   `json:"hooks,omitempty"`
+	Needs   *Needs     `json:"needs,omitempty"`
+}
+
+// ToolSpec describes one tool of a plugin.
+type ToolSpec struct {
+	Name          string          `json:"name"`
+	Label         string          `json:"label,omitempty"`
+	Description   string          `json:"description"`
+	Parameters    json.RawMessage `json:"parameters,omitempty"`
+	ExecutionMode string          `json:"executionMode,omitempty"`
+}
+
+// Needs lists the grants a plugin asks for. A host refuses to start a
+// plugin whose required needs are not granted and reports grants nobody
+// asked for.
+type Needs struct {
+	Paths  []PathNeed   `json:"paths,omitempty"`
+	Hosts  []HostNeed   `json:"hosts,omitempty"`
+	Config []ConfigNeed `json:"config,omitempty"`
+}
+
+// PathNeed asks for a directory at a guest path, writable when Write is set.
+type PathNeed struct {
+	Guest    string `json:"guest"`
+	Write    bool   `json:"write,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
+	Why      string `json:"why,omitempty"`
+}
+
+// HostNeed asks for outbound HTTP to a host (a name, "*.name", or either
+// with ":port").
+type HostNeed struct {
+	Host     string `json:"host"`
+	Optional bool   `json:"optional,omitempty"`
+	Why      string `json:"why,omitempty"`
+}
+
+// ConfigNeed asks for a configuration value.
+type ConfigNeed struct {
+	Key      string `json:"key"`
+	Optional bool   `json:"optional,omitempty"`
+	Why      string `json:"why,omitempty"`
+}
+
+// ExecuteInput is the input of the execute export.
+type ExecuteInput struct {
+	ToolCallID string          `json:"toolCallId"`
+	Name       string          `json:"name"`
+	Args       json.RawMessage `json:"args"`
+}
+
+// PrepareInput is the input of the prepare_arguments export; its output is
+// the arguments to validate instead of Args.
+type PrepareInput struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Content is one block of a result: {"type":"text","text"} or
+// {"type":"image","data","mimeType"} (data in base64).
+type Content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// Result is the output of execute and the payload of emit_update.
+type Result struct {
+	Content   []Content `json:"content"`
+	Details   any       `json:"details,omitempty"`
+	IsError   bool      `json:"isError,omitempty"`
+	Terminate bool      `json:"terminate,omitempty"`
+}
+
+// ToolCall is a call as the model sent it.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// BeforeInput is the input of before_tool_call: the call and its prepared,
+// validated arguments.
+type BeforeInput struct {
+	ToolCall ToolCall        `json:"toolCall"`
+	Args     json.RawMessage `json:"args"`
+}
+
+// BeforeOutput is the output of before_tool_call: {} allows the call.
+type BeforeOutput struct {
+	Block  bool   `json:"block,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ResultData is the result an after_tool_call hook is shown.
+type ResultData struct {
+	Content []Content       `json:"content"`
+	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// AfterInput is the input of after_tool_call.
+type AfterInput struct {
+	ToolCall ToolCall        `json:"toolCall"`
+	Args     json.RawMessage `json:"args"`
+	Result   ResultData      `json:"result"`
+	IsError  bool            `json:"isError"`
+}
+
+// AfterOutput is the output of after_tool_call: each field that is present
+// replaces the result's; absent fields keep their value.
+type AfterOutput struct {
+	Content   []Content `json:"content,omitempty"`
+	Details   any       `json:"details,omitempty"`
+	IsError   *bool     `json:"isError,omitempty"`
+	Terminate *bool     `json:"terminate,omitempty"`
+}

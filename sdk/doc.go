@@ -1,0 +1,29 @@
+// Package sdk is what a wasmagent plugin is written with, and the wire
+// types of the plugin contract (ABI 1, docs/abi.md) that the host shares.
+//
+// A plugin is a Go main package whose init functions register its tools
+// and hooks; its main is empty:
+//
+//	type greetArgs struct {
+//		Name string `json:"name" description:"who to greet"`
+//	}
+//
+//	func init() {
+//		sdk.SetInfo(sdk.Info{Name: "greet", Version: "1.0.0"})
+//		sdk.RegisterTool(sdk.NewTool("greet", "Greets someone.",
+//			func(c *sdk.Call, a greetArgs) (*sdk.Result, error) {
+//				return sdk.Text("Hello, " + a.Name), nil
+//			}))
+//	}
+//
+//	func main() {}
+//
+// Built with the standard Go toolchain:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o greet.wasm .
+//
+// The package owns the exports (describe, execute, prepare_arguments,
+// before_tool_call, after_tool_call); they live in its *_wasip1.go files, on
+// github.com/extism/go-pdk. Everything else builds for the host too, so a
+// plugin's tests run natively with package sdk/sdktest.
+package sdk

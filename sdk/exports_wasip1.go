@@ -1,0 +1,47 @@
+package sdk
+
+import "github.com/extism/go-pdk"
+
+// The plugin's exports. Each reads its input from Extism, runs Handle, and
+// sets the output, or the error and a non-zero return.
+
+//go:wasmexport describe
+func exportDescribe() int32 { return serve(ExportDescribe) }
+
+//go:wasmexport execute
+func exportExecute() int32 { return serve(ExportExecute) }
+
+//go:wasmexport prepare_arguments
+func exportPrepareArguments() int32 { return serve(ExportPrepareArguments) }
+
+//go:wasmexport before_tool_call
+func exportBeforeToolCall() int32 { return serve(ExportBeforeToolCall) }
+
+//go:wasmexport after_tool_call
+func exportAfterToolCall() int32 { return serve(ExportAfterToolCall) }
+
+func serve(export string) int32 {
+	out, err := Handle(extismEnv{}, export, pdk.Input())
+	if err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	pdk.Output(out)
+	return 0
+}
+
+//go:wasmimport extism:host/user emit_update
+func emitUpdate(offset uint64)
+
+// extismEnv is the Env of a plugin running in an Extism host.
+type extismEnv struct{}
+
+func (extismEnv) Config(key string) (string, bool) { return pdk.GetConfig(key) }
+
+func (extismEnv) Log(level LogLevel, msg string) { pdk.Log(pdk.LogLevel(level), msg) }
+
+func (extismEnv) Update(payload []byte) error {
+	mem := pdk.AllocateBytes(payload)
+	emitUpdate(mem.Offset())
+	return nil
+}

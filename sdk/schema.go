@@ -1,0 +1,156 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// SchemaFor returns the JSON Schema of the Go type A, which must be a
+// struct (or a pointer to one), the way encoding/json encodes it:
+//
+//   - a field's name is its json tag's name; `json:"-"` fields are left out;
+//   - a field is required unless it is a pointer or tagged omitempty or
+//     omitzero;
+//   - the tag `description:"…"` describes the field; `enum:"a,b,c"` lists
+//     its allowed values;
+//   - objects allow no other properties; maps with string keys allow any;
+//   - embedded structs' fields are promoted, as encoding/json does.
+//
+// Types with no schema (channels, functions, complex numbers, maps with
+// non-string keys) are an error.
+func SchemaFor[A any]() (json.RawMessage, error) {
+	t := reflect.TypeFor[A]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("sdk: the arguments type %v is not a struct", t)
+	}
+	s, err := schemaOf(t, map[reflect.Type]bool{})
+	if err != nil {
+		return nil, fmt.Errorf("sdk: arguments type %v: %w", t, err)
+	}
+	return json.Marshal(s)
+}
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	timeType       = reflect.TypeFor[time.Time]()
+)
+
+func schemaOf(t reflect.Type, seen map[reflect.Type]bool) (map[string]any, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == rawMessageType:
+		return map[string]any{}, nil
+	case t == timeType:
+		return map[string]any{"type": "string", "format": "date-time"}, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}, nil
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return map[string]any{"type": "integer"}, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer", "minimum": 0}, nil
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}, nil
+	case reflect.Interface:
+		return map[string]any{}, nil
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			return map[string]any{"type": "string", "contentEncoding": "base64"}, nil
+		}
+		items, err := schemaOf(t.Elem(), seen)
+		if err != nil {
+			return nil, err
+		}
+		s := map[string]any{"type": "array", "items": items}
+		if t.Kind() == reflect.Array {
+			s["minItems"], s["maxItems"] = t.Len(), t.Len()
+		}
+		return s, nil
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return nil, fmt.Errorf("map key type %v is not a string", t.Key())
+		}
+		vals, err := schemaOf(t.Elem(), seen)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"type": "object", "additionalProperties": vals}, nil
+	case reflect.Struct:
+		if seen[t] {
+			return nil, fmt.Errorf("type %v refers to itself", t)
+		}
+		seen[t] = true
+		defer delete(seen, t)
+		props := map[string]any{}
+		required := []string{}
+		if err := structFields(t, seen, props, &required); err != nil {
+			return nil, err
+		}
+		s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		if len(required) > 0 {
+			s["required"] = required
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("type %v has no JSON Schema", t)
+}
+
+func structFields(t reflect.Type, seen map[reflect.Type]bool, props map[string]any, required *[]string) error {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				if err := structFields(et, seen, props, required); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s, err := schemaOf(f.Type, seen)
+		if err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		if d := f.Tag.Get("description"); d != "" {
+			s["description"] = d
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			var vals []any
+			for _, v := range strings.Split(e, ",") {
+				vals = append(vals, v)
+			}
+			s["enum"] = vals
+		}
+		props[name] = s
+		optional := f.Type.Kind() == reflect.Pointer || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		if !optional {
+			*required = append(*required, name)
+		}
+	}
+	return nil
+}
