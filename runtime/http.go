@@ -111,6 +111,28 @@ func (p hostPattern) allows(u *url.URL) bool {
 	}
 }
 
+// HostGranted reports whether the host grants (as in Grants.Hosts) allow
+// HTTPS to host, a name with an optional ":port" (default 443). It is how
+// a host compares a plugin's declared needs with its grants.
+func HostGranted(grants []string, host string) bool {
+	u := &url.URL{Scheme: "https", Host: host}
+	for _, g := range grants {
+		p, err := parseHostPattern(g)
+		if err != nil {
+			continue
+		}
+		if p.allows(u) {
+			return true
+		}
+		// A need written as a pattern ("*.example.com") is met by the
+		// same pattern.
+		if need, err := parseHostPattern(host); err == nil && need == p {
+			return true
+		}
+	}
+	return false
+}
+
 // checkURL says why u may not be fetched, or returns nil.
 func (pl *Plugin) checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {

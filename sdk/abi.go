@@ -52,6 +52,10 @@ type ToolSpec struct {
 	Description   string          `json:"description"`
 	Parameters    json.RawMessage `json:"parameters,omitempty"`
 	ExecutionMode string          `json:"executionMode,omitempty"`
+	// PrepareArguments says the tool's arguments go through the
+	// prepare_arguments export before validation; without it the host
+	// does not call that export.
+	PrepareArguments bool `json:"prepareArguments,omitempty"`
 }
 
 // Needs lists the grants a plugin asks for. A host refuses to start a

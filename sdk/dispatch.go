@@ -54,7 +54,7 @@ func Describe() (*Description, error) {
 				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 			}
 		}
-		d.Tools = append(d.Tools, ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description, Parameters: params, ExecutionMode: t.ExecutionMode})
+		d.Tools = append(d.Tools, ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description, Parameters: params, ExecutionMode: t.ExecutionMode, PrepareArguments: t.Prepare != nil})
 	}
 	if registry.before != nil {
 		d.Hooks = append(d.Hooks, HookBeforeToolCall)

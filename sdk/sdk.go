@@ -40,8 +40,8 @@ type BeforeHook func(c *Call, in *BeforeInput) (*BeforeOutput, error)
 // AfterHook may replace parts of a call's result.
 type AfterHook func(c *Call, in *AfterInput) (*AfterOutput, error)
 
-// registry is what init functions registered.
-var registry struct {
+// registrations is what init functions registered.
+type registrations struct {
 	info   Info
 	tools  []Tool
 	byName map[string]*Tool
@@ -49,6 +49,8 @@ var registry struct {
 	after  AfterHook
 	errs   []error // registration mistakes, reported by describe
 }
+
+var registry registrations
 
 // SetInfo sets the plugin's name, version and needs.
 func SetInfo(info Info) { registry.info = info }

@@ -1,5 +1,7 @@
 package wasmbuild
 
+import "slices"
+
 // A tiny Wasm binary assembler for tests and benchmarks that need modules
 // no Go toolchain produces: a trap, a bad import, a hand-sized Extism
 // plugin with no language runtime.
@@ -31,6 +33,7 @@ type Module struct {
 	Funcs       []Func
 	Exports     map[string]uint32 // export name → function index
 	MemoryPages uint32            // 0: no memory
+	Data        []byte            // placed at address 0 of the memory
 }
 
 // Encode returns the module's binary form.
@@ -75,7 +78,7 @@ func (m Module) Encode() []byte {
 	for n := range m.Exports {
 		names = append(names, n)
 	}
-	sortStrings(names)
+	slices.Sort(names)
 	for _, n := range names {
 		exports = append(exports, name(n)...)
 		exports = append(exports, 0x00)
@@ -88,7 +91,14 @@ func (m Module) Encode() []byte {
 	} else {
 		out = section(out, 7, len(names), exports)
 	}
-	return section(out, 10, len(m.Funcs), code)
+	out = section(out, 10, len(m.Funcs), code)
+	if len(m.Data) > 0 {
+		seg := append([]byte{0x00, opI32Const}, SLEB(0)...)
+		seg = append(seg, 0x0b)
+		seg = append(seg, vec(m.Data)...)
+		out = section(out, 11, 1, seg)
+	}
+	return out
 }
 
 func section(out []byte, id byte, count int, body []byte) []byte {
@@ -136,14 +146,6 @@ func SLEB(v int64) []byte {
 // ULEB encodes an unsigned LEB128 immediate (indices).
 func ULEB(v uint32) []byte { return uleb(v) }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
 // Instructions used by the modules below.
 const (
 	opUnreachable = 0x00
@@ -158,6 +160,8 @@ const (
 	opI64Const    = 0x42
 	opI64GeU      = 0x5a
 	opI64Add      = 0x7c
+	opI32Load8U   = 0x2d
+	opI32WrapI64  = 0xa7
 	blockEmpty    = 0x40
 )
 
@@ -217,5 +221,45 @@ func EchoPlugin() []byte {
 		},
 		Exports:     map[string]uint32{"echo": fEcho, "noop": fNoop, "trap": fTrap},
 		MemoryPages: 1,
+	}.Encode()
+}
+
+// DescribeOnly is an Extism module without a language runtime whose only
+// export, describe, outputs d: it copies d from a data segment into an
+// Extism block byte by byte.
+func DescribeOnly(d string) []byte {
+	env := func(n string, params, results []byte) Import {
+		return Import{Module: "extism:host/env", Name: n, Func: Func{Params: params, Results: results}}
+	}
+	const (
+		fAlloc = iota
+		fStoreU8
+		fOutputSet
+		fDescribe
+	)
+	n := SLEB(int64(len(d)))
+	// locals: 0 i, 1 off
+	body := cat(
+		[]byte{opI64Const}, n, []byte{opCall}, uleb(fAlloc), []byte{opLocalSet, 1},
+		[]byte{opBlock, blockEmpty, opLoop, blockEmpty},
+		[]byte{opLocalGet, 0, opI64Const}, n, []byte{opI64GeU, opBrIf, 1},
+		[]byte{opLocalGet, 1, opLocalGet, 0, opI64Add},
+		[]byte{opLocalGet, 0, opI32WrapI64, opI32Load8U, 0, 0},
+		[]byte{opCall}, uleb(fStoreU8),
+		[]byte{opLocalGet, 0, opI64Const}, SLEB(1), []byte{opI64Add, opLocalSet, 0},
+		[]byte{opBr, 0, 0x0b, 0x0b},
+		[]byte{opLocalGet, 1, opI64Const}, n, []byte{opCall}, uleb(fOutputSet),
+		[]byte{opI32Const}, SLEB(0),
+	)
+	return Module{
+		Imports: []Import{
+			env("alloc", []byte{I64}, []byte{I64}),
+			env("store_u8", []byte{I64, I32}, nil),
+			env("output_set", []byte{I64, I64}, nil),
+		},
+		Funcs:       []Func{{Results: []byte{I32}, Locals: []byte{I64, I64}, Body: body}},
+		Exports:     map[string]uint32{"describe": fDescribe},
+		MemoryPages: 1,
+		Data:        []byte(d),
 	}.Encode()
 }

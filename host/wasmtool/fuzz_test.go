@@ -1,0 +1,49 @@
+package wasmtool
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzPluginOutputs feeds arbitrary bytes to every decoder of plugin
+// output: none may panic, and what they accept must encode again as the
+// host will encode it in events.
+func FuzzPluginOutputs(f *testing.F) {
+	for _, s := range []string{
+		`{"abi":1,"name":"x","tools":[{"name":"t","description":"d","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}],"hooks":["beforeToolCall"],"needs":{"paths":[{"guest":"/w","write":true}]}}`,
+		`{"content":[{"type":"text","text":"hi"},{"type":"image","data":"aGk=","mimeType":"image/png"}],"details":{"n":1},"terminate":true}`,
+		`{"block":true,"reason":"no"}`,
+		`{"content":[],"details":null,"isError":false,"terminate":null}`,
+		`{}`, `null`, `[]`, `{"content":null}`, "\xff",
+	} {
+		for k := range 4 {
+			f.Add([]byte(s), uint8(k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, out []byte, kind uint8) {
+		switch kind % 4 {
+		case 0:
+			if d, err := parseDescription(out); err == nil {
+				if _, err := json.Marshal(d); err != nil {
+					t.Fatalf("accepted description does not encode: %v", err)
+				}
+			}
+		case 1:
+			if r, _, err := parseResult(out); err == nil {
+				if _, err := json.Marshal(r); err != nil {
+					t.Fatalf("accepted result does not encode: %v", err)
+				}
+			}
+		case 2:
+			if r, err := parseBefore(out); err == nil && r == nil {
+				t.Fatal("nil result without an error")
+			}
+		case 3:
+			if r, err := parseAfter(out); err == nil {
+				if _, err := json.Marshal(r); err != nil {
+					t.Fatalf("accepted after-result does not encode: %v", err)
+				}
+			}
+		}
+	})
+}

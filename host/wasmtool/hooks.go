@@ -1,0 +1,120 @@
+package wasmtool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// BeforeToolCall is the plugin's beforeToolCall hook, or nil if it is not
+// one.
+func (p *Plugin) BeforeToolCall() host.BeforeToolCallHook {
+	if !p.hasHook(sdk.HookBeforeToolCall) {
+		return nil
+	}
+	return host.BeforeToolCallFunc(p.beforeToolCall)
+}
+
+// AfterToolCall is the plugin's afterToolCall hook, or nil if it is not
+// one.
+func (p *Plugin) AfterToolCall() host.AfterToolCallHook {
+	if !p.hasHook(sdk.HookAfterToolCall) {
+		return nil
+	}
+	return host.AfterToolCallFunc(p.afterToolCall)
+}
+
+func wireCall(c *host.ToolCallContext) sdk.ToolCall {
+	return sdk.ToolCall{ID: c.ToolCall.ID, Name: c.ToolCall.Name, Arguments: host.ArgumentsJSON(c.ToolCall.Arguments)}
+}
+
+func (p *Plugin) beforeToolCall(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+	in, err := json.Marshal(sdk.BeforeInput{ToolCall: wireCall(c), Args: c.Args})
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.rp.Call(ctx, sdk.ExportBeforeToolCall, in, nil)
+	if err != nil {
+		return nil, callErr(err)
+	}
+	r, err := parseBefore(out)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: before_tool_call: %w", p.Name(), err)
+	}
+	return r, nil
+}
+
+// parseBefore decodes a before_tool_call output.
+func parseBefore(out []byte) (*host.BeforeToolCallResult, error) {
+	var r sdk.BeforeOutput
+	if err := decodeStrict(out, &r); err != nil {
+		return nil, err
+	}
+	return &host.BeforeToolCallResult{Block: r.Block, Reason: r.Reason}, nil
+}
+
+func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+	content := make([]sdk.Content, 0, len(c.Result.Content))
+	for _, b := range c.Result.Content {
+		switch b := b.(type) {
+		case host.TextContent:
+			content = append(content, sdk.Content{Type: "text", Text: b.Text})
+		case host.ImageContent:
+			content = append(content, sdk.Content{Type: "image", Data: b.Data, MimeType: b.MimeType})
+		}
+	}
+	var details json.RawMessage
+	if c.Result.Details != nil {
+		d, err := json.Marshal(c.Result.Details)
+		if err != nil {
+			return nil, fmt.Errorf("after_tool_call: the result's details: %w", err)
+		}
+		details = d
+	}
+	in, err := json.Marshal(sdk.AfterInput{
+		ToolCall: wireCall(&c.ToolCallContext), Args: c.Args,
+		Result:  sdk.ResultData{Content: content, Details: details},
+		IsError: c.IsError,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.rp.Call(ctx, sdk.ExportAfterToolCall, in, nil)
+	if err != nil {
+		return nil, callErr(err)
+	}
+	res, err := parseAfter(out)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: after_tool_call: %w", p.Name(), err)
+	}
+	return res, nil
+}
+
+// parseAfter decodes an after_tool_call output. Absent fields, and null
+// ones, keep the result's value.
+func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
+	var r struct {
+		Content   []sdk.Content   `json:"content"`
+		Details   json.RawMessage `json:"details"`
+		IsError   *bool           `json:"isError"`
+		Terminate *bool           `json:"terminate"`
+	}
+	if err := decodeStrict(out, &r); err != nil {
+		return nil, err
+	}
+	res := &host.AfterToolCallResult{IsError: r.IsError, Terminate: r.Terminate}
+	if r.Content != nil {
+		cs, err := hostContent(r.Content)
+		if err != nil {
+			return nil, err
+		}
+		res.Content = cs
+	}
+	if r.Details != nil && string(r.Details) != "null" {
+		res.Details = r.Details
+	}
+	return res, nil
+}

@@ -1,0 +1,157 @@
+package wasmtool
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// tool is one tool of a plugin, as a host.Tool.
+type tool struct {
+	p    *Plugin
+	spec sdk.ToolSpec
+}
+
+var (
+	_ host.Tool             = (*tool)(nil)
+	_ host.ArgumentPreparer = (*tool)(nil)
+)
+
+func (t *tool) Info() host.ToolInfo {
+	return host.ToolInfo{
+		Name:          t.spec.Name,
+		Label:         t.spec.Label,
+		Description:   t.spec.Description,
+		Parameters:    t.spec.Parameters,
+		ExecutionMode: host.ExecutionMode(t.spec.ExecutionMode),
+	}
+}
+
+// PrepareArguments calls prepare_arguments for tools that ask for it (the
+// host's interface gives it no context: the plugin's timeout bounds it).
+func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	if !t.spec.PrepareArguments {
+		return args, nil
+	}
+	in, err := json.Marshal(sdk.PrepareInput{Name: t.spec.Name, Args: args})
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.p.rp.Call(context.Background(), sdk.ExportPrepareArguments, in, nil)
+	if err != nil {
+		return nil, callErr(err)
+	}
+	if !json.Valid(out) {
+		return nil, fmt.Errorf("plugin %s: prepare_arguments: the output is not JSON: %.120q", t.p.Name(), out)
+	}
+	return out, nil
+}
+
+func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onUpdate host.UpdateFunc) (host.ToolResult, error) {
+	in, err := json.Marshal(sdk.ExecuteInput{ToolCallID: id, Name: t.spec.Name, Args: args})
+	if err != nil {
+		return host.ToolResult{}, err
+	}
+	opts := &runtime.CallOptions{OnUpdate: func(payload []byte) error {
+		var r wireResult
+		if err := decodeStrict(payload, &r); err != nil {
+			return fmt.Errorf("the update is not a result: %w", err)
+		}
+		if onUpdate != nil {
+			onUpdate(json.RawMessage(payload))
+		}
+		return nil
+	}}
+	out, err := t.p.rp.Call(ctx, sdk.ExportExecute, in, opts)
+	if err != nil {
+		return host.ToolResult{}, callErr(err)
+	}
+	res, isError, err := parseResult(out)
+	if err != nil {
+		return host.ToolResult{}, fmt.Errorf("plugin %s: execute: %w", t.p.Name(), err)
+	}
+	if isError {
+		// A tool signals failure the way pi's tools do, by failing: the
+		// error result carries the text (details are not kept).
+		return host.ToolResult{}, errors.New(res.Content.TextOf())
+	}
+	return res, nil
+}
+
+// parseResult decodes an execute output.
+func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
+	var r wireResult
+	if err := decodeStrict(out, &r); err != nil {
+		return res, false, err
+	}
+	if r.Content == nil {
+		return res, false, errors.New(`the result has no "content"`)
+	}
+	content, err := hostContent(r.Content)
+	if err != nil {
+		return res, false, err
+	}
+	res = host.ToolResult{Content: content, Terminate: r.Terminate}
+	if len(r.Details) > 0 && string(r.Details) != "null" {
+		res.Details = r.Details
+	}
+	return res, r.IsError, nil
+}
+
+// wireResult is an execute output (or an update) as the host reads it.
+type wireResult struct {
+	Content   []sdk.Content   `json:"content"`
+	Details   json.RawMessage `json:"details"`
+	IsError   bool            `json:"isError"`
+	Terminate bool            `json:"terminate"`
+}
+
+// hostContent checks and converts content blocks: text, or image with
+// base64 data and a MIME type.
+func hostContent(blocks []sdk.Content) (host.Contents, error) {
+	cs := make(host.Contents, 0, len(blocks))
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			if b.Data != "" || b.MimeType != "" {
+				return nil, fmt.Errorf("content[%d]: a text block has image fields", i)
+			}
+			cs = append(cs, host.TextContent{Text: b.Text})
+		case "image":
+			if b.MimeType == "" || !strings.HasPrefix(b.MimeType, "image/") {
+				return nil, fmt.Errorf("content[%d]: image mimeType %q is not an image type", i, b.MimeType)
+			}
+			if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
+				return nil, fmt.Errorf("content[%d]: image data is not base64: %v", i, err)
+			}
+			cs = append(cs, host.ImageContent{Data: b.Data, MimeType: b.MimeType})
+		default:
+			return nil, fmt.Errorf("content[%d]: type %q is not text or image", i, b.Type)
+		}
+	}
+	return cs, nil
+}
+
+// callErr makes a failed plugin call the error a tool result shows: the
+// plugin's own message when it reported one (as a thrown Error's message
+// in pi), otherwise the whole account (timeout, abort, crash).
+func callErr(err error) error {
+	var ce *runtime.CallError
+	if errors.As(err, &ce) && errors.Is(err, runtime.ErrPlugin) {
+		return &pluginError{ce}
+	}
+	return err
+}
+
+// pluginError shows a plugin's own message and unwraps to the CallError.
+type pluginError struct{ ce *runtime.CallError }
+
+func (e *pluginError) Error() string { return e.ce.Message }
+func (e *pluginError) Unwrap() error { return e.ce }
