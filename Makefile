@@ -1,9 +1,9 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo build test test-short check fuzz golden-pi
+.PHONY: all demo build plugins test test-short bench-runtime check fuzz golden-pi
 
-all: build
+all: build plugins
 
 # The offline demo: a scripted session through the loop, no key, no network.
 demo:
@@ -12,8 +12,18 @@ demo:
 build:
 	$(GO) build ./...
 
-# Every test, with the race detector, after vet.
-test:
+# Every first-party plugin, built from source to plugins/<name>/<name>.wasm
+# (git-ignored) with the standard Go toolchain.
+plugins:
+	@for d in plugins/*/; do \
+		n=$$(basename $$d); \
+		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
+		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
+	done
+
+# Every test, with the race detector, after vet. Tests build the test
+# plugins they need themselves.
+test: plugins
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
@@ -33,6 +43,13 @@ fuzz:
 	$(GO) test ./host/ -run '^$$' -fuzz FuzzPrepareArguments -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/ -run '^$$' -fuzz FuzzDecodeMessage -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/scripted/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/wasmtool/ -run '^$$' -fuzz FuzzPluginOutputs -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./plugins/calc/ -run '^$$' -fuzz FuzzEval -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# The runtime's benchmarks: per-call cost against native Go and plain
+# Extism go-sdk, instantiation, cold start, parallel sleeps, abort latency.
+bench-runtime:
+	$(GO) test ./runtime/ -run '^$$' -bench . -count 6 -timeout 30m
 
 # Re-record host/testdata/pi/*.jsonl from pi-agent-core 0.73.1 itself
 # (needs Node.js and the npm registry; the tests only read the files).

@@ -99,15 +99,7 @@ func TestSameOutputsAsExtism(t *testing.T) {
 			if err != nil {
 				t.Fatalf("extism: %v", err)
 			}
-			m, err := rt(t).Compile(context.Background(), c.name, c.wasm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := rt(t).NewPlugin(m, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := pluginOf(t, c.name, c.wasm, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
 			var updates [][]byte
 			got, err := p.Call(context.Background(), c.export, []byte(c.input), &runtime.CallOptions{OnUpdate: func(b []byte) error {
 				updates = append(updates, b)
@@ -139,15 +131,7 @@ func TestSameErrorAsExtism(t *testing.T) {
 	}
 	cfg := map[string]string{"execute.error": "tool exploded"}
 	_, _, xerr := extismCall(t, rawWasm, cfg, "execute", nil)
-	m, err := rt(t).Compile(context.Background(), "raw.wasm", rawWasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt(t).NewPlugin(m, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := pluginOf(t, "raw.wasm", rawWasm, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
 	_, ourErr := p.Call(context.Background(), "execute", nil, nil)
 	ce := callError(t, ourErr)
 	if xerr == nil || xerr.Error() != ce.Message {

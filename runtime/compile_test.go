@@ -53,10 +53,7 @@ func TestCompileOnce(t *testing.T) {
 // compiling at once, both work, and the directory then holds the code.
 func TestSharedCacheDir(t *testing.T) {
 	dir := t.TempDir()
-	wasm, err := os.ReadFile(wasmbuild.ForTest(t, "internal/testplugins/probe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := wasmbuild.EchoPlugin()
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
@@ -68,7 +65,7 @@ func TestSharedCacheDir(t *testing.T) {
 				return
 			}
 			defer r.Close(context.Background())
-			m, err := r.Compile(context.Background(), "probe.wasm", wasm)
+			m, err := r.Compile(context.Background(), "echo.wasm", wasm)
 			if err != nil {
 				t.Error(err)
 				return
@@ -79,8 +76,8 @@ func TestSharedCacheDir(t *testing.T) {
 				return
 			}
 			defer p.Close()
-			if r, err := execute(context.Background(), p, "echo", map[string]any{"text": "cached"}, nil); err != nil || text(r) != "cached" {
-				t.Errorf("%q %v", text(r), err)
+			if out, err := p.Call(context.Background(), "echo", []byte("cached"), nil); err != nil || string(out) != "cached" {
+				t.Errorf("%q %v", out, err)
 			}
 		}()
 	}

@@ -53,16 +53,8 @@ func TestCrashedPluginReportsStderr(t *testing.T) {
 }
 
 func TestTrap(t *testing.T) {
-	m, err := rt(t).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt(t).NewPlugin(m, runtime.PluginOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Call(context.Background(), "trap", nil, nil)
+	p := pluginOf(t, "echo.wasm", wasmbuild.EchoPlugin(), runtime.PluginOptions{})
+	_, err := p.Call(context.Background(), "trap", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "unreachable") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %q, want one line naming the trap", err)
 	}
@@ -112,16 +104,8 @@ func TestImportSignatureMismatch(t *testing.T) {
 		Funcs:   []wasmbuild.Func{{Results: []byte{wasmbuild.I32}, Body: append([]byte{0x41}, wasmbuild.SLEB(0)...)}},
 		Exports: map[string]uint32{"run": 1},
 	}.Encode()
-	m, err := rt(t).Compile(context.Background(), "sig.wasm", wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt(t).NewPlugin(m, runtime.PluginOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Call(context.Background(), "run", nil, nil)
+	p := pluginOf(t, "sig.wasm", wasm, runtime.PluginOptions{})
+	_, err := p.Call(context.Background(), "run", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "alloc") {
 		t.Fatalf("err = %v", err)
 	}

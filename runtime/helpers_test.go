@@ -3,8 +3,6 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,15 +11,8 @@ import (
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
-// testCacheDir is a compilation cache shared by test runs, so that a Go
-// plugin compiles once per machine rather than once per test process.
-func testCacheDir(t testing.TB) string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "wasmagent", "test-wazero")
-}
+// testCacheDir is the compilation cache shared by test runs.
+func testCacheDir(testing.TB) string { return wasmbuild.TestCacheDir() }
 
 var (
 	sharedOnce sync.Once
@@ -54,6 +45,21 @@ func compile(t testing.TB, pkg string) *runtime.Module {
 func plugin(t testing.TB, pkg string, opts runtime.PluginOptions) *runtime.Plugin {
 	t.Helper()
 	p, err := rt(t).NewPlugin(compile(t, pkg), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// pluginOf compiles wasm and makes a plugin of it, closed when t ends.
+func pluginOf(t testing.TB, name string, wasm []byte, opts runtime.PluginOptions) *runtime.Plugin {
+	t.Helper()
+	m, err := rt(t).Compile(context.Background(), name, wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt(t).NewPlugin(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,8 +104,10 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 	return inst.call(ctx, export, input, onUpdate)
 }
 
-// retire closes an instance after its call, off the caller's path.
+// retire closes an instance after its call, off the caller's path, and
+// has the pool refilled.
 func (p *Plugin) retire(inst *instance) {
+	p.pool.signal()
 	p.closes.Add(1)
 	go func() {
 		defer p.closes.Done()

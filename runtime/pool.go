@@ -7,8 +7,10 @@ import (
 )
 
 // pool keeps up to size fresh instances of a plugin ready. One goroutine
-// fills it in the background and refills it after each take; a call that
-// finds it empty instantiates on its own. Instances are handed out once.
+// fills it in the background and refills it after each call (not at the
+// take: on a small machine the refill would compete with the call for the
+// CPU); a call that finds it empty instantiates on its own. Instances are
+// handed out once.
 type pool struct {
 	p     *Plugin
 	size  int
@@ -31,11 +33,9 @@ func newPool(p *Plugin, size int) *pool {
 func (pl *pool) take(ctx context.Context) (*instance, error) {
 	select {
 	case inst := <-pl.ready:
-		pl.signal()
 		return inst, nil
 	default:
 	}
-	pl.signal()
 	return pl.p.instantiate(ctx)
 }
 

@@ -3,8 +3,6 @@ package wasmtool_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -23,11 +21,7 @@ var (
 func rt(t testing.TB) *runtime.Runtime {
 	t.Helper()
 	rtOnce.Do(func() {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		rtVal, rtErr = runtime.New(context.Background(), runtime.Options{CacheDir: filepath.Join(dir, "wasmagent", "test-wazero")})
+		rtVal, rtErr = runtime.New(context.Background(), runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
 	})
 	if rtErr != nil {
 		t.Fatal(rtErr)

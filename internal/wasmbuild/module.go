@@ -173,14 +173,16 @@ func cat(parts ...[]byte) []byte {
 	return b
 }
 
+// envImport is an import of an Extism host function.
+func envImport(name string, params, results []byte) Import {
+	return Import{Module: "extism:host/env", Name: name, Func: Func{Params: params, Results: results}}
+}
+
 // EchoPlugin is a minimal Extism plugin with no language runtime (the
 // size of a hand-written WAT plugin): exports "echo" (input to output,
 // byte by byte through the Extism ABI) and "noop", and "trap", which
 // executes unreachable.
 func EchoPlugin() []byte {
-	env := func(n string, params, results []byte) Import {
-		return Import{Module: "extism:host/env", Name: n, Func: Func{Params: params, Results: results}}
-	}
 	const (
 		fInputLength = iota
 		fInputLoadU8
@@ -208,11 +210,11 @@ func EchoPlugin() []byte {
 	)
 	return Module{
 		Imports: []Import{
-			env("input_length", nil, i64),
-			env("input_load_u8", i64, i32),
-			env("alloc", i64, i64),
-			env("store_u8", []byte{I64, I32}, nil),
-			env("output_set", []byte{I64, I64}, nil),
+			envImport("input_length", nil, i64),
+			envImport("input_load_u8", i64, i32),
+			envImport("alloc", i64, i64),
+			envImport("store_u8", []byte{I64, I32}, nil),
+			envImport("output_set", []byte{I64, I64}, nil),
 		},
 		Funcs: []Func{
 			{Results: i32, Locals: []byte{I64, I64, I64}, Body: echo},
@@ -228,9 +230,6 @@ func EchoPlugin() []byte {
 // export, describe, outputs d: it copies d from a data segment into an
 // Extism block byte by byte.
 func DescribeOnly(d string) []byte {
-	env := func(n string, params, results []byte) Import {
-		return Import{Module: "extism:host/env", Name: n, Func: Func{Params: params, Results: results}}
-	}
 	const (
 		fAlloc = iota
 		fStoreU8
@@ -253,9 +252,9 @@ func DescribeOnly(d string) []byte {
 	)
 	return Module{
 		Imports: []Import{
-			env("alloc", []byte{I64}, []byte{I64}),
-			env("store_u8", []byte{I64, I32}, nil),
-			env("output_set", []byte{I64, I64}, nil),
+			envImport("alloc", []byte{I64}, []byte{I64}),
+			envImport("store_u8", []byte{I64, I32}, nil),
+			envImport("output_set", []byte{I64, I64}, nil),
 		},
 		Funcs:       []Func{{Results: []byte{I32}, Locals: []byte{I64, I64}, Body: body}},
 		Exports:     map[string]uint32{"describe": fDescribe},

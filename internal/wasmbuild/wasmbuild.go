@@ -65,6 +65,11 @@ func goTool() string {
 	return "go"
 }
 
+// TestCacheDir is the wazero compilation cache that tests share across
+// runs, so that a Go plugin compiles once per machine rather than once per
+// test process.
+func TestCacheDir() string { return filepath.Join(cacheDir(), "test-wazero") }
+
 func cacheDir() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
