@@ -1,0 +1,63 @@
+package openai_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/openai"
+)
+
+// bodyTransport answers every request with body as an SSE stream, without
+// a network.
+type bodyTransport []byte
+
+func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: 200, Request: r,
+		Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body:   io.NopCloser(bytes.NewReader(b)),
+	}, nil
+}
+
+// FuzzStream feeds arbitrary streams to the adapter: it must not panic,
+// must end with done or error, and every event and the message must encode.
+func FuzzStream(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.sse")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(b)
+	}
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":99999999999}]}}]}\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://fuzz.invalid/v1", Retries: -1, HTTPClient: &http.Client{Transport: bodyTransport(body)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last string
+		msg := m.Stream(context.Background(), hello, func(e host.AssistantMessageEvent) {
+			if last == host.StreamDone || last == host.StreamError {
+				t.Fatalf("event %s after %s", e.Type, last)
+			}
+			last = e.Type
+			if _, err := json.Marshal(e); err != nil {
+				t.Fatalf("event %s does not encode: %v", e.Type, err)
+			}
+		})
+		if last != host.StreamDone && last != host.StreamError {
+			t.Fatalf("the stream ended with %q", last)
+		}
+		if !msg.StopReason.Valid() {
+			t.Fatalf("stop reason %q", msg.StopReason)
+		}
+		if _, err := json.Marshal(msg); err != nil {
+			t.Fatalf("message does not encode: %v", err)
+		}
+	})
+}

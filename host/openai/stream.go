@@ -1,0 +1,298 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	oai "github.com/openai/openai-go/v3"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// assembler turns chunks into the message and its events: text and
+// thinking blocks in the order they start (a block ends when another kind
+// begins), tool calls keyed by their index, so that several calls whose
+// argument fragments interleave are put together right.
+type assembler struct {
+	emit    func(host.AssistantMessageEvent)
+	msg     *host.AssistantMessage
+	open    int         // index in msg.Content of the open text or thinking block, or -1
+	calls   map[int64]int // tool call index → index in msg.Content
+	args    map[int64]*strings.Builder
+	finish  string
+	started bool
+}
+
+func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *assembler {
+	return &assembler{
+		emit: emit,
+		msg: &host.AssistantMessage{
+			Content: host.Contents{}, API: info.API, Provider: info.Provider, Model: info.ID,
+			StopReason: host.StopReasonStop, Timestamp: time.Now().UnixMilli(),
+		},
+		open:  -1,
+		calls: map[int64]int{},
+		args:  map[int64]*strings.Builder{},
+	}
+}
+
+// snapshot is a copy of the message as it stands: events never share a
+// message that changes afterwards.
+func (a *assembler) snapshot() *host.AssistantMessage { return a.msg.Clone() }
+
+func (a *assembler) start() {
+	a.started = true
+	a.emit(host.AssistantMessageEvent{Type: host.StreamStart, Partial: a.snapshot()})
+}
+
+// chunk applies one streamed chunk.
+func (a *assembler) chunk(c oai.ChatCompletionChunk) error {
+	if c.ID != "" {
+		a.msg.ResponseID = c.ID
+	}
+	if c.Model != "" && c.Model != a.msg.Model {
+		a.msg.ResponseModel = c.Model
+	}
+	if c.JSON.Usage.Valid() && c.Usage.TotalTokens+c.Usage.PromptTokens+c.Usage.CompletionTokens > 0 {
+		u := c.Usage
+		cached := int(u.PromptTokensDetails.CachedTokens)
+		a.msg.Usage = host.Usage{
+			Input:       int(u.PromptTokens) - cached,
+			Output:      int(u.CompletionTokens),
+			CacheRead:   cached,
+			TotalTokens: int(u.TotalTokens),
+		}
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // n > 1 is never asked for
+		}
+		d := ch.Delta
+		if r := reasoning(d); r != "" {
+			a.appendText(true, r)
+		}
+		if d.Content != "" {
+			a.appendText(false, d.Content)
+		}
+		for _, tc := range d.ToolCalls {
+			if err := a.toolCall(tc); err != nil {
+				return err
+			}
+		}
+		if ch.FinishReason != "" {
+			a.finish = ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// reasoning is the thinking text of a delta: compatible servers send it as
+// reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (OpenRouter,
+// newer vLLM, Ollama); openai-go has no field for either.
+func reasoning(d oai.ChatCompletionChunkChoiceDelta) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		// Extra fields are never Valid() in openai-go; their raw JSON is
+		// what counts (null and non-strings are skipped).
+		if f, ok := d.JSON.ExtraFields[k]; ok {
+			var s string
+			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// appendText adds to the open text (or thinking) block, starting one, and
+// ending the open block of the other kind, when needed.
+func (a *assembler) appendText(thinking bool, s string) {
+	if a.open >= 0 {
+		_, isThinking := a.msg.Content[a.open].(host.ThinkingContent)
+		if isThinking != thinking {
+			a.endOpen()
+		}
+	}
+	kind := map[bool][3]string{
+		false: {host.StreamTextStart, host.StreamTextDelta, host.StreamTextEnd},
+		true:  {host.StreamThinkingStart, host.StreamThinkingDelta, host.StreamThinkingEnd},
+	}[thinking]
+	if a.open < 0 {
+		if thinking {
+			a.msg.Content = append(a.msg.Content, host.ThinkingContent{})
+		} else {
+			a.msg.Content = append(a.msg.Content, host.TextContent{})
+		}
+		a.open = len(a.msg.Content) - 1
+		a.emit(host.AssistantMessageEvent{Type: kind[0], ContentIndex: a.open, Partial: a.snapshot()})
+	}
+	switch b := a.msg.Content[a.open].(type) {
+	case host.ThinkingContent:
+		b.Thinking += s
+		a.msg.Content[a.open] = b
+	case host.TextContent:
+		b.Text += s
+		a.msg.Content[a.open] = b
+	}
+	a.emit(host.AssistantMessageEvent{Type: kind[1], ContentIndex: a.open, Delta: s, Partial: a.snapshot()})
+}
+
+func (a *assembler) endOpen() {
+	if a.open < 0 {
+		return
+	}
+	i := a.open
+	a.open = -1
+	switch b := a.msg.Content[i].(type) {
+	case host.ThinkingContent:
+		a.emit(host.AssistantMessageEvent{Type: host.StreamThinkingEnd, ContentIndex: i, Content: b.Thinking, Partial: a.snapshot()})
+	case host.TextContent:
+		a.emit(host.AssistantMessageEvent{Type: host.StreamTextEnd, ContentIndex: i, Content: b.Text, Partial: a.snapshot()})
+	}
+}
+
+// maxToolCalls bounds the tool calls of one message (a server that
+// streams an endless list is refused).
+const maxToolCalls = 128
+
+func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) error {
+	i, ok := a.calls[tc.Index]
+	if !ok {
+		if len(a.calls) >= maxToolCalls {
+			return fmt.Errorf("the server sent more than %d tool calls in one message", maxToolCalls)
+		}
+		a.endOpen()
+		a.msg.Content = append(a.msg.Content, host.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage{}})
+		i = len(a.msg.Content) - 1
+		a.calls[tc.Index] = i
+		a.args[tc.Index] = &strings.Builder{}
+		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallStart, ContentIndex: i, Partial: a.snapshot()})
+	}
+	call := a.msg.Content[i].(host.ToolCall)
+	if tc.ID != "" {
+		call.ID = tc.ID
+	}
+	if tc.Function.Name != "" && call.Name == "" {
+		call.Name = tc.Function.Name
+	}
+	if frag := tc.Function.Arguments; frag != "" {
+		b := a.args[tc.Index]
+		b.WriteString(frag)
+		call.Arguments = json.RawMessage(b.String())
+		a.msg.Content[i] = call
+		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: frag, Partial: a.snapshot()})
+		return nil
+	}
+	a.msg.Content[i] = call
+	return nil
+}
+
+// endAll ends the open text block and every tool call, in content order.
+func (a *assembler) endAll() {
+	a.endOpen()
+	idx := make([]int, 0, len(a.calls))
+	for _, i := range a.calls {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	for _, i := range idx {
+		call := a.msg.Content[i].(host.ToolCall)
+		if len(call.Arguments) == 0 {
+			call.Arguments = json.RawMessage("{}")
+			a.msg.Content[i] = call
+		}
+		c := call
+		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &c, Partial: a.snapshot()})
+	}
+	a.calls = map[int64]int{}
+}
+
+// done finishes a stream that ended cleanly.
+func (a *assembler) done() *host.AssistantMessage {
+	a.endAll()
+	switch a.finish {
+	case "stop", "end_turn":
+		a.msg.StopReason = host.StopReasonStop
+	case "length":
+		a.msg.StopReason = host.StopReasonLength
+	case "tool_calls", "function_call":
+		a.msg.StopReason = host.StopReasonToolUse
+	case "content_filter":
+		return a.failMsg(errors.New("the server's content filter stopped the response"))
+	case "":
+		return a.failMsg(errors.New("the stream ended without a finish reason (the response was cut off)"))
+	default:
+		a.msg.StopReason = host.StopReasonStop
+	}
+	// Some servers (Ollama among them) say "stop" for a message with tool
+	// calls; the calls are what matters.
+	if a.msg.StopReason == host.StopReasonStop && len(a.msg.Content.ToolCalls()) > 0 {
+		a.msg.StopReason = host.StopReasonToolUse
+	}
+	final := a.snapshot()
+	a.emit(host.AssistantMessageEvent{Type: host.StreamDone, Reason: final.StopReason, Message: final})
+	return a.snapshot()
+}
+
+// fail ends the message as an error, or as aborted when ctx was cancelled
+// (not when it ran out of time: that is an error the user should see).
+func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		a.endAll()
+		a.msg.StopReason = host.StopReasonAborted
+		a.msg.ErrorMessage = "Request was aborted"
+		final := a.snapshot()
+		a.emit(host.AssistantMessageEvent{Type: host.StreamError, Reason: final.StopReason, Error: final})
+		return a.snapshot()
+	}
+	return a.failMsg(describe(err))
+}
+
+func (a *assembler) failMsg(err error) *host.AssistantMessage {
+	a.endAll()
+	a.msg.StopReason = host.StopReasonError
+	a.msg.ErrorMessage = err.Error()
+	final := a.snapshot()
+	a.emit(host.AssistantMessageEvent{Type: host.StreamError, Reason: final.StopReason, Error: final})
+	return a.snapshot()
+}
+
+// describe makes an error readable: an API error gives its status and the
+// server's own message; a timeout says so.
+func describe(err error) error {
+	var apiErr *oai.Error
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if msg == "" {
+			msg = strings.TrimSpace(apiErr.RawJSON())
+		}
+		if msg == "" {
+			msg = "no message"
+		}
+		return fmt.Errorf("%d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), msg)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the request timed out: %w", err)
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return fmt.Errorf("the server sent a chunk that is not valid JSON: %w", err)
+	}
+	// openai-go reports an error object in the stream as this text
+	// followed by the object.
+	const streamed = "received error while streaming: "
+	if raw, ok := strings.CutPrefix(err.Error(), streamed); ok {
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal([]byte(raw), &e) == nil && e.Message != "" {
+			return fmt.Errorf("the server failed during the stream: %s", e.Message)
+		}
+	}
+	return err
+}
