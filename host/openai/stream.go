@@ -22,7 +22,7 @@ import (
 type assembler struct {
 	emit    func(host.AssistantMessageEvent)
 	msg     *host.AssistantMessage
-	open    int         // index in msg.Content of the open text or thinking block, or -1
+	open    int           // index in msg.Content of the open text or thinking block, or -1
 	calls   map[int64]int // tool call index → index in msg.Content
 	args    map[int64]*strings.Builder
 	finish  string
