@@ -111,6 +111,13 @@ func (p hostPattern) allows(u *url.URL) bool {
 	}
 }
 
+// CheckHostGrant reports what is wrong with a host grant as written in
+// Grants.Hosts, or nil.
+func CheckHostGrant(s string) error {
+	_, err := parseHostPattern(s)
+	return err
+}
+
 // HostGranted reports whether the host grants (as in Grants.Hosts) allow
 // HTTPS to host, a name with an optional ":port" (default 443). It is how
 // a host compares a plugin's declared needs with its grants.

@@ -154,6 +154,9 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 	return &d, nil
 }
 
+// Grants are the plugin's grants, defaults filled in.
+func (p *Plugin) Grants() runtime.Grants { return p.rp.Grants() }
+
 // Path is the file the plugin was loaded from.
 func (p *Plugin) Path() string { return p.path }
 

@@ -1,0 +1,340 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// Error is one problem in a configuration file: where, which key, what.
+type Error struct {
+	File string
+	Line int // 0 when no line can be named
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads, decodes and checks the configuration file at path. All the
+// problems found are returned together (errors.Join of *Error), in the
+// order of their lines.
+func Load(path string) (*File, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return Parse(path, text)
+}
+
+// Parse is Load for text already read; path names it and anchors its
+// relative paths.
+func Parse(path string, text []byte) (*File, error) {
+	f := &File{Path: path, lines: indexLines(string(text))}
+	md, err := toml.Decode(string(text), f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		// Type mismatches come as text: toml: line N (last key "k"): …
+		if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &Error{File: path, Line: line, Key: m[2], Msg: m[3]}
+		}
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	c := &checker{f: f, dir: filepath.Dir(path)}
+	c.unknownKeys(md.Undecoded())
+	c.check()
+	if len(c.errs) > 0 {
+		// By line; problems with no line (a missing key) last.
+		slices.SortStableFunc(c.errs, func(a, b *Error) int {
+			if (a.Line == 0) != (b.Line == 0) {
+				return b.Line - a.Line
+			}
+			return a.Line - b.Line
+		})
+		errs := make([]error, len(c.errs))
+		for i, e := range c.errs {
+			errs[i] = e
+		}
+		return nil, errors.Join(errs...)
+	}
+	return f, nil
+}
+
+var typeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+type checker struct {
+	f    *File
+	dir  string
+	errs []*Error
+}
+
+func (c *checker) errorf(key, format string, args ...any) {
+	c.errs = append(c.errs, &Error{File: c.f.Path, Line: c.f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) unknownKeys(keys []toml.Key) {
+	used := map[int]bool{}
+	reported := map[string]bool{}
+	for _, k := range keys {
+		name := k.String()
+		if len(k) > 1 && reported[toml.Key(k[:len(k)-1]).String()] {
+			continue // inside an unknown table: the table is the news
+		}
+		reported[name] = true
+		// The line: the first place this key (whatever its array index)
+		// is written that no earlier unknown key has claimed.
+		line := 0
+		for path, n := range c.f.lines {
+			if unindexed(path) == name && !used[n] && (line == 0 || n < line) {
+				line = n
+			}
+		}
+		used[line] = true
+		c.errs = append(c.errs, &Error{File: c.f.Path, Line: line, Key: name, Msg: "unknown key" + suggest(name)})
+	}
+}
+
+// suggest names the known key closest to an unknown one, if any is close.
+func suggest(key string) string {
+	last := key[strings.LastIndex(key, ".")+1:]
+	best, dist := "", 3
+	for _, k := range knownKeys {
+		if d := editDistance(last, k); d < dist {
+			best, dist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+var knownKeys = []string{
+	"model", "agent", "runtime", "tool", "hook",
+	"provider", "name", "base_url", "api_key_env", "temperature", "max_tokens", "reasoning_effort", "timeout", "retries", "script",
+	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
+	"cache_dir", "max_memory", "log_level",
+	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
+	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// abs makes a path relative to the configuration file absolute.
+func (c *checker) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
+
+func (c *checker) check() {
+	c.checkModel()
+	c.checkAgent()
+	r := &c.f.Runtime
+	if r.CacheDir != "" && r.CacheDir != "off" {
+		r.CacheDir = c.abs(r.CacheDir)
+	}
+	if r.MaxMemory != 0 && (r.MaxMemory < 1<<16 || int64(r.MaxMemory)>>16 > runtime.MaxPages) {
+		c.errorf("runtime.max_memory", "%d bytes is not between 64KiB and 4GiB", r.MaxMemory)
+	}
+	if r.LogLevel != "" && !oneOf(r.LogLevel, "debug", "info", "warn", "error") {
+		c.errorf("runtime.log_level", "%q is not debug, info, warn or error", r.LogLevel)
+	}
+	for i := range c.f.Tools {
+		t := &c.f.Tools[i]
+		key := fmt.Sprintf("tool[%d]", i)
+		c.checkPlugin(key, &t.Plugin)
+		for _, n := range t.Rename {
+			if !sdk.ValidToolName(n) {
+				c.errorf(key+".rename", "%q is not a tool name (^[A-Za-z0-9_-]{1,64}$)", n)
+			}
+		}
+	}
+	for i := range c.f.Hooks {
+		h := &c.f.Hooks[i]
+		key := fmt.Sprintf("hook[%d]", i)
+		c.checkPlugin(key, &h.Plugin)
+		for _, g := range h.Tools {
+			if _, err := path.Match(g, ""); err != nil {
+				c.errorf(key+".tools", "bad glob %q: %v", g, err)
+			}
+		}
+	}
+}
+
+func (c *checker) checkModel() {
+	m := &c.f.Model
+	switch m.Provider {
+	case "openai":
+		if m.Name == "" {
+			c.errorf("model.name", "the openai provider needs a model name")
+		}
+		if m.APIKeyEnv == "" {
+			m.APIKeyEnv = "OPENAI_API_KEY"
+		}
+		if m.Script != "" {
+			c.errorf("model.script", "script is for the scripted provider")
+		}
+	case "scripted":
+		if m.Script == "" {
+			c.errorf("model.script", "the scripted provider needs a script file")
+		} else {
+			m.Script = c.abs(m.Script)
+			if _, err := os.Stat(m.Script); err != nil {
+				c.errorf("model.script", "%v", err)
+			}
+		}
+	case "":
+		c.errorf("model.provider", `missing: "openai" or "scripted"`)
+	default:
+		c.errorf("model.provider", `%q is not "openai" or "scripted"`, m.Provider)
+	}
+	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
+		c.errorf("model.temperature", "%v is not between 0 and 2", *m.Temperature)
+	}
+	if m.MaxTokens < 0 {
+		c.errorf("model.max_tokens", "%d is negative", m.MaxTokens)
+	}
+	if m.Retries != nil && (*m.Retries < 0 || *m.Retries > 10) {
+		c.errorf("model.retries", "%d is not between 0 and 10", *m.Retries)
+	}
+	if m.ReasoningEffort != "" && !oneOf(m.ReasoningEffort, "minimal", "low", "medium", "high") {
+		c.errorf("model.reasoning_effort", "%q is not minimal, low, medium or high", m.ReasoningEffort)
+	}
+	if strings.Contains(m.APIKeyEnv, "=") || strings.HasPrefix(m.APIKeyEnv, "sk-") {
+		c.errorf("model.api_key_env", "give the name of the environment variable that holds the key, never the key itself")
+	}
+}
+
+func (c *checker) checkAgent() {
+	a := &c.f.Agent
+	if a.SystemPrompt != "" && a.SystemPromptFile != "" {
+		c.errorf("agent.system_prompt_file", "give system_prompt or system_prompt_file, not both")
+	}
+	if a.SystemPromptFile != "" {
+		a.SystemPromptFile = c.abs(a.SystemPromptFile)
+		b, err := os.ReadFile(a.SystemPromptFile)
+		if err != nil {
+			c.errorf("agent.system_prompt_file", "%v", err)
+		}
+		a.SystemPrompt = string(b)
+	}
+	if a.ToolExecution != "" && !oneOf(a.ToolExecution, "parallel", "sequential") {
+		c.errorf("agent.tool_execution", `%q is not "parallel" or "sequential"`, a.ToolExecution)
+	}
+	if a.MaxConcurrency < 0 {
+		c.errorf("agent.max_concurrency", "%d is negative", a.MaxConcurrency)
+	}
+	if a.MaxTurns < 0 {
+		c.errorf("agent.max_turns", "%d is negative", a.MaxTurns)
+	}
+	for key, v := range map[string]string{"agent.steering_mode": a.SteeringMode, "agent.follow_up_mode": a.FollowUpMode} {
+		if v != "" && !oneOf(v, "one-at-a-time", "all") {
+			c.errorf(key, `%q is not "one-at-a-time" or "all"`, v)
+		}
+	}
+	if a.Thinking != "" && !oneOf(a.Thinking, "off", "minimal", "low", "medium", "high", "xhigh") {
+		c.errorf("agent.thinking", "%q is not off, minimal, low, medium, high or xhigh", a.Thinking)
+	}
+}
+
+func (c *checker) checkPlugin(key string, p *Plugin) {
+	if p.Plugin == "" {
+		c.errorf(key+".plugin", "missing: the path of the plugin's .wasm file")
+	} else {
+		p.Plugin = c.abs(p.Plugin)
+		if fi, err := os.Stat(p.Plugin); err != nil {
+			c.errorf(key+".plugin", "%v", err)
+		} else if fi.IsDir() {
+			c.errorf(key+".plugin", "%s is a directory", p.Plugin)
+		}
+	}
+	if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
+		c.errorf(key+".sha256", "%q is not a hex sha256 (64 hex digits)", p.SHA256)
+	}
+	if p.Pool != nil && (*p.Pool < 0 || *p.Pool > 256) {
+		c.errorf(key+".pool", "%d is not between 0 and 256", *p.Pool)
+	}
+	g := &p.Grants
+	for i := range g.Dirs {
+		d := &g.Dirs[i]
+		dk := fmt.Sprintf("%s.grants.dirs", key)
+		if d.Host == "" || d.Guest == "" {
+			c.errorf(dk, "entry %d needs host and guest", i)
+			continue
+		}
+		d.Host = c.abs(d.Host)
+		if fi, err := os.Stat(d.Host); err != nil {
+			c.errorf(dk, "%v", err)
+		} else if !fi.IsDir() {
+			c.errorf(dk, "%s is not a directory", d.Host)
+		}
+		if !path.IsAbs(d.Guest) {
+			c.errorf(dk, "guest path %q must be absolute", d.Guest)
+		}
+	}
+	for _, h := range g.Hosts {
+		if err := runtime.CheckHostGrant(h); err != nil {
+			c.errorf(key+".grants.hosts", "%v", err)
+		}
+	}
+	if g.Memory != 0 && (g.Memory < 1<<16 || int64(g.Memory)>>16 > runtime.MaxPages) {
+		c.errorf(key+".grants.memory", "%d bytes is not between 64KiB and 4GiB", g.Memory)
+	}
+	if g.LogLevel != "" && !oneOf(g.LogLevel, "trace", "debug", "info", "warn", "error", "off") {
+		c.errorf(key+".grants.log_level", "%q is not trace, debug, info, warn, error or off", g.LogLevel)
+	}
+	for k := range p.Config {
+		if k == "" {
+			c.errorf(key+".config", "empty key")
+		}
+	}
+}

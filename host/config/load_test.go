@@ -1,0 +1,134 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/host/hosttest"
+)
+
+// Each broken configuration gives precise messages: file, line, key and
+// what is wrong (testdata/broken/*.err; -update rewrites them).
+func TestBrokenConfigs(t *testing.T) {
+	files, _ := filepath.Glob("testdata/broken/*.toml")
+	if len(files) < 10 {
+		t.Fatalf("only %d broken configs", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, err := config.Load(f)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			hosttest.Golden(t, strings.TrimSuffix(f, ".toml")+".err", []byte(err.Error()+"\n"))
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := config.Load("testdata/none.toml")
+	if err == nil || !strings.Contains(err.Error(), "testdata/none.toml") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A good file: every key, paths made absolute relative to the file.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("Be brief."), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.wasm"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "work"), 0o755)
+	path := filepath.Join(dir, "agent.toml")
+	os.WriteFile(path, []byte(`
+[model]
+provider = "openai"
+name = "gpt-4o-mini"
+base_url = "http://localhost:11434/v1"
+api_key_env = "MY_KEY"
+temperature = 0.2
+max_tokens = 1000
+reasoning_effort = "low"
+timeout = "90s"
+retries = 3
+
+[agent]
+system_prompt_file = "prompt.md"
+thinking = "low"
+tool_execution = "sequential"
+max_concurrency = 2
+max_turns = 10
+steering_mode = "all"
+follow_up_mode = "one-at-a-time"
+
+[runtime]
+cache_dir = "cache"
+max_memory = "512MiB"
+log_level = "warn"
+
+[[tool]]
+plugin = "p.wasm"
+name = "files"
+sha256 = "`+strings.Repeat("ab", 32)+`"
+pool = 2
+disable = ["rm"]
+sequential = ["edit"]
+rename = { read = "fs_read" }
+config = { root = "/work", token = { env = "TOKEN", default = "none" } }
+
+[tool.grants]
+dirs = [{ host = "work", guest = "/work", write = true }]
+hosts = ["api.github.com", "*.example.com:8443"]
+memory = "64MiB"
+timeout = "5s"
+max_input = 65536
+max_output = "1MiB"
+max_http_response = "2MB"
+max_vars = "4KiB"
+log_level = "debug"
+
+[[hook]]
+plugin = "p.wasm"
+tools = ["fs_*", "write"]
+order = -1
+`), 0o644)
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Agent.SystemPrompt != "Be brief." || f.Runtime.CacheDir != filepath.Join(dir, "cache") || f.Runtime.MaxMemory != 512<<20 {
+		t.Fatalf("agent/runtime: %+v %+v", f.Agent, f.Runtime)
+	}
+	tool := f.Tools[0]
+	g := tool.Grants
+	if tool.Plugin.Plugin != filepath.Join(dir, "p.wasm") || g.Dirs[0].Host != filepath.Join(dir, "work") || g.Memory != 64<<20 ||
+		g.Timeout.Seconds() != 5 || g.MaxInput != 65536 || g.MaxOutput != 1<<20 || g.MaxHTTPResponse != 2_000_000 || g.MaxVars != 4096 {
+		t.Fatalf("tool: %+v", tool)
+	}
+	if tool.Config["token"].Env != "TOKEN" || *tool.Config["token"].Default != "none" || tool.Config["root"].Literal != "/work" {
+		t.Fatalf("config: %+v", tool.Config)
+	}
+	if f.Hooks[0].Order != -1 || len(f.Hooks[0].Tools) != 2 || f.Model.Timeout.Seconds() != 90 || *f.Model.Retries != 3 {
+		t.Fatalf("hook/model: %+v %+v", f.Hooks[0], f.Model)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/broken/*.toml")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(b)
+	}
+	f.Add([]byte("[model]\nprovider = \"scripted\"\nscript = \"testdata/script.json\"\n[[tool]]\nplugin = \"testdata/placeholder-plugin\"\n[tool.grants]\nmemory = \"1MiB\"\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		file, err := config.Parse("fuzz.toml", text)
+		if err == nil && file == nil {
+			t.Fatal("no file and no error")
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "fuzz.toml") {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	})
+}

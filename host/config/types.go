@@ -1,0 +1,108 @@
+// Package config reads agent.toml, the file that says which model, which
+// plugins with which grants, and which hooks in which order, and wires
+// them into a host.Agent. It is the only package of wasmagent that imports
+// github.com/BurntSushi/toml.
+//
+// Reading is strict: an unknown key, a wrong type, a missing file, a bad
+// glob or a duplicate tool name is an error that names the file, the line
+// and the key. Paths are relative to the configuration file. Environment
+// variables are read only where the file says so: the model's api_key_env,
+// and configuration values written as {env = "NAME"}.
+package config
+
+import "time"
+
+// File is agent.toml, decoded and checked, with paths made absolute.
+type File struct {
+	Path    string       `toml:"-"`
+	Model   Model        `toml:"model"`
+	Agent   Agent        `toml:"agent"`
+	Runtime Runtime      `toml:"runtime"`
+	Tools   []ToolPlugin `toml:"tool"`
+	Hooks   []HookPlugin `toml:"hook"`
+
+	lines lineIndex
+}
+
+// Model is [model].
+type Model struct {
+	Provider        string   `toml:"provider"` // "openai" or "scripted"
+	Name            string   `toml:"name"`
+	BaseURL         string   `toml:"base_url"`
+	APIKeyEnv       string   `toml:"api_key_env"`
+	Temperature     *float64 `toml:"temperature"`
+	MaxTokens       int64    `toml:"max_tokens"`
+	ReasoningEffort string   `toml:"reasoning_effort"`
+	Timeout         Duration `toml:"timeout"`
+	Retries         *int     `toml:"retries"`
+	Script          string   `toml:"script"` // provider "scripted": the script file
+}
+
+// Agent is [agent].
+type Agent struct {
+	SystemPrompt     string `toml:"system_prompt"`
+	SystemPromptFile string `toml:"system_prompt_file"`
+	Thinking         string `toml:"thinking"`
+	ToolExecution    string `toml:"tool_execution"`
+	MaxConcurrency   int    `toml:"max_concurrency"`
+	MaxTurns         int    `toml:"max_turns"`
+	SteeringMode     string `toml:"steering_mode"`
+	FollowUpMode     string `toml:"follow_up_mode"`
+}
+
+// Runtime is [runtime].
+type Runtime struct {
+	CacheDir  string `toml:"cache_dir"`
+	MaxMemory Size   `toml:"max_memory"`
+	LogLevel  string `toml:"log_level"`
+}
+
+// Plugin is what [[tool]] and [[hook]] entries share.
+type Plugin struct {
+	Plugin string           `toml:"plugin"`
+	Name   string           `toml:"name"`
+	SHA256 string           `toml:"sha256"`
+	Pool   *int             `toml:"pool"`
+	Config map[string]Value `toml:"config"`
+	Grants Grants           `toml:"grants"`
+}
+
+// ToolPlugin is a [[tool]] entry: a plugin whose tools the agent gets.
+type ToolPlugin struct {
+	Plugin
+	Disable    []string          `toml:"disable"`
+	Sequential []string          `toml:"sequential"`
+	Rename     map[string]string `toml:"rename"`
+}
+
+// HookPlugin is a [[hook]] entry: a plugin whose hooks run, for the tools
+// whose names match Tools (all when empty), at place Order (lower first;
+// equal orders keep the file's order).
+type HookPlugin struct {
+	Plugin
+	Tools []string `toml:"tools"`
+	Order int      `toml:"order"`
+}
+
+// Grants is [tool.grants] / [hook.grants].
+type Grants struct {
+	Dirs            []Dir    `toml:"dirs"`
+	Hosts           []string `toml:"hosts"`
+	Memory          Size     `toml:"memory"`
+	Timeout         Duration `toml:"timeout"`
+	MaxInput        Size     `toml:"max_input"`
+	MaxOutput       Size     `toml:"max_output"`
+	MaxHTTPResponse Size     `toml:"max_http_response"`
+	MaxVars         Size     `toml:"max_vars"`
+	LogLevel        string   `toml:"log_level"`
+}
+
+// Dir is one directory grant.
+type Dir struct {
+	Host  string `toml:"host"`
+	Guest string `toml:"guest"`
+	Write bool   `toml:"write"`
+}
+
+// Duration is a TOML string such as "30s" or "2m".
+type Duration struct{ time.Duration }

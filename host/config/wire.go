@@ -1,0 +1,331 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/scripted"
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+// Setup is a configuration wired: the runtime, the loaded plugins, the
+// model and the options of an Agent.
+type Setup struct {
+	File    *File
+	Runtime *runtime.Runtime
+	Model   host.Model
+	Options host.AgentOptions
+	Tools   []ToolInfo
+	Hooks   []HookInfo
+	// Warnings are things worth saying that do not stop the start: grants
+	// a plugin never asked for.
+	Warnings []string
+
+	plugins []*wasmtool.Plugin
+}
+
+// ToolInfo describes a tool the configuration gives the agent.
+type ToolInfo struct {
+	Name   string // as the model sees it
+	Mode   host.ExecutionMode
+	Plugin *wasmtool.Plugin
+	Grants runtime.Grants
+}
+
+// HookInfo describes a hook in the order it runs.
+type HookInfo struct {
+	Kind   string // "beforeToolCall" or "afterToolCall"
+	Tools  []string
+	Plugin *wasmtool.Plugin
+	Grants runtime.Grants
+}
+
+// WireOptions adjust wiring.
+type WireOptions struct {
+	// Logger receives the runtime's and the plugins' logs.
+	Logger *slog.Logger
+	// NoModel skips making the model (for commands that only look at the
+	// plugins, and that must work without an API key).
+	NoModel bool
+}
+
+// Wire builds everything the configuration describes. Every problem names
+// the file, and the line and key where it can.
+func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error) {
+	s := &Setup{File: f}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), Logger: opts.Logger}
+	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
+		return nil, err
+	}
+	if !opts.NoModel {
+		if s.Model, err = f.model(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.loadTools(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.loadHooks(ctx); err != nil {
+		return nil, err
+	}
+	a := f.Agent
+	s.Options.Model = s.Model
+	s.Options.SystemPrompt = a.SystemPrompt
+	s.Options.ThinkingLevel = a.Thinking
+	s.Options.ToolExecution = host.ExecutionMode(a.ToolExecution)
+	s.Options.MaxConcurrency = a.MaxConcurrency
+	s.Options.SteeringMode = host.QueueMode(a.SteeringMode)
+	s.Options.FollowUpMode = host.QueueMode(a.FollowUpMode)
+	if a.MaxTurns > 0 {
+		turns := 0
+		s.Options.ShouldStopAfterTurn = func(context.Context, host.TurnInfo) bool {
+			turns++
+			return turns >= a.MaxTurns
+		}
+	}
+	return s, nil
+}
+
+// Close stops every plugin and the runtime.
+func (s *Setup) Close() {
+	for _, p := range s.plugins {
+		p.Close()
+	}
+	if s.Runtime != nil {
+		s.Runtime.Close(context.Background())
+	}
+}
+
+func (f *File) errorf(key, format string, args ...any) error {
+	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (f *File) model() (host.Model, error) {
+	m := f.Model
+	switch m.Provider {
+	case "scripted":
+		s, err := scripted.Load(m.Script)
+		if err != nil {
+			return nil, f.errorf("model.script", "%v", err)
+		}
+		return scripted.New(s), nil
+	case "openai":
+		key := os.Getenv(m.APIKeyEnv)
+		if key == "" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
+			return nil, f.errorf("model.api_key_env", "the environment variable %s is empty or not set; OpenAI needs an API key", m.APIKeyEnv)
+		}
+		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration}
+		if m.Retries != nil {
+			o.Retries = *m.Retries
+			if o.Retries == 0 {
+				o.Retries = -1
+			}
+		}
+		return openai.New(o)
+	}
+	return nil, f.errorf("model.provider", "unknown provider %q", m.Provider)
+}
+
+// grants turns a plugin entry's grants and configuration into the
+// runtime's, reading the environment where the file says so.
+func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
+	g := runtime.Grants{
+		Hosts:                p.Grants.Hosts,
+		MemoryPages:          uint32(int64(p.Grants.Memory) >> 16),
+		Timeout:              p.Grants.Timeout.Duration,
+		MaxInputBytes:        int(p.Grants.MaxInput),
+		MaxOutputBytes:       int(p.Grants.MaxOutput),
+		MaxHTTPResponseBytes: int64(p.Grants.MaxHTTPResponse),
+		MaxVarBytes:          int(p.Grants.MaxVars),
+		LogLevel:             p.Grants.LogLevel,
+		Config:               map[string]string{},
+	}
+	for _, d := range p.Grants.Dirs {
+		g.Dirs = append(g.Dirs, runtime.Dir{Host: d.Host, Guest: d.Guest, Write: d.Write})
+	}
+	for k, v := range p.Config {
+		s, err := v.resolve()
+		if err != nil {
+			return g, f.errorf(key+".config."+k, "%v", err)
+		}
+		g.Config[k] = s
+	}
+	return g, nil
+}
+
+func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p *Plugin) (*wasmtool.Plugin, runtime.Grants, error) {
+	g, err := f.grants(key, p)
+	if err != nil {
+		return nil, g, err
+	}
+	pool := runtime.DefaultPoolSize
+	if p.Pool != nil {
+		pool = *p.Pool
+	}
+	name := p.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(p.Plugin), ".wasm")
+	}
+	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool})
+	if err != nil {
+		return nil, g, f.errorf(key+".plugin", "%v", err)
+	}
+	return wp, wp.Grants(), nil
+}
+
+func (s *Setup) loadTools(ctx context.Context) error {
+	f := s.File
+	owner := map[string]string{} // tool name → plugin file
+	for i := range f.Tools {
+		t := &f.Tools[i]
+		key := fmt.Sprintf("tool[%d]", i)
+		wp, g, err := f.loadWith(ctx, s.Runtime, key, &t.Plugin)
+		if err != nil {
+			return err
+		}
+		s.plugins = append(s.plugins, wp)
+		s.warnUnused(wp)
+		if len(wp.Tools()) == 0 {
+			return f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin)
+		}
+		names := map[string]bool{}
+		for _, tool := range wp.Tools() {
+			names[tool.Info().Name] = true
+		}
+		for _, list := range []struct {
+			key   string
+			names []string
+		}{{"disable", t.Disable}, {"sequential", t.Sequential}, {"rename", mapKeys(t.Rename)}} {
+			for _, n := range list.names {
+				if !names[n] {
+					return f.errorf(key+"."+list.key, "the plugin has no tool %q (it has %s)", n, strings.Join(mapKeys(names), ", "))
+				}
+			}
+		}
+		for _, tool := range wp.Tools() {
+			info := tool.Info()
+			if slices.Contains(t.Disable, info.Name) {
+				continue
+			}
+			if n, ok := t.Rename[info.Name]; ok {
+				info.Name = n
+			}
+			if slices.Contains(t.Sequential, tool.Info().Name) {
+				info.ExecutionMode = host.ExecutionSequential // tighten, never loosen
+			}
+			if prev, dup := owner[info.Name]; dup {
+				return f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin)
+			}
+			owner[info.Name] = t.Plugin.Plugin
+			s.Options.Tools = append(s.Options.Tools, configured(tool, info))
+			s.Tools = append(s.Tools, ToolInfo{Name: info.Name, Mode: info.ExecutionMode, Plugin: wp, Grants: g})
+		}
+	}
+	return nil
+}
+
+func (s *Setup) loadHooks(ctx context.Context) error {
+	f := s.File
+	order := make([]int, len(f.Hooks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return f.Hooks[a].Order - f.Hooks[b].Order })
+	for _, i := range order {
+		h := &f.Hooks[i]
+		key := fmt.Sprintf("hook[%d]", i)
+		wp, g, err := f.loadWith(ctx, s.Runtime, key, &h.Plugin)
+		if err != nil {
+			return err
+		}
+		s.plugins = append(s.plugins, wp)
+		s.warnUnused(wp)
+		before, after := wp.BeforeToolCall(), wp.AfterToolCall()
+		if before == nil && after == nil {
+			return f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin)
+		}
+		match := func(name string) bool {
+			if len(h.Tools) == 0 {
+				return true
+			}
+			for _, g := range h.Tools {
+				if ok, _ := path.Match(g, name); ok {
+					return true
+				}
+			}
+			return false
+		}
+		if before != nil {
+			s.Options.BeforeToolCall = append(s.Options.BeforeToolCall, host.BeforeToolCallFunc(func(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+				if !match(c.ToolCall.Name) {
+					return nil, nil
+				}
+				return before.BeforeToolCall(ctx, c)
+			}))
+			s.Hooks = append(s.Hooks, HookInfo{Kind: "beforeToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
+		}
+		if after != nil {
+			s.Options.AfterToolCall = append(s.Options.AfterToolCall, host.AfterToolCallFunc(func(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+				if !match(c.ToolCall.Name) {
+					return nil, nil
+				}
+				return after.AfterToolCall(ctx, c)
+			}))
+			s.Hooks = append(s.Hooks, HookInfo{Kind: "afterToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
+		}
+	}
+	return nil
+}
+
+func (s *Setup) warnUnused(p *wasmtool.Plugin) {
+	for _, g := range p.UnusedGrants() {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s: granted %s, which the plugin never asked for", s.File.Path, p.Name(), g))
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// configuredTool is a plugin's tool as the configuration presents it:
+// renamed, or made sequential.
+type configuredTool struct {
+	host.Tool
+	info host.ToolInfo
+}
+
+func configured(t host.Tool, info host.ToolInfo) host.Tool {
+	if orig := t.Info(); orig.Name == info.Name && orig.ExecutionMode == info.ExecutionMode {
+		return t
+	}
+	return &configuredTool{Tool: t, info: info}
+}
+
+func (t *configuredTool) Info() host.ToolInfo { return t.info }
+
+func (t *configuredTool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	if p, ok := t.Tool.(host.ArgumentPreparer); ok {
+		return p.PrepareArguments(args)
+	}
+	return args, nil
+}

@@ -1,0 +1,134 @@
+package config_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+)
+
+// write makes a configuration in a temporary directory, with the calc and
+// probe plugins and a script of turns, and returns its path.
+func write(t *testing.T, body string, turns ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := `{"turns":[` + strings.Join(turns, ",") + `]}`
+	os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644)
+	body = strings.NewReplacer(
+		"CALC", wasmbuild.ForTest(t, "plugins/calc"),
+		"PROBE", wasmbuild.ForTest(t, "internal/testplugins/probe"),
+	).Replace(body)
+	path := filepath.Join(dir, "agent.toml")
+	head := "[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"" + wasmbuild.TestCacheDir() + "\"\n"
+	os.WriteFile(path, []byte(head+body), 0o644)
+	return path
+}
+
+func wire(t *testing.T, path string) (*config.Setup, error) {
+	t.Helper()
+	f, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := f.Wire(context.Background(), config.WireOptions{})
+	if err == nil {
+		t.Cleanup(s.Close)
+	}
+	return s, err
+}
+
+func toolCall(id, name, args string) string {
+	return fmt.Sprintf(`{"content":[{"type":"toolCall","id":%q,"name":%q,"arguments":%s}]}`, id, name, args)
+}
+
+func TestWire(t *testing.T) {
+	t.Setenv("WA_TEST_GREETING", "hej")
+	path := write(t, `
+[[tool]]
+plugin = "CALC"
+rename = { calc = "math" }
+sequential = ["calc"]
+
+[[tool]]
+plugin = "PROBE"
+name = "probe"
+disable = ["state", "sleep", "spin", "panic", "crash", "fail", "big", "updates", "read", "write", "fetch"]
+config = { greeting = { env = "WA_TEST_GREETING" } }
+
+[[hook]]
+plugin = "PROBE"
+tools = ["ma*"]
+`, toolCall("c1", "math", `{"expression":"6*7"}`), toolCall("c2", "config", `{"key":"greeting"}`), `{"content":"done"}`)
+	s, err := wire(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range s.Tools {
+		names = append(names, fmt.Sprintf("%s:%s", tool.Name, tool.Mode))
+	}
+	if got := strings.Join(names, " "); got != "math:sequential echo: config:" {
+		t.Fatalf("tools = %s", got)
+	}
+	if len(s.Hooks) != 2 || s.Hooks[0].Kind != "beforeToolCall" || s.Hooks[1].Kind != "afterToolCall" {
+		t.Fatalf("hooks = %+v", s.Hooks)
+	}
+	a := host.NewAgent(s.Options)
+	if err := a.PromptText(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var results []string
+	for _, m := range a.State().Messages {
+		if r, ok := m.(*host.ToolResultMessage); ok {
+			results = append(results, r.Content.TextOf())
+		}
+	}
+	// The after-hook applies to math only; config reads the environment.
+	if fmt.Sprint(results) != "[42 (seen by probe) hej]" {
+		t.Fatalf("results = %q", results)
+	}
+}
+
+func TestWireErrors(t *testing.T) {
+	for _, c := range []struct{ name, body, want string }{
+		{"duplicate tool", "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n", `agent.toml:8: tool[1]: tool "calc" is offered by both`},
+		{"unknown tool disabled", "[[tool]]\nplugin = \"CALC\"\ndisable = [\"calculator\"]\n", `agent.toml:8: tool[0].disable: the plugin has no tool "calculator" (it has calc)`},
+		{"tool plugin as hook", "[[hook]]\nplugin = \"CALC\"\n", "is not a hook"},
+		{"missing env", "[[tool]]\nplugin = \"PROBE\"\nconfig = { greeting = { env = \"WA_TEST_UNSET_VARIABLE\" } }\n", "agent.toml:8: tool[0].config.greeting: the environment variable WA_TEST_UNSET_VARIABLE is not set"},
+		{"bad pin", "[[tool]]\nplugin = \"CALC\"\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n", "tool[0].plugin: plugin "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := wire(t, write(t, c.body, `{"content":"x"}`))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Without an API key the openai provider refuses to start, naming the
+// variable, unless the server is a local one.
+func TestOpenAIKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.toml")
+	os.WriteFile(path, []byte("[model]\nprovider = \"openai\"\nname = \"gpt-4o-mini\"\napi_key_env = \"WA_TEST_NO_KEY\"\n"), 0o644)
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Wire(context.Background(), config.WireOptions{}); err == nil || !strings.Contains(err.Error(), "agent.toml:4: model.api_key_env: the environment variable WA_TEST_NO_KEY is empty or not set") {
+		t.Fatalf("err = %v", err)
+	}
+	f.Model.BaseURL = "http://localhost:11434/v1"
+	s, err := f.Wire(context.Background(), config.WireOptions{})
+	if err != nil {
+		t.Fatalf("local server without a key: %v", err)
+	}
+	s.Close()
+}
