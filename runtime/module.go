@@ -49,6 +49,17 @@ func (m *Module) Exports() []string {
 	return names
 }
 
+// Imports lists the module's imported functions as "module.name", in
+// import order.
+func (m *Module) Imports() []string {
+	var out []string
+	for _, f := range m.compiled.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		out = append(out, mod+"."+name)
+	}
+	return out
+}
+
 // CompileFile reads and compiles the module at path.
 func (r *Runtime) CompileFile(ctx context.Context, path string) (*Module, error) {
 	wasm, err := os.ReadFile(path)
