@@ -20,7 +20,7 @@ func Handle(env Env, export string, input []byte) (out []byte, err error) {
 	}()
 	switch export {
 	case ExportDescribe:
-		return describe()
+		return describe(env)
 	case ExportExecute:
 		return execute(env, input)
 	case ExportPrepareArguments:
@@ -65,10 +65,15 @@ func Describe() (*Description, error) {
 	return d, nil
 }
 
-func describe() ([]byte, error) {
+func describe(env Env) ([]byte, error) {
 	d, err := Describe()
 	if err != nil {
 		return nil, err
+	}
+	if check := registry.info.CheckConfig; check != nil {
+		if err := check(&Call{env: env}); err != nil {
+			return nil, fmt.Errorf("configuration: %w", err)
+		}
 	}
 	return json.Marshal(d)
 }

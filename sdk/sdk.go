@@ -11,6 +11,10 @@ type Info struct {
 	Version string
 	// Needs lists the grants the plugin asks for (optional).
 	Needs *Needs
+	// CheckConfig, if set, runs when the host loads the plugin (in
+	// describe) and may refuse the configuration it was given: the host
+	// then refuses to start, with this error.
+	CheckConfig func(c *Call) error
 }
 
 // LogLevel is the level of a log message, as Extism numbers them.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -70,9 +71,11 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// Value is a configuration value for a plugin: a string, or a table
+// Value is a configuration value for a plugin: a string; a table
 // {env = "NAME"} (with an optional default = "…") that reads an
-// environment variable when the configuration is wired, never before.
+// environment variable when the configuration is wired, never before; or
+// any other table or array, which the plugin receives as JSON text (how
+// structured settings such as policy rules are written).
 type Value struct {
 	Literal string
 	Env     string
@@ -87,7 +90,12 @@ func (v *Value) UnmarshalTOML(x any) error {
 		return nil
 	case int64, float64, bool:
 		return fmt.Errorf("configuration values are strings: write %q", fmt.Sprint(x))
+	case []any:
+		return v.setJSON(x)
 	case map[string]any:
+		if _, ok := x["env"]; !ok {
+			return v.setJSON(x)
+		}
 		for k, val := range x {
 			s, ok := val.(string)
 			if !ok {
@@ -108,6 +116,15 @@ func (v *Value) UnmarshalTOML(x any) error {
 		return nil
 	}
 	return fmt.Errorf("a configuration value is a string or {env = \"NAME\"}, not %T", x)
+}
+
+func (v *Value) setJSON(x any) error {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return err
+	}
+	v.Literal = string(b)
+	return nil
 }
 
 // resolve returns the value, reading the environment if it says so.

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// roots are the guest directories the tools may touch: config "roots"
+// (comma-separated absolute paths), default /work. The first is where
+// relative paths start.
+func roots(c *sdk.Call) ([]string, error) {
+	v, ok := c.Config("roots")
+	if !ok || strings.TrimSpace(v) == "" {
+		return []string{"/work"}, nil
+	}
+	var out []string
+	for _, r := range strings.Split(v, ",") {
+		r = path.Clean(strings.TrimSpace(r))
+		if !path.IsAbs(r) {
+			return nil, fmt.Errorf("config roots: %q is not an absolute path", r)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func within(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
+}
+
+// resolve turns a path the model gave into one inside a root: relative to
+// the first root; ".." that leaves a root, absolute paths elsewhere and
+// symbolic links that lead out of the roots are refused, naming the path
+// and the roots. The runtime refuses them too; this is the first wall,
+// with a message the model can act on.
+func resolve(c *sdk.Call, p string) (string, error) {
+	rs, err := roots(c)
+	if err != nil {
+		return "", err
+	}
+	if p == "" {
+		p = "."
+	}
+	abs := p
+	if !path.IsAbs(p) {
+		abs = path.Join(rs[0], p)
+	}
+	abs = path.Clean(abs)
+	outside := func(what string) error {
+		return fmt.Errorf("path %s is outside the granted directories (%s)%s", p, strings.Join(rs, ", "), what)
+	}
+	var root string
+	for _, r := range rs {
+		if within(abs, r) {
+			root = r
+			break
+		}
+	}
+	if root == "" {
+		return "", outside("")
+	}
+	// Follow symbolic links component by component, at most 40 of them.
+	real, hops := root, 0
+	rest := strings.Split(strings.TrimPrefix(strings.TrimPrefix(abs, root), "/"), "/")
+	for len(rest) > 0 {
+		part := rest[0]
+		rest = rest[1:]
+		if part == "" {
+			continue
+		}
+		next := path.Join(real, part)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			real = path.Join(append([]string{next}, rest...)...)
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				return "", fmt.Errorf("path %s: too many symbolic links", p)
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", err
+			}
+			if !path.IsAbs(target) {
+				target = path.Join(real, target)
+			}
+			target = path.Clean(target)
+			inRoot := false
+			for _, r := range rs {
+				if within(target, r) {
+					inRoot = true
+				}
+			}
+			if !inRoot {
+				return "", outside(fmt.Sprintf(": %s is a symbolic link to %s", next, target))
+			}
+			rest = append(strings.Split(strings.TrimPrefix(target, "/"), "/"), rest...)
+			real = "/"
+			continue
+		}
+		real = next
+	}
+	return real, nil
+}
+
+// display is p as the model should see it: relative to the first root
+// when inside it.
+func display(c *sdk.Call, p string) string {
+	rs, _ := roots(c)
+	if len(rs) > 0 && within(p, rs[0]) && p != rs[0] {
+		return strings.TrimPrefix(p, rs[0]+"/")
+	}
+	return p
+}

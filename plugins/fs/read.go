@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+type readArgs struct {
+	Path   string `json:"path" description:"file to read, relative to the workspace or absolute"`
+	Offset int    `json:"offset,omitempty" description:"first line to read, from 1"`
+	Limit  int    `json:"limit,omitempty" description:"how many lines to read (default 2000)"`
+}
+
+// Limits of one read: lines, and bytes of text returned.
+const (
+	defaultLines = 2000
+	maxReadBytes = 50 << 10
+	maxImage     = 5 << 20
+)
+
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+func read(c *sdk.Call, a readArgs) (*sdk.Result, error) {
+	p, err := resolve(c, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: use ls", a.Path)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+	}
+	if mt := http.DetectContentType(data); imageTypes[mt] {
+		if len(data) > maxImage {
+			return nil, fmt.Errorf("%s is an image of %d bytes; the limit is %d", a.Path, len(data), maxImage)
+		}
+		return (&sdk.Result{}).Add(sdk.TextContent(fmt.Sprintf("Image %s (%s, %d bytes)", a.Path, mt, len(data))), sdk.ImageContent(data, mt)), nil
+	}
+	if isBinary(data) {
+		return nil, fmt.Errorf("%s is a binary file (%d bytes); it cannot be shown as text", a.Path, len(data))
+	}
+	return readText(a, string(data)), nil
+}
+
+// isBinary reports a NUL byte in the first 8 KiB, as git and grep do.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0
+}
+
+func readText(a readArgs, text string) *sdk.Result {
+	if text == "" {
+		return sdk.Textf("%s is empty", a.Path).WithDetails(map[string]any{"lines": 0})
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	first := max(a.Offset, 1)
+	if first > len(lines) {
+		return sdk.Textf("%s has %d lines; offset %d is past the end", a.Path, len(lines), a.Offset)
+	}
+	limit := a.Limit
+	if limit <= 0 {
+		limit = defaultLines
+	}
+	var b strings.Builder
+	last := first - 1
+	for i := first - 1; i < len(lines) && i < first-1+limit; i++ {
+		line := fmt.Sprintf("%6d\t%s\n", i+1, lines[i])
+		if b.Len()+len(line) > maxReadBytes && i > first-1 {
+			break
+		}
+		b.WriteString(line)
+		last = i + 1
+	}
+	if last < len(lines) {
+		fmt.Fprintf(&b, "[truncated: lines %d-%d of %d shown; continue at offset %d]\n", first, last, len(lines), last+1)
+	}
+	return sdk.Text(b.String()).WithDetails(map[string]any{"lines": len(lines), "from": first, "to": last})
+}
+
+// unwrapPath drops the guest path Go repeats in *PathError, so messages
+// name the path as the model wrote it.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
