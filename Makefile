@@ -1,13 +1,20 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo build plugins test test-short bench-runtime check fuzz golden-pi
+.PHONY: all demo run build plugins test test-short bench-runtime check fuzz golden-pi
 
 all: build plugins
 
-# The offline demo: a scripted session through the loop, no key, no network.
-demo:
-	$(GO) run ./examples/loop-demo
+# The offline demo: a scripted model, the real Wasm plugins, no key, no
+# network (examples/demo).
+demo: plugins
+	$(GO) run ./cmd/wasmagent run --config examples/demo/agent.toml "Tidy up my notes."
+
+# One prompt against the root agent.toml and a real OpenAI-compatible
+# server: make run PROMPT='...'
+PROMPT ?= What can you do?
+run: plugins
+	$(GO) run ./cmd/wasmagent run --config agent.toml "$(PROMPT)"
 
 build:
 	$(GO) build ./...

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -107,6 +108,9 @@ func (c *checker) unknownKeys(keys []toml.Key) {
 		if len(k) > 1 && reported[toml.Key(k[:len(k)-1]).String()] {
 			continue // inside an unknown table: the table is the news
 		}
+		if len(k) >= 4 && (k[0] == "tool" || k[0] == "hook") && k[1] == "config" {
+			continue // inside a structured configuration value, passed on as JSON
+		}
 		reported[name] = true
 		// The line: the first place this key (whatever its array index)
 		// is written that no earlier unknown key has claimed.
@@ -126,7 +130,7 @@ func suggest(key string) string {
 	last := key[strings.LastIndex(key, ".")+1:]
 	best, dist := "", 3
 	for _, k := range knownKeys {
-		if d := editDistance(last, k); d < dist {
+		if d := editDistance(last, k); d < dist && d > 0 {
 			best, dist = k, d
 		}
 	}
@@ -170,7 +174,23 @@ func (c *checker) abs(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(c.dir, p)
+	abs, err := filepath.Abs(filepath.Join(c.dir, p))
+	if err != nil {
+		return filepath.Join(c.dir, p)
+	}
+	return abs
+}
+
+// fileProblem says what is wrong with a file named in the configuration,
+// by the name written there.
+func fileProblem(written string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%q does not exist (relative paths start at the configuration file's directory)", written)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("%q cannot be read: permission denied", written)
+	}
+	return fmt.Sprintf("%q: %v", written, err)
 }
 
 func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
@@ -227,9 +247,10 @@ func (c *checker) checkModel() {
 		if m.Script == "" {
 			c.errorf("model.script", "the scripted provider needs a script file")
 		} else {
+			written := m.Script
 			m.Script = c.abs(m.Script)
 			if _, err := os.Stat(m.Script); err != nil {
-				c.errorf("model.script", "%v", err)
+				c.errorf("model.script", "%s", fileProblem(written, err))
 			}
 		}
 	case "":
@@ -260,10 +281,11 @@ func (c *checker) checkAgent() {
 		c.errorf("agent.system_prompt_file", "give system_prompt or system_prompt_file, not both")
 	}
 	if a.SystemPromptFile != "" {
+		written := a.SystemPromptFile
 		a.SystemPromptFile = c.abs(a.SystemPromptFile)
 		b, err := os.ReadFile(a.SystemPromptFile)
 		if err != nil {
-			c.errorf("agent.system_prompt_file", "%v", err)
+			c.errorf("agent.system_prompt_file", "%s", fileProblem(written, err))
 		}
 		a.SystemPrompt = string(b)
 	}
@@ -290,11 +312,12 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 	if p.Plugin == "" {
 		c.errorf(key+".plugin", "missing: the path of the plugin's .wasm file")
 	} else {
+		written := p.Plugin
 		p.Plugin = c.abs(p.Plugin)
 		if fi, err := os.Stat(p.Plugin); err != nil {
-			c.errorf(key+".plugin", "%v", err)
+			c.errorf(key+".plugin", "%s", fileProblem(written, err))
 		} else if fi.IsDir() {
-			c.errorf(key+".plugin", "%s is a directory", p.Plugin)
+			c.errorf(key+".plugin", "%q is a directory", written)
 		}
 	}
 	if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
@@ -311,11 +334,12 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 			c.errorf(dk, "entry %d needs host and guest", i)
 			continue
 		}
+		written := d.Host
 		d.Host = c.abs(d.Host)
 		if fi, err := os.Stat(d.Host); err != nil {
-			c.errorf(dk, "%v", err)
+			c.errorf(dk, "%s", fileProblem(written, err))
 		} else if !fi.IsDir() {
-			c.errorf(dk, "%s is not a directory", d.Host)
+			c.errorf(dk, "%q is not a directory", written)
 		}
 		if !path.IsAbs(d.Guest) {
 			c.errorf(dk, "guest path %q must be absolute", d.Guest)

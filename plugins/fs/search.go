@@ -106,8 +106,10 @@ func find(c *sdk.Call, a findArgs) (*sdk.Result, error) {
 }
 
 // walk visits every entry under dir (skipping .git and node_modules, and
-// not following symbolic links), reporting progress every 200 files.
+// not following symbolic links), reporting progress as it starts and every
+// 200 entries.
 func walk(c *sdk.Call, dir string, visit func(rel string, d fs.DirEntry) bool) error {
+	c.Update(sdk.Textf("scanning %s", display(c, dir)))
 	n := 0
 	stop := fmt.Errorf("stop")
 	err := fs.WalkDir(os.DirFS(dir), ".", func(rel string, d fs.DirEntry, err error) error {
