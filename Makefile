@@ -52,6 +52,8 @@ fuzz:
 	$(GO) test ./host/scripted/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/wasmtool/ -run '^$$' -fuzz FuzzPluginOutputs -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./plugins/calc/ -run '^$$' -fuzz FuzzEval -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # The runtime's benchmarks: per-call cost against native Go and plain
 # Extism go-sdk, instantiation, cold start, parallel sleeps, abort latency.

@@ -132,3 +132,32 @@ func TestOpenAIKey(t *testing.T) {
 	}
 	s.Close()
 }
+
+// The root agent.toml, the documented sample, loads and wires (with the
+// plugins built for the test and the workspace in a temporary directory).
+func TestRootSample(t *testing.T) {
+	text, err := os.ReadFile("../../agent.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(text)
+	for _, name := range []string{"fs", "calc", "policy"} {
+		s = strings.ReplaceAll(s, `"plugins/`+name+`/`+name+`.wasm"`, fmt.Sprintf("%q", wasmbuild.ForTest(t, "plugins/"+name)))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.toml")
+	os.WriteFile(path, []byte(s), 0o644)
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Runtime.CacheDir = wasmbuild.TestCacheDir()
+	setup, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setup.Close()
+	if len(setup.Tools) != 7 || len(setup.Hooks) != 1 {
+		t.Fatalf("%d tools, %d hooks", len(setup.Tools), len(setup.Hooks))
+	}
+}

@@ -88,7 +88,7 @@ func validateCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	fmt.Fprintf(env.Stdout, "%s: ok (%d tools, %d hooks)\n", path, len(s.Tools), len(s.Hooks))
+	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
 	return ExitOK
 }
 
@@ -238,4 +238,11 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	fmt.Fprintf(env.Stdout, "%s\n", b)
 	fmt.Fprintf(env.Stderr, "(%v)\n", took)
 	return ExitOK
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
