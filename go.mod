@@ -3,19 +3,19 @@ module github.com/wasmagent/wasmagent
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/extism/go-pdk v1.1.3
 	github.com/extism/go-sdk v1.7.1
+	github.com/openai/openai-go/v3 v3.98.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
 )
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/dylibso/observe-sdk/go v0.0.0-20240819160327-2d926c5d788a // indirect
 	github.com/gobwas/glob v0.2.3 // indirect
 	github.com/ianlancetaylor/demangle v0.0.0-20240805132620-81f5be970eca // indirect
-	github.com/openai/openai-go/v3 v3.98.0 // indirect
 	github.com/tetratelabs/wabin v0.0.0-20230304001439-f6f874872834 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
