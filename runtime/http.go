@@ -232,6 +232,9 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	for k, v := range resp.Header {
 		headers[strings.ToLower(k)] = strings.Join(v, ",")
 	}
+	// Not a header (no header name starts with ":"): the URL the response
+	// came from, after redirects.
+	headers[":url"] = resp.Request.URL.Redacted()
 	st.httpHeaders, _ = json.Marshal(headers)
 	if len(data) == 0 {
 		return 0

@@ -1,6 +1,10 @@
 package sdk
 
-import "github.com/extism/go-pdk"
+import (
+	"fmt"
+
+	"github.com/extism/go-pdk"
+)
 
 // The plugin's exports. Each reads its input from Extism, runs Handle, and
 // sets the output, or the error and a non-zero return.
@@ -44,4 +48,38 @@ func (extismEnv) Update(payload []byte) error {
 	mem := pdk.AllocateBytes(payload)
 	emitUpdate(mem.Offset())
 	return nil
+}
+
+func (extismEnv) HTTP(req *HTTPRequest) (*HTTPResponse, error) {
+	method := pdk.MethodGet
+	switch req.Method {
+	case "", "GET":
+	case "POST":
+		method = pdk.MethodPost
+	case "PUT":
+		method = pdk.MethodPut
+	case "DELETE":
+		method = pdk.MethodDelete
+	case "HEAD":
+		method = pdk.MethodHead
+	case "PATCH":
+		method = pdk.MethodPatch
+	default:
+		return nil, fmt.Errorf("sdk: HTTP method %q is not supported", req.Method)
+	}
+	r := pdk.NewHTTPRequest(method, req.URL)
+	for k, v := range req.Headers {
+		r.SetHeader(k, v)
+	}
+	if req.Body != nil {
+		r.SetBody(req.Body)
+	}
+	resp := r.Send()
+	headers := resp.Headers()
+	url := req.URL
+	if u, ok := headers[":url"]; ok {
+		url = u
+		delete(headers, ":url")
+	}
+	return &HTTPResponse{Status: int(resp.Status()), URL: url, Headers: headers, Body: resp.Body()}, nil
 }

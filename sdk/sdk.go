@@ -36,6 +36,25 @@ type Env interface {
 	Config(key string) (string, bool)
 	Log(level LogLevel, msg string)
 	Update(payload []byte) error
+	HTTP(req *HTTPRequest) (*HTTPResponse, error)
+}
+
+// HTTPRequest is an outbound request. The host sends it only to granted
+// hosts (redirects included) and caps the response.
+type HTTPRequest struct {
+	Method  string // default GET
+	URL     string
+	Headers map[string]string
+	Body    []byte
+}
+
+// HTTPResponse is the response to an HTTPRequest. URL is where it came
+// from after redirects; header names are lower case.
+type HTTPResponse struct {
+	Status  int
+	URL     string
+	Headers map[string]string
+	Body    []byte
 }
 
 // BeforeHook decides whether a call goes ahead.
@@ -109,6 +128,11 @@ func (c *Call) Log(level LogLevel, msg string) { c.env.Log(level, msg) }
 func (c *Call) Logf(level LogLevel, format string, args ...any) {
 	c.env.Log(level, fmt.Sprintf(format, args...))
 }
+
+// HTTP sends a request through the host. In Wasm, a request the grants
+// refuse, or a response over its cap, ends the call with the host's
+// error; the plugin does not see it.
+func (c *Call) HTTP(req *HTTPRequest) (*HTTPResponse, error) { return c.env.HTTP(req) }
 
 // Update sends a partial result: the host emits it as a
 // tool_execution_update event before the call ends.

@@ -14,6 +14,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -25,6 +28,9 @@ import (
 // configuration.
 type Host struct {
 	Config map[string]string
+	// HTTP serves the plugin's HTTP requests (see NetHTTP); nil refuses
+	// them.
+	HTTP func(*sdk.HTTPRequest) (*sdk.HTTPResponse, error)
 
 	mu      sync.Mutex
 	logs    []Log
@@ -63,6 +69,13 @@ func (e env) Update(payload []byte) error {
 	defer h.mu.Unlock()
 	h.updates = append(h.updates, append(json.RawMessage(nil), payload...))
 	return nil
+}
+
+func (e env) HTTP(req *sdk.HTTPRequest) (*sdk.HTTPResponse, error) {
+	if e.h.HTTP == nil {
+		return nil, fmt.Errorf("sdktest: this test host has no HTTP (set Host.HTTP)")
+	}
+	return e.h.HTTP(req)
 }
 
 // Logs returns what the plugin has logged so far.
@@ -234,4 +247,39 @@ func strictDecode(b []byte, v any) error {
 		return fmt.Errorf("the plugin's output is not valid: %w", err)
 	}
 	return nil
+}
+
+// NetHTTP serves a plugin's requests with client (http.DefaultClient if
+// nil). It does not enforce grants: tests through the real host do.
+func NetHTTP(client *http.Client) func(*sdk.HTTPRequest) (*sdk.HTTPResponse, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return func(req *sdk.HTTPRequest) (*sdk.HTTPResponse, error) {
+		method := req.Method
+		if method == "" {
+			method = http.MethodGet
+		}
+		r, err := http.NewRequest(method, req.URL, bytes.NewReader(req.Body))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range req.Headers {
+			r.Header.Set(k, v)
+		}
+		resp, err := client.Do(r)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		headers := map[string]string{}
+		for k, v := range resp.Header {
+			headers[strings.ToLower(k)] = strings.Join(v, ",")
+		}
+		return &sdk.HTTPResponse{Status: resp.StatusCode, URL: resp.Request.URL.String(), Headers: headers, Body: body}, nil
+	}
 }
