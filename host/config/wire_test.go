@@ -141,7 +141,7 @@ func TestRootSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(text)
-	for _, name := range []string{"fs", "calc", "policy"} {
+	for _, name := range []string{"fs", "calc", "policy", "fetch", "redact"} {
 		s = strings.ReplaceAll(s, `"plugins/`+name+`/`+name+`.wasm"`, fmt.Sprintf("%q", wasmbuild.ForTest(t, "plugins/"+name)))
 	}
 	dir := t.TempDir()
@@ -157,7 +157,7 @@ func TestRootSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer setup.Close()
-	if len(setup.Tools) != 7 || len(setup.Hooks) != 1 {
+	if len(setup.Tools) != 8 || len(setup.Hooks) != 2 {
 		t.Fatalf("%d tools, %d hooks", len(setup.Tools), len(setup.Hooks))
 	}
 }
