@@ -30,7 +30,9 @@ type Grants struct {
 	// host-side memory of its Extism calls, in 64 KiB pages (default 2048,
 	// 128 MiB; at most the Runtime's MaxMemoryPages).
 	MemoryPages uint32
-	// Timeout bounds each call, instantiation included (default 60 s).
+	// Timeout bounds each call (default 60 s). Instantiation, which the
+	// pool usually does ahead of the call, has a bound of its own: this
+	// timeout, but at least MinInitTimeout.
 	Timeout time.Duration
 	// MaxInputBytes and MaxOutputBytes bound what a call is given and what
 	// it may return (default 8 MiB each). Going over is an error, never a
@@ -64,6 +66,14 @@ const (
 	DefaultMaxHTTPResponseBytes = 8 << 20
 	DefaultMaxVarBytes          = 1 << 20
 )
+
+// MinInitTimeout is the least time instantiation (the module's own
+// initialisers included) is given. A standard-Go plugin starts in
+// milliseconds, but on a loaded machine it can take longer than a short
+// call timeout, and that is the host's cost, not the plugin's fault.
+const MinInitTimeout = 5 * time.Second
+
+func (g *Grants) initTimeout() time.Duration { return max(g.Timeout, MinInitTimeout) }
 
 // normalize fills in defaults and checks g against the Runtime's ceiling.
 // It returns a copy; the caller's slices and maps are not kept.

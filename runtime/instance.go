@@ -23,7 +23,7 @@ type instance struct {
 // (_initialize for reactors, __wasm_call_ctors, hs_init), within the
 // plugin's timeout.
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.grants.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.grants.initTimeout())
 	defer cancel()
 	limit := uint64(p.grants.MemoryPages) << 16
 	st := &callState{kernel: newKernel(limit), p: p, ctx: ctx}
@@ -111,9 +111,13 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 func (p *Plugin) callError(export string, ctx context.Context, st *callState, err error) *CallError {
 	e := &CallError{Plugin: p.name, Export: export}
 	var exit *sys.ExitError
+	timeout := p.grants.Timeout
+	if export == "instantiate" {
+		timeout = p.grants.initTimeout()
+	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		e.Err = fmt.Errorf("did not finish within its timeout of %v: %w", p.grants.Timeout, context.DeadlineExceeded)
+		e.Err = fmt.Errorf("did not finish within its timeout of %v: %w", timeout, context.DeadlineExceeded)
 	case errors.Is(ctx.Err(), context.Canceled):
 		e.Err = fmt.Errorf("aborted: %w", context.Canceled)
 	case st.fault != nil:
