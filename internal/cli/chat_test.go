@@ -57,7 +57,7 @@ func waitFor(t *testing.T, b *lockedBuffer, s string) {
 // follow-up; end of input quits.
 func TestChatSteerAndFollow(t *testing.T) {
 	cfg := scriptedConfig(t, `{"turns":[
-		{"content":"first answer","delayMs":400},
+		{"content":"first answer","delayMs":2000},
 		{"content":"steered answer"},
 		{"content":"follow-up answer"}]}`)
 	in, feed := io.Pipe()
