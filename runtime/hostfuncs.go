@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // hostFunc is one host function: its Wasm signature and its Go body.
@@ -200,8 +202,28 @@ func logFunc(level int32) hostFunc {
 	}}
 }
 
-// instantiateHostModules adds envFunctions and userFunctions to rt.
+// tick is wasmagent.tick, which instrumented code calls when its fuel runs
+// out: it ends the call if the call's context is done (closing the module,
+// as wazero's own deadline check does) and otherwise refills the budget.
+func tick(ctx context.Context, mod api.Module, stack []uint64) {
+	if err := ctx.Err(); err != nil {
+		code := sys.ExitCodeContextCanceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			code = sys.ExitCodeDeadlineExceeded
+		}
+		mod.CloseWithExitCode(context.Background(), code)
+		panic(sys.NewExitError(code))
+	}
+	stack[0] = fuelBudget
+}
+
+// instantiateHostModules adds envFunctions, userFunctions and tick to rt.
 func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
+	if _, err := rt.NewHostModuleBuilder(tickModule).
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick), nil, []api.ValueType{i64}).Export(tickName).
+		Instantiate(ctx); err != nil {
+		return fmt.Errorf("%s: %w", tickModule, err)
+	}
 	for mod, fns := range map[string]map[string]hostFunc{"extism:host/env": envFunctions, "extism:host/user": userFunctions} {
 		b := rt.NewHostModuleBuilder(mod)
 		for name, hf := range fns {

@@ -50,12 +50,14 @@ func (m *Module) Exports() []string {
 }
 
 // Imports lists the module's imported functions as "module.name", in
-// import order.
+// import order (without the one the fuel instrumentation adds).
 func (m *Module) Imports() []string {
 	var out []string
 	for _, f := range m.compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		out = append(out, mod+"."+name)
+		if mod != tickModule {
+			out = append(out, mod+"."+name)
+		}
 	}
 	return out
 }
@@ -105,7 +107,14 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 }
 
 func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byte, wasm []byte) (*Module, error) {
-	compiled, err := r.rt.CompileModule(r.compileContext(ctx), wasm)
+	instrumented := wasm
+	if r.opts.stopper == "" {
+		var err error
+		if instrumented, err = instrument(wasm); err != nil {
+			return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
+		}
+	}
+	compiled, err := r.rt.CompileModule(r.compileContext(ctx), instrumented)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 	}
@@ -142,8 +151,10 @@ func (m *Module) checkImports() error {
 			if _, ok := userFunctions[name]; ok {
 				continue
 			}
-		case "wasmagent":
-			return fmt.Errorf("imports %s.%s: the import module %q is reserved for the host", mod, name, mod)
+		case tickModule:
+			if name == tickName {
+				continue // added by instrument
+			}
 		}
 		unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
 	}

@@ -36,6 +36,11 @@ type Options struct {
 	// Logger receives what plugins log and what pools report (default: a
 	// logger that discards).
 	Logger *slog.Logger
+
+	// stopper selects how guest code is stopped, for benchmarks that
+	// compare: "" (fuel), "ctd" (wazero's WithCloseOnContextDone, no
+	// fuel), "none" (nothing stops the guest).
+	stopper string
 }
 
 // Runtime compiles and runs plugins. It is safe for concurrent use.
@@ -79,8 +84,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// No WithCloseOnContextDone: fuel instrumentation (fuel.go) stops
+	// guest code, loops or not, at a fraction of its cost.
 	cfg := wazero.NewRuntimeConfigCompiler().
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(opts.stopper == "ctd").
 		WithMemoryLimitPages(opts.MaxMemoryPages).
 		WithCustomSections(false)
 	var cache wazero.CompilationCache

@@ -5,6 +5,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -46,6 +48,17 @@ func init() {
 	}) (*sdk.Result, error) {
 		time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 		return sdk.Textf("slept %d ms", a.Ms), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("hash", "SHA-256 of n MiB of zeros, n times over (CPU-bound work).", func(c *sdk.Call, a struct {
+		MiB int `json:"mib"`
+	}) (*sdk.Result, error) {
+		sum := sha256.Sum256(make([]byte, a.MiB<<20))
+		return sdk.Text(hex.EncodeToString(sum[:])), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("fib", "Recursive Fibonacci (call-heavy work).", func(c *sdk.Call, a struct {
+		N int `json:"n"`
+	}) (*sdk.Result, error) {
+		return sdk.Textf("%d", fib(a.N)), nil
 	}))
 	sdk.RegisterTool(sdk.NewTool("spin", "Never returns.", func(c *sdk.Call, _ empty) (*sdk.Result, error) {
 		n := 0
@@ -134,6 +147,13 @@ func init() {
 		content[0].Text += " (seen by probe)"
 		return &sdk.AfterOutput{Content: content}, nil
 	})
+}
+
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
 }
 
 func main() {}

@@ -1,0 +1,305 @@
+package runtime
+
+import "fmt"
+
+// walker copies instructions, remapping function indices, checking every
+// index against the module's own counts, and inserting fuel checks.
+type walker struct {
+	fi       *fuelInfo
+	r        *reader
+	out      []byte
+	locals   uint32 // valid local indices are below this
+	scratch  uint32
+	checks   bool // insert fuel checks (function bodies, not constants)
+	constant bool // a constant expression: only constant instructions
+
+	sawCall   bool // the body calls something
+	decided   bool // a call, a branch or a loop has been seen
+	loopFirst bool // ... and the first of them was a loop
+}
+
+func (w *walker) copyU32() uint32 {
+	v := w.r.u32()
+	w.out = appendU32(w.out, v)
+	return v
+}
+
+func (w *walker) first(isLoop bool) {
+	if !w.decided {
+		w.decided, w.loopFirst = true, isLoop
+	}
+}
+
+func (w *walker) funcIndex() error {
+	f, err := w.fi.remapFunc(w.r.u32())
+	if err != nil {
+		return err
+	}
+	w.out = appendU32(w.out, f)
+	return nil
+}
+
+func (w *walker) typeIndex() error {
+	if t := w.copyU32(); t >= w.fi.nTypes {
+		return fmt.Errorf("type index %d out of range", t)
+	}
+	return nil
+}
+
+func (w *walker) globalIndex() error {
+	if g := w.copyU32(); g >= w.fi.nGlobals {
+		return fmt.Errorf("global index %d out of range", g)
+	}
+	return nil
+}
+
+func (w *walker) localIndex() error {
+	if l := w.copyU32(); l >= w.locals {
+		return fmt.Errorf("local index %d out of range", l)
+	}
+	return nil
+}
+
+// blockType copies a block type: empty, a value type, or a type index.
+func (w *walker) blockType() error {
+	c := w.r.peek()
+	switch c {
+	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
+		w.out = append(w.out, w.r.byte())
+		return nil
+	}
+	if c&0x80 == 0 && c&0x40 != 0 {
+		return fmt.Errorf("block type 0x%x not supported", c)
+	}
+	t := w.r.sleb(33)
+	if t < 0 || t >= int64(w.fi.nTypes) {
+		return fmt.Errorf("block type index %d out of range", t)
+	}
+	w.out = appendS64(w.out, t)
+	return nil
+}
+
+// memarg copies an alignment (with an optional memory index) and offset.
+func (w *walker) memarg() {
+	align := w.copyU32()
+	if align&0x40 != 0 {
+		w.copyU32()
+	}
+	w.out = appendS64Unsigned(w.out, w.r.uleb(64))
+}
+
+func appendS64Unsigned(out []byte, v uint64) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v != 0 {
+			c |= 0x80
+		}
+		out = append(out, c)
+		if v == 0 {
+			return out
+		}
+	}
+}
+
+// instr copies one instruction and returns its opcode.
+func (w *walker) instr() (byte, error) {
+	r := w.r
+	op := r.byte()
+	if r.err != nil {
+		return 0, r.err
+	}
+	if w.constant && !constOp(op) {
+		return 0, fmt.Errorf("instruction 0x%x in a constant expression", op)
+	}
+	w.out = append(w.out, op)
+	var err error
+	switch {
+	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f || op == 0x1a || op == 0x1b:
+		// no immediates
+	case op == 0x02 || op == 0x04:
+		err = w.blockType()
+	case op == 0x03: // loop: its body starts with a check
+		w.first(true)
+		if err = w.blockType(); err == nil && w.checks {
+			w.out = w.fi.appendCheck(w.out, w.scratch)
+		}
+	case op == 0x0c || op == 0x0d:
+		w.first(false)
+		w.copyU32()
+	case op == 0x0e:
+		w.first(false)
+		n := w.copyU32()
+		for i := uint32(0); i <= n && r.err == nil; i++ {
+			w.copyU32()
+		}
+	case op == 0x10 || op == 0x12: // call, return_call
+		w.first(false)
+		w.sawCall = true
+		err = w.funcIndex()
+	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
+		w.first(false)
+		w.sawCall = true
+		if err = w.typeIndex(); err == nil {
+			w.copyU32() // table
+		}
+	case op == 0x1c: // typed select
+		n := w.copyU32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			w.out = append(w.out, r.byte())
+		}
+	case op >= 0x20 && op <= 0x22:
+		err = w.localIndex()
+	case op == 0x23 || op == 0x24:
+		err = w.globalIndex()
+	case op == 0x25 || op == 0x26:
+		w.copyU32()
+	case op >= 0x28 && op <= 0x3e:
+		w.memarg()
+	case op == 0x3f || op == 0x40:
+		w.copyU32()
+	case op == 0x41:
+		w.out = appendS64(w.out, r.sleb(32))
+	case op == 0x42:
+		w.out = appendS64(w.out, r.sleb(64))
+	case op == 0x43:
+		w.out = append(w.out, r.bytes(4)...)
+	case op == 0x44:
+		w.out = append(w.out, r.bytes(8)...)
+	case op >= 0x45 && op <= 0xc4:
+		// numeric, no immediates
+	case op == 0xd0: // ref.null
+		w.out = append(w.out, r.byte())
+	case op == 0xd1:
+	case op == 0xd2: // ref.func
+		err = w.funcIndex()
+	case op == 0xfc:
+		err = w.prefixFC()
+	case op == 0xfd:
+		err = w.prefixFD()
+	case op == 0xfe:
+		err = w.prefixFE()
+	default:
+		return 0, fmt.Errorf("instruction 0x%x is not supported", op)
+	}
+	if err == nil {
+		err = r.err
+	}
+	return op, err
+}
+
+// constOp reports the instructions allowed in constant expressions
+// (extended-const arithmetic included).
+func constOp(op byte) bool {
+	switch op {
+	case 0x0b, 0x23, 0x41, 0x42, 0x43, 0x44, 0xd0, 0xd2, 0xfd, 0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e:
+		return true
+	}
+	return false
+}
+
+func (w *walker) prefixFC() error {
+	sub := w.copyU32()
+	switch {
+	case sub <= 7: // saturating truncation
+	case sub == 8: // memory.init data memory
+		w.copyU32()
+		w.copyU32()
+	case sub == 9: // data.drop
+		w.copyU32()
+	case sub == 10: // memory.copy
+		w.copyU32()
+		w.copyU32()
+	case sub == 11: // memory.fill
+		w.copyU32()
+	case sub == 12 || sub == 14: // table.init elem table, table.copy
+		w.copyU32()
+		w.copyU32()
+	case sub == 13 || sub == 15 || sub == 16 || sub == 17: // elem.drop, table.grow/size/fill
+		w.copyU32()
+	default:
+		return fmt.Errorf("instruction 0xfc %d is not supported", sub)
+	}
+	return nil
+}
+
+func (w *walker) prefixFD() error {
+	sub := w.copyU32()
+	switch {
+	case w.constant && sub != 12:
+		return fmt.Errorf("instruction 0xfd %d in a constant expression", sub)
+	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
+		w.memarg()
+	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
+		w.out = append(w.out, w.r.bytes(16)...)
+	case sub >= 21 && sub <= 34: // extract and replace lane
+		w.out = append(w.out, w.r.byte())
+	case sub >= 84 && sub <= 91: // load and store lane
+		w.memarg()
+		w.out = append(w.out, w.r.byte())
+	case sub <= 0x113:
+		// no immediates
+	default:
+		return fmt.Errorf("instruction 0xfd %d is not supported", sub)
+	}
+	return nil
+}
+
+func (w *walker) prefixFE() error {
+	sub := w.copyU32()
+	switch {
+	case sub == 0x03: // atomic.fence
+		w.out = append(w.out, w.r.byte())
+	case sub <= 0x02 || (sub >= 0x10 && sub <= 0x4e):
+		w.memarg()
+	default:
+		return fmt.Errorf("instruction 0xfe %d is not supported", sub)
+	}
+	return nil
+}
+
+// remapNames rewrites the name section's function indices (function,
+// local and label names); other subsections are kept as they are.
+func (fi *fuelInfo) remapNames(body []byte) ([]byte, error) {
+	r := &reader{b: body}
+	_, raw := r.name()
+	out := append([]byte(nil), raw...)
+	for r.more() {
+		id := r.byte()
+		sub := r.bytes(int(r.u32()))
+		if r.err != nil {
+			return nil, r.err
+		}
+		if id >= 1 && id <= 3 {
+			sr := &reader{b: sub}
+			n := sr.u32()
+			nb := appendU32(nil, n)
+			for i := uint32(0); i < n && sr.err == nil; i++ {
+				f, err := fi.remapFunc(sr.u32())
+				if err != nil {
+					return nil, err
+				}
+				nb = appendU32(nb, f)
+				start := sr.pos
+				if id == 1 {
+					sr.name()
+				} else {
+					m := sr.u32()
+					for j := uint32(0); j < m && sr.err == nil; j++ {
+						sr.u32()
+						sr.name()
+					}
+				}
+				nb = append(nb, sub[start:sr.pos]...)
+			}
+			if sr.err != nil {
+				return nil, sr.err
+			}
+			sub = nb
+		}
+		out = append(out, id)
+		out = appendU32(out, uint32(len(sub)))
+		out = append(out, sub...)
+	}
+	return out, nil
+}
