@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 )
 
 // Grants is everything a plugin may use. The zero value grants nothing but
@@ -164,7 +166,7 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 // arguments, no environment, no stdin, stdout discarded, stderr kept in a
 // bounded buffer for error reports, real clocks, a cryptographic random
 // source, sleeps that end with the call, and exactly the granted
-// directories.
+// directories, each served through an os.Root.
 func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 	cfg := wazero.NewModuleConfig().
 		WithName("").
@@ -176,18 +178,47 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 		WithSysWalltime().
 		WithSysNanotime().
 		WithNanosleep(st.sleep)
-	if len(g.Dirs) > 0 {
+	if len(st.p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
-		for _, d := range g.Dirs {
-			if d.Write {
-				fs = fs.WithDirMount(d.Host, d.Guest)
-			} else {
-				fs = fs.WithReadOnlyDirMount(d.Host, d.Guest)
-			}
+		for _, m := range st.p.mounts {
+			fs = fs.(sysfs.FSConfig).WithSysFSMount(m.fs, m.guest)
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}
 	return cfg
+}
+
+// mount is a directory grant opened as an os.Root (rootfs.go), read-only
+// unless granted for writing.
+type mount struct {
+	fs    experimentalsys.FS
+	root  *rootFS
+	guest string
+}
+
+// openMounts opens the directory grants. The roots stay open for the
+// plugin's life and are shared by its instances.
+func openMounts(dirs []Dir) ([]mount, error) {
+	var ms []mount
+	for _, d := range dirs {
+		r, err := newRootFS(d.Host)
+		if err != nil {
+			closeMounts(ms)
+			return nil, fmt.Errorf("directory grant %s: %w", d.Host, err)
+		}
+		var fs experimentalsys.FS = r
+		if !d.Write {
+			fs = &sysfs.ReadFS{FS: r}
+		}
+		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest})
+	}
+	return ms, nil
+}
+
+func closeMounts(ms []mount) {
+	for _, m := range ms {
+		m.root.root.Close()
+	}
 }
 
 type eofReader struct{}

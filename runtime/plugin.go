@@ -33,6 +33,7 @@ type Plugin struct {
 	hosts  []hostPattern
 	client *http.Client
 	pool   *pool
+	mounts []mount
 	closes sync.WaitGroup // instances being closed after their call
 }
 
@@ -61,6 +62,9 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 		p.hosts = append(p.hosts, hp)
 	}
 	p.client = p.newHTTPClient()
+	if p.mounts, err = openMounts(g.Dirs); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", name, err)
+	}
 	p.pool = newPool(p, opts.PoolSize)
 	return p, nil
 }
@@ -120,4 +124,5 @@ func (p *Plugin) retire(inst *instance) {
 func (p *Plugin) Close() {
 	p.pool.close()
 	p.closes.Wait()
+	closeMounts(p.mounts)
 }

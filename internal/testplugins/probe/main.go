@@ -125,6 +125,40 @@ func init() {
 	})
 	write.ExecutionMode = sdk.Sequential
 	sdk.RegisterTool(write)
+	sdk.RegisterTool(sdk.NewTool("fsop", "A file-system operation: symlink, link, remove, mkdir, readlink.", func(c *sdk.Call, a struct {
+		Op   string `json:"op"`
+		Path string `json:"path"`
+		To   string `json:"to,omitempty"`
+	}) (*sdk.Result, error) {
+		var err error
+		out := "ok"
+		switch a.Op {
+		case "symlink":
+			err = os.Symlink(a.To, a.Path)
+		case "link":
+			err = os.Link(a.To, a.Path)
+		case "remove":
+			err = os.Remove(a.Path)
+		case "mkdir":
+			err = os.Mkdir(a.Path, 0o755)
+		case "readlink":
+			out, err = os.Readlink(a.Path)
+		case "list":
+			var entries []os.DirEntry
+			entries, err = os.ReadDir(a.Path)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			out = strings.Join(names, ",")
+		default:
+			return nil, fmt.Errorf("unknown op %q", a.Op)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sdk.Text(out), nil
+	}))
 	sdk.RegisterTool(sdk.NewTool("fetch", "Fetches a URL.", func(c *sdk.Call, a struct {
 		URL string `json:"url"`
 	}) (*sdk.Result, error) {

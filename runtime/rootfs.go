@@ -1,0 +1,224 @@
+package runtime
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// rootFS serves a directory grant through an os.Root: every path is
+// resolved by the kernel relative to the granted directory, and no
+// symbolic link, "..", absolute path or race between a check and a use
+// leads out of it (wazero's own directory mounts follow symbolic links
+// anywhere). A plugin may create symbolic links only to targets inside the
+// grant.
+type rootFS struct {
+	experimentalsys.UnimplementedFS
+	root *os.Root
+}
+
+func newRootFS(dir string) (*rootFS, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &rootFS{root: r}, nil
+}
+
+func errno(err error) experimentalsys.Errno {
+	if err == nil {
+		return 0
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
+		return experimentalsys.EPERM // os.Root: "path escapes from parent"
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return experimentalsys.EPERM
+	}
+	return experimentalsys.UnwrapOSError(err)
+}
+
+// rel turns a guest path (relative to the mount) into one os.Root takes.
+func rel(p string) string {
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	var f int
+	switch flag & (experimentalsys.O_RDONLY | experimentalsys.O_RDWR | experimentalsys.O_WRONLY) {
+	case experimentalsys.O_RDWR:
+		f = os.O_RDWR
+	case experimentalsys.O_WRONLY:
+		f = os.O_WRONLY
+	default:
+		f = os.O_RDONLY
+	}
+	for _, m := range []struct {
+		sys experimentalsys.Oflag
+		os  int
+	}{
+		{experimentalsys.O_APPEND, os.O_APPEND}, {experimentalsys.O_CREAT, os.O_CREATE},
+		{experimentalsys.O_EXCL, os.O_EXCL}, {experimentalsys.O_TRUNC, os.O_TRUNC},
+		{experimentalsys.O_SYNC, os.O_SYNC}, {experimentalsys.O_NOFOLLOW, syscall.O_NOFOLLOW},
+		{experimentalsys.O_DIRECTORY, syscall.O_DIRECTORY},
+	} {
+		if flag&m.sys != 0 {
+			f |= m.os
+		}
+	}
+	file, err := r.root.OpenFile(rel(p), f, perm)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return r.wrap(file, rel(p), flag)
+}
+
+func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return sys.Stat_t{}, errno(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Stat(rel(p))
+	if err != nil {
+		return sys.Stat_t{}, errno(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
+	return errno(r.root.Mkdir(rel(p), perm))
+}
+
+func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
+	return errno(r.root.Chmod(rel(p), perm))
+}
+
+func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	return errno(r.root.Rename(rel(from), rel(to)))
+}
+
+func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return errno(err)
+	}
+	if !fi.IsDir() {
+		return experimentalsys.ENOTDIR
+	}
+	return errno(r.root.Remove(rel(p)))
+}
+
+func (r *rootFS) Unlink(p string) experimentalsys.Errno {
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return errno(err)
+	}
+	if fi.IsDir() {
+		return experimentalsys.EISDIR
+	}
+	return errno(r.root.Remove(rel(p)))
+}
+
+func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
+	return errno(r.root.Link(rel(oldPath), rel(newPath)))
+}
+
+// Symlink refuses a target outside the grant: an absolute target, or one
+// that climbs out with "..".
+func (r *rootFS) Symlink(target, link string) experimentalsys.Errno {
+	if path.IsAbs(target) {
+		return experimentalsys.EPERM
+	}
+	resolved := path.Clean(path.Join(path.Dir(rel(link)), target))
+	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return experimentalsys.EPERM
+	}
+	return errno(r.root.Symlink(target, rel(link)))
+}
+
+func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
+	s, err := r.root.Readlink(rel(p))
+	return s, errno(err)
+}
+
+func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
+	fi, err := r.root.Stat(rel(p))
+	if err != nil {
+		return errno(err)
+	}
+	st := sys.NewStat_t(fi)
+	if atim == experimentalsys.UTIME_OMIT {
+		atim = st.Atim
+	}
+	if mtim == experimentalsys.UTIME_OMIT {
+		mtim = st.Mtim
+	}
+	return errno(r.root.Chtimes(rel(p), timeOf(atim), timeOf(mtim)))
+}
+
+// rootFile is an open file of a rootFS: wazero's adapter around the
+// *os.File the root opened (it provides reads, writes, seeks and directory
+// listing, and rewinds directories by opening them again through the root),
+// plus what the adapter leaves out.
+type rootFile struct {
+	experimentalsys.File
+	fs   *rootFS
+	f    *os.File
+	path string
+}
+
+// wrap turns an *os.File opened through the root into a wazero file.
+func (r *rootFS) wrap(f *os.File, p string, flag experimentalsys.Oflag) (experimentalsys.File, experimentalsys.Errno) {
+	adapted, e := (&sysfs.AdaptFS{FS: &reopener{root: r.root, path: p, first: f}}).OpenFile(p, flag&^(experimentalsys.O_CREAT|experimentalsys.O_EXCL|experimentalsys.O_TRUNC), 0)
+	if e != 0 {
+		f.Close()
+		return nil, e
+	}
+	return &rootFile{File: adapted, fs: r, f: f, path: p}, 0
+}
+
+func (f *rootFile) Truncate(size int64) experimentalsys.Errno { return errno(f.f.Truncate(size)) }
+
+func (f *rootFile) Sync() experimentalsys.Errno { return errno(f.f.Sync()) }
+
+func (f *rootFile) Datasync() experimentalsys.Errno { return errno(f.f.Sync()) }
+
+func (f *rootFile) Utimens(atim, mtim int64) experimentalsys.Errno {
+	return f.fs.Utimens(f.path, atim, mtim)
+}
+
+// reopener is the fs.FS the adapter sees: the file already opened first,
+// then the same path opened again through the root (to rewind a
+// directory).
+type reopener struct {
+	root  *os.Root
+	path  string
+	first *os.File
+}
+
+func (o *reopener) Open(name string) (fs.File, error) {
+	if f := o.first; f != nil {
+		o.first = nil
+		return f, nil
+	}
+	return o.root.Open(o.path)
+}
+
+func timeOf(ns int64) time.Time { return time.Unix(0, ns) }
