@@ -26,6 +26,9 @@ type Grants struct {
 	// not the name itself), either with ":port" for that port only.
 	// Redirects are checked against the same list.
 	Hosts []string
+	// Credentials are headers the host adds to requests to granted hosts;
+	// the plugin never sees them.
+	Credentials []Credential
 	// Config values are read by the plugin with Extism's config_get.
 	Config map[string]string
 	// MemoryPages caps the plugin's linear memory, and separately the
@@ -154,6 +157,18 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 		hosts = append(hosts, p.String())
 	}
 	g.Hosts = hosts
+	for _, c := range g.Credentials {
+		p, err := parseHostPattern(c.Host)
+		if err != nil {
+			return g, fmt.Errorf("credential: %w", err)
+		}
+		if c.Header == "" || c.Value == "" {
+			return g, fmt.Errorf("credential for %s: needs a header and a value", c.Host)
+		}
+		if !HostGranted(hosts, p.String()) {
+			return g, fmt.Errorf("credential for %s: the host is not granted", c.Host)
+		}
+	}
 	cfg := make(map[string]string, len(g.Config))
 	for k, v := range g.Config {
 		cfg[k] = v

@@ -177,3 +177,60 @@ func TestHTTP(t *testing.T) {
 		t.Errorf("no hosts granted: err = %v", err)
 	}
 }
+
+// A granted name or pattern does not open the host's own network: the
+// address actually connected to must be public unless the grants name it.
+func TestPrivateAddressesNeedTheirOwnGrant(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "inside") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port := u.Port()
+	ctx := context.Background()
+	// "*:port" allows the URL, but 127.0.0.1 is not granted as such.
+	p := probe(t, runtime.Grants{Hosts: []string{"*:" + port}}, 0)
+	if _, err := execute(ctx, p, "fetch", map[string]any{"url": srv.URL}, nil); err == nil || !strings.Contains(err.Error(), "refused to connect to 127.0.0.1") {
+		t.Fatalf("wildcard to loopback: %v", err)
+	}
+	// localhost granted by name reaches loopback.
+	p = probe(t, runtime.Grants{Hosts: []string{"localhost:" + port}}, 0)
+	if r, err := execute(ctx, p, "fetch", map[string]any{"url": "http://localhost:" + port}, nil); err != nil || text(r) != "200 inside" {
+		t.Fatalf("localhost: %q %v", text(r), err)
+	}
+}
+
+// Credentials are added by the host to requests to their host only,
+// redirects included; the plugin never holds them.
+func TestCredentials(t *testing.T) {
+	echo := func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "auth=%q", r.Header.Get("Authorization")) }
+	other := httptest.NewServer(http.HandlerFunc(echo))
+	defer other.Close()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			http.Redirect(w, r, other.URL+"/", http.StatusFound)
+			return
+		}
+		echo(w, r)
+	}))
+	defer api.Close()
+	au, _ := url.Parse(api.URL)
+	ou, _ := url.Parse(other.URL)
+	p := probe(t, runtime.Grants{
+		Hosts:       []string{au.Host, ou.Host},
+		Credentials: []runtime.Credential{{Host: au.Host, Header: "Authorization", Value: "Bearer s3cret"}},
+	}, 0)
+	ctx := context.Background()
+	if r, err := execute(ctx, p, "fetch", map[string]any{"url": api.URL + "/"}, nil); err != nil || text(r) != `200 auth="Bearer s3cret"` {
+		t.Fatalf("to the credential's host: %q %v", text(r), err)
+	}
+	if r, err := execute(ctx, p, "fetch", map[string]any{"url": api.URL + "/away"}, nil); err != nil || text(r) != `200 auth=""` {
+		t.Fatalf("redirected elsewhere: %q %v", text(r), err)
+	}
+	if r, err := execute(ctx, p, "fetch", map[string]any{"url": other.URL + "/"}, nil); err != nil || text(r) != `200 auth=""` {
+		t.Fatalf("to another host: %q %v", text(r), err)
+	}
+	if _, err := rt(t).NewPlugin(compile(t, "internal/testplugins/probe"), runtime.PluginOptions{Grants: runtime.Grants{
+		Credentials: []runtime.Credential{{Host: "api.github.com", Header: "Authorization", Value: "x"}},
+	}}); err == nil || !strings.Contains(err.Error(), "the host is not granted") {
+		t.Fatalf("credential for an ungranted host: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -157,13 +158,16 @@ func (pl *Plugin) checkURL(u *url.URL) error {
 	return fmt.Errorf("HTTP request to %s is not allowed: the plugin's granted hosts are %s", u.Redacted(), granted)
 }
 
-// newHTTPClient is a plugin's client: no proxy from the host's environment,
-// and every redirect checked against the grants.
+// newHTTPClient is a plugin's client: no proxy from the host's
+// environment, every redirect checked against the grants, every address
+// connected to checked (dialGuard), and credentials added by the host.
 func (pl *Plugin) newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: pl.dialGuard}
+	tr.DialContext = d.DialContext
 	return &http.Client{
-		Transport: tr,
+		Transport: &credentialTransport{pl: pl, next: tr},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 10 {
 				return errors.New("stopped after 10 redirects")
@@ -242,4 +246,76 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	off, f := st.allocBytes(data)
 	st.check(f)
 	return off
+}
+
+// dialGuard refuses to connect to a loopback, private, link-local,
+// multicast or unspecified address unless the grants name that address
+// itself (or "localhost" for loopback): a granted host name whose DNS
+// answer points inside the host's network (DNS rebinding) is refused.
+func (pl *Plugin) dialGuard(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || publicIP(ip) {
+		return nil
+	}
+	for _, p := range pl.hosts {
+		if g := net.ParseIP(p.name); g != nil && g.Equal(ip) {
+			return nil
+		}
+		if p.name == "localhost" && ip.IsLoopback() {
+			return nil
+		}
+	}
+	return fmt.Errorf("refused to connect to %s: a loopback, private or link-local address; grant the address itself to allow it", ip)
+}
+
+var cgnat = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+
+func publicIP(ip net.IP) bool {
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip))
+}
+
+// Credential is a header the host adds to a plugin's requests to one
+// host: the plugin never holds the secret, and cannot send it anywhere
+// else.
+type Credential struct {
+	// Host is a host pattern as in Grants.Hosts ("api.github.com").
+	Host string
+	// Header and Value are the header the host sets ("Authorization",
+	// "Bearer …").
+	Header string
+	Value  string
+}
+
+// credentialTransport sets each credential on the requests (redirects
+// included) whose URL its host pattern allows, and removes that header
+// from every other request.
+type credentialTransport struct {
+	pl   *Plugin
+	next http.RoundTripper
+}
+
+func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.pl.creds) == 0 {
+		return t.next.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	for _, c := range t.pl.creds {
+		req.Header.Del(c.Header)
+	}
+	for _, c := range t.pl.creds {
+		if c.pattern.allows(req.URL) {
+			req.Header.Set(c.Header, c.Value)
+		}
+	}
+	return t.next.RoundTrip(req)
+}
+
+type credential struct {
+	Credential
+	pattern hostPattern
 }

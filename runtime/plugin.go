@@ -31,6 +31,7 @@ type Plugin struct {
 	name   string
 	grants Grants
 	hosts  []hostPattern
+	creds  []credential
 	client *http.Client
 	pool   *pool
 	mounts []mount
@@ -60,6 +61,10 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 			return nil, fmt.Errorf("plugin %s: %w", name, err)
 		}
 		p.hosts = append(p.hosts, hp)
+	}
+	for _, c := range g.Credentials {
+		hp, _ := parseHostPattern(c.Host)
+		p.creds = append(p.creds, credential{Credential: c, pattern: hp})
 	}
 	p.client = p.newHTTPClient()
 	if p.mounts, err = openMounts(g.Dirs); err != nil {

@@ -146,6 +146,7 @@ var knownKeys = []string{
 	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
 	"cache_dir", "max_memory", "log_level",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
+	"credentials", "header", "env", "prefix",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 }
 
@@ -348,6 +349,15 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 	for _, h := range g.Hosts {
 		if err := runtime.CheckHostGrant(h); err != nil {
 			c.errorf(key+".grants.hosts", "%v", err)
+		}
+	}
+	for i, cr := range g.Credentials {
+		ck := key + ".grants.credentials"
+		switch {
+		case cr.Host == "" || cr.Header == "" || cr.Env == "":
+			c.errorf(ck, "entry %d needs host, header and env (the name of the variable holding the secret)", i)
+		case !runtime.HostGranted(g.Hosts, cr.Host):
+			c.errorf(ck, "%s is not in grants.hosts", cr.Host)
 		}
 	}
 	if g.Memory != 0 && (g.Memory < 1<<16 || int64(g.Memory)>>16 > runtime.MaxPages) {

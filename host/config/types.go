@@ -95,6 +95,18 @@ type Grants struct {
 	MaxHTTPResponse Size     `toml:"max_http_response"`
 	MaxVars         Size     `toml:"max_vars"`
 	LogLevel        string   `toml:"log_level"`
+	// Credentials are headers the host adds to requests to a granted host,
+	// with values read from the host's environment; the plugin never sees
+	// them.
+	Credentials []Credential `toml:"credentials"`
+}
+
+// Credential is one entry of grants.credentials.
+type Credential struct {
+	Host   string `toml:"host"`
+	Header string `toml:"header"`
+	Env    string `toml:"env"`
+	Prefix string `toml:"prefix"`
 }
 
 // Dir is one directory grant.

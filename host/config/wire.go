@@ -158,6 +158,13 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 	for _, d := range p.Grants.Dirs {
 		g.Dirs = append(g.Dirs, runtime.Dir{Host: d.Host, Guest: d.Guest, Write: d.Write})
 	}
+	for _, c := range p.Grants.Credentials {
+		v, ok := os.LookupEnv(c.Env)
+		if !ok || v == "" {
+			return g, f.errorf(key+".grants.credentials", "the environment variable %s (the credential for %s) is empty or not set", c.Env, c.Host)
+		}
+		g.Credentials = append(g.Credentials, runtime.Credential{Host: c.Host, Header: c.Header, Value: c.Prefix + v})
+	}
 	for k, v := range p.Config {
 		s, err := v.resolve()
 		if err != nil {

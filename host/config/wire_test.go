@@ -161,3 +161,22 @@ func TestRootSample(t *testing.T) {
 		t.Fatalf("%d tools, %d hooks", len(setup.Tools), len(setup.Hooks))
 	}
 }
+
+func TestCredentialsFromEnvironment(t *testing.T) {
+	body := "[[tool]]\nplugin = \"PROBE\"\n[tool.grants]\nhosts = [\"api.example.com\"]\ncredentials = [{ host = \"api.example.com\", header = \"Authorization\", env = \"WA_TEST_TOKEN\", prefix = \"Bearer \" }]\n"
+	if _, err := wire(t, write(t, body, `{"content":"x"}`)); err == nil || !strings.Contains(err.Error(), "agent.toml:10: tool[0].grants.credentials: the environment variable WA_TEST_TOKEN") {
+		t.Fatalf("unset: %v", err)
+	}
+	t.Setenv("WA_TEST_TOKEN", "abc")
+	s, err := wire(t, write(t, body, `{"content":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Tools[0].Grants.Credentials; len(c) != 1 || c[0].Value != "Bearer abc" {
+		t.Fatalf("credentials = %+v", c)
+	}
+	bad := "[[tool]]\nplugin = \"PROBE\"\n[tool.grants]\ncredentials = [{ host = \"api.example.com\", header = \"Authorization\", env = \"X\" }]\n"
+	if _, err := wire(t, write(t, bad, `{"content":"x"}`)); err == nil || !strings.Contains(err.Error(), "api.example.com is not in grants.hosts") {
+		t.Fatalf("ungranted: %v", err)
+	}
+}
