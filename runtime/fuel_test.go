@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -307,5 +310,112 @@ func TestCallTreeThroughPlugin(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	if _, err := p.Call(ctx, "tree", nil, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("abort: %v", err)
+	}
+}
+
+// recursionModule exports "rec" (() -> i32), which recurses without end.
+func recursionModule() []byte {
+	i32 := byte(0x7f)
+	types := sec(1, vec(2, []byte{0x60, 1, i32, 0}, []byte{0x60, 0, 1, i32}))
+	funcs := sec(3, vec(2, u(0), u(1)))
+	exports := sec(7, vec(1, str("rec"), []byte{0x00}, u(1)))
+	f := body(u(0), 0x20, 0x00, 0x41, 0x01, 0x6a, 0x10, 0x00)
+	rec := body(u(0), 0x41, 0x00, 0x10, 0x00, 0x41, 0x00)
+	return module(types, funcs, exports, sec(10, vec(2, f, rec)))
+}
+
+// Runaway recursion ends in a clean error once wazero's call stack ceiling
+// is reached; the host stays up. (The stack is not counted in the memory
+// grant: SECURITY.md states the bound that the concurrency cap gives.)
+func TestRunawayRecursion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows a 400 MB call stack")
+	}
+	r, err := New(context.Background(), Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	m, err := r.Compile(context.Background(), "rec.wasm", recursionModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.NewPlugin(m, PluginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	start := time.Now()
+	_, err = p.Call(context.Background(), "rec", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "stack overflow") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Logf("%v after %v", err, time.Since(start))
+}
+
+// peakRSS resets and then reads the process's peak resident memory
+// (Linux); ok is false elsewhere.
+func resetPeakRSS() bool { return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil }
+
+func peakRSS() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb << 10, true
+		}
+	}
+	return 0, false
+}
+
+// Six concurrent runaway recursions with a host cap of 2 stay under the
+// stated bound: per running call, its memory grants plus wazero's
+// 400 MB call-stack ceiling.
+func TestRecursionMemoryBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows call stacks")
+	}
+	if !resetPeakRSS() {
+		t.Skip("needs Linux /proc/self/clear_refs")
+	}
+	const cap = 2
+	r, err := New(context.Background(), Options{CacheDir: "off", MaxConcurrentCalls: cap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	m, err := r.Compile(context.Background(), "rec.wasm", recursionModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.NewPlugin(m, PluginOptions{Grants: Grants{MemoryPages: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	goruntime.GC()
+	base, _ := peakRSS()
+	resetPeakRSS()
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := p.Call(context.Background(), "rec", nil, nil); err == nil || !strings.Contains(err.Error(), "stack overflow") {
+				t.Errorf("err = %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	peak, _ := peakRSS()
+	grant := int64(2 * 16 << 16) // linear memory and host memory, 16 pages each
+	bound := base + cap*(400<<20+grant)
+	t.Logf("peak RSS %d MiB over a base of %d MiB; bound %d MiB", peak>>20, base>>20, bound>>20)
+	if peak > bound {
+		t.Fatalf("peak RSS %d MiB is over the bound of %d MiB", peak>>20, bound>>20)
 	}
 }

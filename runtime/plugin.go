@@ -17,6 +17,9 @@ type PluginOptions struct {
 	// demand; 0 turns pre-warming off, so each call instantiates its own.
 	// Either way every instance serves exactly one call.
 	PoolSize int
+	// MaxConcurrency caps this plugin's calls running at once (0: only the
+	// Runtime's cap applies).
+	MaxConcurrency int
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure: one
@@ -34,6 +37,7 @@ type Plugin struct {
 	creds  []credential
 	client *http.Client
 	pool   *pool
+	gate   *gate // nil without a per-plugin cap
 	mounts []mount
 	closes sync.WaitGroup // instances being closed after their call
 }
@@ -51,10 +55,13 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if m.minPages > g.MemoryPages {
 		return nil, fmt.Errorf("plugin %s: the module needs %d pages of memory at start, more than its grant of %d", name, m.minPages, g.MemoryPages)
 	}
-	if opts.PoolSize < 0 {
-		return nil, fmt.Errorf("plugin %s: negative pool size %d", name, opts.PoolSize)
+	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
+		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
 	p := &Plugin{r: r, m: m, name: name, grants: g}
+	if opts.MaxConcurrency > 0 {
+		p.gate = newGate(opts.MaxConcurrency)
+	}
 	for _, h := range g.Hosts {
 		hp, err := parseHostPattern(h)
 		if err != nil {
@@ -101,6 +108,16 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 	if len(input) > p.grants.MaxInputBytes {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the input of %d bytes is over the plugin's limit of %d", len(input), p.grants.MaxInputBytes)}
 	}
+	if p.gate != nil {
+		if err := p.gate.enter(ctx); err != nil {
+			return nil, &CallError{Plugin: p.name, Export: export, Err: err}
+		}
+		defer p.gate.leave()
+	}
+	if err := p.r.calls.enter(ctx); err != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
+	}
+	defer p.r.calls.leave()
 	inst, err := p.pool.take(ctx)
 	if err != nil {
 		return nil, err
@@ -111,6 +128,15 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 		onUpdate = opts.OnUpdate
 	}
 	return inst.call(ctx, export, input, onUpdate)
+}
+
+// Stats reports this plugin's own calls (zero without MaxConcurrency:
+// see Runtime.Stats for all calls).
+func (p *Plugin) Stats() Stats {
+	if p.gate == nil {
+		return Stats{}
+	}
+	return p.gate.stats()
 }
 
 // retire closes an instance after its call, off the caller's path, and

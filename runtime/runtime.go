@@ -33,6 +33,11 @@ type Options struct {
 	// CompileWorkers is the number of goroutines compiling one module
 	// (default GOMAXPROCS).
 	CompileWorkers int
+	// MaxConcurrentCalls caps the plugin calls running at once in this
+	// Runtime, all plugins together (default 4 × GOMAXPROCS, at least 8);
+	// more wait their turn, abortably. With it, the memory guest code can
+	// take is bounded: see Stats and SECURITY.md.
+	MaxConcurrentCalls int
 	// Logger receives what plugins log and what pools report (default: a
 	// logger that discards).
 	Logger *slog.Logger
@@ -51,6 +56,7 @@ type Runtime struct {
 	log     *slog.Logger
 	mu      sync.Mutex
 	modules map[[sha256.Size]byte]*moduleEntry
+	calls   *gate
 }
 
 type moduleEntry struct {
@@ -84,6 +90,9 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxConcurrentCalls <= 0 {
+		opts.MaxConcurrentCalls = max(8, 4*goruntime.GOMAXPROCS(0))
+	}
 	// No WithCloseOnContextDone: fuel instrumentation (fuel.go) stops
 	// guest code, loops or not, at a fraction of its cost.
 	cfg := wazero.NewRuntimeConfigCompiler().
@@ -111,6 +120,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		opts:    opts,
 		log:     opts.Logger,
 		modules: map[[sha256.Size]byte]*moduleEntry{},
+		calls:   newGate(opts.MaxConcurrentCalls),
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
 		r.Close(ctx)
@@ -134,6 +144,16 @@ func (r *Runtime) Close(ctx context.Context) error {
 	}
 	return err
 }
+
+// Stats are the Runtime's call counts.
+type Stats struct {
+	Running    int // calls running now
+	Waiting    int // calls waiting for their turn
+	MaxRunning int // the most calls that ever ran at once
+}
+
+// Stats reports the calls running and waiting, all plugins together.
+func (r *Runtime) Stats() Stats { return r.calls.stats() }
 
 // compileContext asks wazero for r's number of compilation workers.
 func (r *Runtime) compileContext(ctx context.Context) context.Context {

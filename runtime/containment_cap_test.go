@@ -1,0 +1,86 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+// Calls beyond the host's cap wait their turn; a waiting call can be
+// aborted. The cap is what bounds the memory guests take (SECURITY.md).
+func TestConcurrencyCaps(t *testing.T) {
+	ctx := context.Background()
+	r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(t), MaxConcurrentCalls: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	m, err := r.CompileFile(ctx, wasmbuild.ForTest(t, "internal/testplugins/probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.NewPlugin(m, runtime.PluginOptions{PoolSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := execute(ctx, p, "sleep", map[string]any{"ms": 100}, nil); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	time.Sleep(30 * time.Millisecond)
+	if s := r.Stats(); s.Running > 2 || s.Waiting == 0 {
+		t.Errorf("while busy: %+v", s)
+	}
+	wg.Wait()
+	if s := r.Stats(); s.MaxRunning != 2 || s.Running != 0 || s.Waiting != 0 {
+		t.Fatalf("after: %+v", s)
+	}
+	// A call waiting for a slot is aborted like a running one.
+	hold, cancelHold := context.WithCancel(ctx)
+	defer cancelHold()
+	for range 2 {
+		go execute(hold, p, "spin", struct{}{}, nil)
+	}
+	time.Sleep(50 * time.Millisecond)
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err = execute(wctx, p, "echo", map[string]any{"text": "x"}, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for a free slot (2 calls may run at once)") {
+		t.Fatalf("queued call: %v", err)
+	}
+
+	// A plugin's own cap.
+	one, err := r.NewPlugin(m, runtime.PluginOptions{MaxConcurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	cancelHold()
+	for r.Stats().Running > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			execute(ctx, one, "sleep", map[string]any{"ms": 30}, nil)
+		}()
+	}
+	wg.Wait()
+	if s := one.Stats(); s.MaxRunning != 1 {
+		t.Fatalf("plugin cap: %+v", s)
+	}
+}
