@@ -162,6 +162,12 @@ var userFunctions = map[string]hostFunc{
 	"emit_update": {sig(i64), nil, func(st *callState, s []uint64) {
 		b, f := st.block(s[0], "emit_update")
 		st.check(f)
+		if st.updates++; st.updates > maxUpdates {
+			st.check(faultf("emit_update: more than %d updates in one call", maxUpdates))
+		}
+		if len(b) > st.p.grants.MaxOutputBytes {
+			st.check(faultf("emit_update: an update of %d bytes is over the plugin's output limit of %d", len(b), st.p.grants.MaxOutputBytes))
+		}
 		if st.onUpdate != nil {
 			if err := st.onUpdate(append([]byte(nil), b...)); err != nil {
 				st.check(faultf("emit_update: %v", err))
@@ -170,6 +176,9 @@ var userFunctions = map[string]hostFunc{
 		st.free(s[0])
 	}},
 }
+
+// maxUpdates bounds the partial results of one call.
+const maxUpdates = 10000
 
 // logLevels are Extism's levels as get_log_level reports them.
 var logLevels = map[string]int32{"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "off": math.MaxInt32}

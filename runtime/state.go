@@ -24,6 +24,7 @@ type callState struct {
 	httpStatus  int32
 	httpHeaders []byte
 	logBytes    int
+	updates     int
 }
 
 type stateKey struct{}

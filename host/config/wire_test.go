@@ -58,7 +58,7 @@ sequential = ["calc"]
 [[tool]]
 plugin = "PROBE"
 name = "probe"
-disable = ["state", "sleep", "hash", "fib", "spin", "panic", "crash", "fail", "big", "updates", "read", "write", "fsop", "fetch"]
+disable = ["state", "sleep", "hash", "fib", "spin", "panic", "crash", "fail", "big", "updates", "read", "write", "fsop", "ambient", "fetch"]
 config = { greeting = { env = "WA_TEST_GREETING" } }
 
 [[hook]]

@@ -29,7 +29,7 @@ func TestLoadDescribes(t *testing.T) {
 			t.Errorf("tool %s has no schema or description", info.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "echo,state,sleep,hash,fib,spin,panic,crash,fail,big,updates,config,read,write,fsop,fetch" {
+	if got := strings.Join(names, ","); got != "echo,state,sleep,hash,fib,spin,panic,crash,fail,big,updates,config,read,write,fsop,ambient,fetch" {
 		t.Fatalf("tools = %s", got)
 	}
 	if modes["write"] != host.ExecutionSequential || modes["read"] != "" {

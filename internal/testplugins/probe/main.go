@@ -5,6 +5,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -158,6 +159,14 @@ func init() {
 			return nil, err
 		}
 		return sdk.Text(out), nil
+	}))
+	sdk.RegisterTool(sdk.NewTool("ambient", "Reports what the process sees around it: random bytes, the clock, arguments, environment, stdout.", func(c *sdk.Call, _ empty) (*sdk.Result, error) {
+		buf := make([]byte, 16)
+		rand.Read(buf)
+		fmt.Println("plugin stdout line")
+		fmt.Fprintln(os.Stderr, "plugin stderr line")
+		b, _ := json.Marshal(map[string]any{"rand": hex.EncodeToString(buf), "now": time.Now().Unix(), "args": os.Args, "env": os.Environ()})
+		return sdk.Text(string(b)), nil
 	}))
 	sdk.RegisterTool(sdk.NewTool("fetch", "Fetches a URL.", func(c *sdk.Call, a struct {
 		URL string `json:"url"`
