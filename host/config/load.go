@@ -146,7 +146,7 @@ var knownKeys = []string{
 	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
 	"cache_dir", "max_memory", "log_level",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
-	"credentials", "header", "env", "prefix",
+	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 }
 
@@ -199,6 +199,11 @@ func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v
 func (c *checker) check() {
 	c.checkModel()
 	c.checkAgent()
+	if au := &c.f.Audit; au.Path != "" {
+		au.Path = c.abs(au.Path)
+	} else if au.Arguments || au.Results {
+		c.errorf("audit.path", "arguments and results are logged only with a path")
+	}
 	r := &c.f.Runtime
 	if r.CacheDir != "" && r.CacheDir != "off" {
 		r.CacheDir = c.abs(r.CacheDir)

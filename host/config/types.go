@@ -20,6 +20,7 @@ type File struct {
 	Runtime Runtime      `toml:"runtime"`
 	Tools   []ToolPlugin `toml:"tool"`
 	Hooks   []HookPlugin `toml:"hook"`
+	Audit   Audit        `toml:"audit"`
 
 	lines lineIndex
 }

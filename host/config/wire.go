@@ -32,6 +32,16 @@ type Setup struct {
 	Warnings []string
 
 	plugins []*wasmtool.Plugin
+	audit   *auditor
+}
+
+// Audit is the listener that writes the audit log ([audit] path), or nil
+// without one: subscribe it to the Agent.
+func (s *Setup) Audit() host.Listener {
+	if s.audit == nil {
+		return nil
+	}
+	return s.audit.Event
 }
 
 // ToolInfo describes a tool the configuration gives the agent.
@@ -80,6 +90,11 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	if err := s.loadTools(ctx); err != nil {
 		return nil, err
 	}
+	if f.Audit.Path != "" {
+		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
+			return nil, f.errorf("audit.path", "%v", err)
+		}
+	}
 	if err := s.loadHooks(ctx); err != nil {
 		return nil, err
 	}
@@ -101,8 +116,11 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	return s, nil
 }
 
-// Close stops every plugin and the runtime.
+// Close stops every plugin and the runtime, and closes the audit log.
 func (s *Setup) Close() {
+	if s.audit != nil {
+		s.audit.close()
+	}
 	for _, p := range s.plugins {
 		p.Close()
 	}
@@ -282,7 +300,18 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 				if !match(c.ToolCall.Name) {
 					return nil, nil
 				}
-				return before.BeforeToolCall(ctx, c)
+				res, err := before.BeforeToolCall(ctx, c)
+				if s.audit != nil {
+					d := hookDecision{Hook: "beforeToolCall", Plugin: wp.Name(), Decision: "allow"}
+					switch {
+					case err != nil:
+						d.Decision, d.Reason = "error", err.Error()
+					case res != nil && res.Block:
+						d.Decision, d.Reason = "block", res.Reason
+					}
+					s.audit.hook(c.ToolCall.ID, d)
+				}
+				return res, err
 			}))
 			s.Hooks = append(s.Hooks, HookInfo{Kind: "beforeToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
 		}
@@ -291,7 +320,18 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 				if !match(c.ToolCall.Name) {
 					return nil, nil
 				}
-				return after.AfterToolCall(ctx, c)
+				res, err := after.AfterToolCall(ctx, c)
+				if s.audit != nil {
+					d := hookDecision{Hook: "afterToolCall", Plugin: wp.Name(), Decision: "keep"}
+					switch {
+					case err != nil:
+						d.Decision, d.Reason = "error", err.Error()
+					case res != nil && (res.Content != nil || res.Details != nil || res.IsError != nil || res.Terminate != nil):
+						d.Decision = "modify"
+					}
+					s.audit.hook(c.ToolCall.ID, d)
+				}
+				return res, err
 			}))
 			s.Hooks = append(s.Hooks, HookInfo{Kind: "afterToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
 		}

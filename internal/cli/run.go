@@ -45,6 +45,9 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	r, done := newRenderer(*jsonOut, env)
 	a := host.NewAgent(s.Options)
 	a.Subscribe(r.event)
+	if audit := s.Audit(); audit != nil {
+		a.Subscribe(audit)
+	}
 	result := make(chan error, 1)
 	go func() { result <- a.PromptText(ctx, prompt) }()
 	interrupted := false
@@ -115,6 +118,9 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	defer done()
 	a := host.NewAgent(s.Options)
 	a.Subscribe(r.event)
+	if audit := s.Audit(); audit != nil {
+		a.Subscribe(audit)
+	}
 
 	lines := make(chan string)
 	go func() {

@@ -55,6 +55,10 @@ tools = ["write", "edit"]
 rules = [{ name = "no-env", action = "deny", path = ["**/.env"], reason = "no env files" }]
 [[hook]]
 plugin = %q
+[audit]
+path = "audit.jsonl"
+results = true
+max_field_bytes = 40
 `, wasmbuild.TestCacheDir(), wasmbuild.ForTest(t, "plugins/fs"), wasmbuild.ForTest(t, "plugins/policy"), wasmbuild.ForTest(t, "plugins/redact"))
 	path := filepath.Join(dir, "agent.toml")
 	os.WriteFile(path, []byte(cfg), 0o644)
@@ -69,6 +73,7 @@ plugin = %q
 	}
 	defer s.Close()
 	a := host.NewAgent(s.Options)
+	a.Subscribe(s.Audit())
 	var events bytes.Buffer
 	a.Subscribe(func(_ context.Context, e host.Event) error {
 		b, err := host.MarshalEvent(e)
@@ -118,5 +123,41 @@ plugin = %q
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".env")); err == nil {
 		t.Error(".env was written")
+	}
+	// The audit log: one record per call, with hook decisions.
+	s.Close()
+	log, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d audit records:\n%s", len(lines), log)
+	}
+	var outcomes []string
+	for _, l := range lines {
+		var rec struct {
+			Tool, Outcome, SHA256, Result string
+			Args                          json.RawMessage
+			Hooks                         []struct{ Hook, Plugin, Decision, Reason string }
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		d := ""
+		for _, h := range rec.Hooks {
+			name, _, _ := strings.Cut(h.Plugin, "-") // the test builds name files name-<hash>.wasm
+			d += "," + name + ":" + h.Decision
+		}
+		outcomes = append(outcomes, rec.Tool+":"+rec.Outcome+d)
+		if len(rec.SHA256) != 64 || rec.Args != nil || len(rec.Result) > 45 || strings.Contains(rec.Result, token) {
+			t.Errorf("record %s", l)
+		}
+	}
+	// edit: its diff showed the token's line, so redact modified it; the
+	// blocked write never ran, so no after hook saw it.
+	wantAudit := "read:ok,redact:modify grep:ok,redact:keep edit:ok,policy:allow,redact:modify write:blocked,policy:block read:ok,redact:modify"
+	if got := strings.Join(outcomes, " "); got != wantAudit {
+		t.Errorf("audit:\n got %s\nwant %s", got, wantAudit)
 	}
 }
