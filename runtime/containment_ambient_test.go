@@ -22,11 +22,12 @@ type ambient struct {
 // Nothing of the host's process reaches a plugin: no arguments, no
 // environment, and its stdout goes nowhere, even with the variable that
 // makes plain Extism print it. Randomness is real and differs per
-// instance; the clock is the real one.
+// instance; the wall clock is the real one only when granted.
 func TestNoAmbientAuthority(t *testing.T) {
 	t.Setenv("EXTISM_ENABLE_WASI_OUTPUT", "1")
 	t.Setenv("WASMAGENT_SECRET_FOR_TEST", "leaked?")
 	p := probe(t, runtime.Grants{}, 2)
+	clock := probe(t, runtime.Grants{Clock: true}, 0)
 	// The host's own stdout and stderr, watched while the plugin prints.
 	rOut, wOut, _ := os.Pipe()
 	saved, savedErr := os.Stdout, os.Stderr
@@ -49,9 +50,18 @@ func TestNoAmbientAuthority(t *testing.T) {
 			t.Fatalf("random bytes repeat: %s", a.Rand)
 		}
 		seen[a.Rand] = true
-		if d := time.Since(time.Unix(a.Now, 0)); d < -time.Minute || d > time.Minute {
-			t.Fatalf("the plugin's clock is off by %v", d)
+		if y := time.Unix(a.Now, 0).UTC().Year(); y != 2022 {
+			t.Fatalf("without a clock grant the plugin's wall clock says %d", y)
 		}
+	}
+	r, err := execute(context.Background(), clock, "ambient", struct{}{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a ambient
+	json.Unmarshal([]byte(text(r)), &a)
+	if d := time.Since(time.Unix(a.Now, 0)); d < -time.Minute || d > time.Minute {
+		t.Fatalf("with the clock granted, the plugin's clock is off by %v", d)
 	}
 	os.Stdout, os.Stderr = saved, savedErr
 	wOut.Close()

@@ -247,13 +247,30 @@ func treeModule() []byte {
 	return module(types, funcs, exports, sec(10, vec(2, f, tree)))
 }
 
-// A loop-free call tree is stopped at its deadline, and the host keeps
-// running meanwhile: a goroutine that allocates and collects garbage keeps
-// beating (without fuel, the GC's stop-the-world would wait on the guest
-// and freeze every goroutine).
+// spinModule exports "spin" (() -> i32): an empty infinite loop.
+func spinModule() []byte {
+	types := sec(1, vec(1, []byte{0x60, 0, 1, 0x7f}))
+	return module(types, sec(3, vec(1, u(0))), sec(7, vec(1, str("spin"), []byte{0x00}, u(0))),
+		sec(10, vec(1, body(u(0), 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x41, 0x00))))
+}
+
+// A loop-free call tree and an infinite loop are each stopped at their
+// deadline, and the host keeps running meanwhile: a goroutine that
+// allocates and collects garbage keeps beating (without fuel, the GC's
+// stop-the-world would wait on the guest and freeze every goroutine).
 func TestLoopFreeCallTreeStops(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		wasm   []byte
+		export string
+	}{{"call tree", treeModule(), "tree"}, {"infinite loop", spinModule(), "spin"}} {
+		t.Run(c.name, func(t *testing.T) { stopsWhileHostBeats(t, c.wasm, c.export) })
+	}
+}
+
+func stopsWhileHostBeats(t *testing.T, wasm []byte, export string) {
 	ctx := context.Background()
-	inst, err := instrument(treeModule())
+	inst, err := instrument(wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +293,7 @@ func TestLoopFreeCallTreeStops(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = m.ExportedFunction("tree").Call(cctx)
+	_, err = m.ExportedFunction(export).Call(cctx)
 	var exit *sys.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
 		t.Fatalf("err = %v, want a deadline exit", err)

@@ -48,6 +48,13 @@ type Grants struct {
 	MaxHTTPResponseBytes int64
 	// MaxVarBytes bounds the Extism variables of one call (default 1 MiB).
 	MaxVarBytes int
+	// Clock grants the real wall clock. Without it the plugin sees
+	// wazero's deterministic one, which starts at 2022-01-01 and moves on
+	// by a millisecond at every reading: it cannot learn the date or the
+	// time of day. The monotonic clock is real either way (language
+	// runtimes need it for sleeps and timers; it tells durations, not
+	// dates), and sleeps end with the call.
+	Clock bool
 	// LogLevel is the lowest level of plugin log messages passed on to the
 	// Runtime's logger (default "info"): trace, debug, info, warn, error or
 	// off.
@@ -190,9 +197,11 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 		WithStdout(io.Discard).
 		WithStderr(&st.stderr).
 		WithRandSource(rand.Reader).
-		WithSysWalltime().
 		WithSysNanotime().
 		WithNanosleep(st.sleep)
+	if g.Clock {
+		cfg = cfg.WithSysWalltime()
+	}
 	if len(st.p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
 		for _, m := range st.p.mounts {

@@ -196,6 +196,9 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	if bodyOff != 0 {
 		b, f := st.block(bodyOff, "http_request body")
 		st.check(f)
+		if len(b) > st.p.grants.MaxOutputBytes {
+			st.check(faultf("http_request: a request body of %d bytes is over the plugin's output limit of %d", len(b), st.p.grants.MaxOutputBytes))
+		}
 		body = bytes.NewReader(append([]byte(nil), b...))
 		st.free(bodyOff)
 	}

@@ -146,7 +146,7 @@ var knownKeys = []string{
 	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
 	"cache_dir", "max_memory", "log_level",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
-	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes",
+	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 }
 
@@ -210,6 +210,9 @@ func (c *checker) check() {
 	}
 	if r.MaxMemory != 0 && (r.MaxMemory < 1<<16 || int64(r.MaxMemory)>>16 > runtime.MaxPages) {
 		c.errorf("runtime.max_memory", "%d bytes is not between 64KiB and 4GiB", r.MaxMemory)
+	}
+	if r.MaxConcurrentCalls < 0 {
+		c.errorf("runtime.max_concurrent_calls", "%d is negative", r.MaxConcurrentCalls)
 	}
 	if r.LogLevel != "" && !oneOf(r.LogLevel, "debug", "info", "warn", "error") {
 		c.errorf("runtime.log_level", "%q is not debug, info, warn or error", r.LogLevel)

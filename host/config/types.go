@@ -53,9 +53,10 @@ type Agent struct {
 
 // Runtime is [runtime].
 type Runtime struct {
-	CacheDir  string `toml:"cache_dir"`
-	MaxMemory Size   `toml:"max_memory"`
-	LogLevel  string `toml:"log_level"`
+	CacheDir           string `toml:"cache_dir"`
+	MaxMemory          Size   `toml:"max_memory"`
+	MaxConcurrentCalls int    `toml:"max_concurrent_calls"`
+	LogLevel           string `toml:"log_level"`
 }
 
 // Plugin is what [[tool]] and [[hook]] entries share.
@@ -96,6 +97,9 @@ type Grants struct {
 	MaxHTTPResponse Size     `toml:"max_http_response"`
 	MaxVars         Size     `toml:"max_vars"`
 	LogLevel        string   `toml:"log_level"`
+	// Clock grants the real wall clock (the monotonic clock is always
+	// real).
+	Clock bool `toml:"clock"`
 	// Credentials are headers the host adds to requests to a granted host,
 	// with values read from the host's environment; the plugin never sees
 	// them.

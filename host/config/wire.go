@@ -78,7 +78,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 			s.Close()
 		}
 	}()
-	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), Logger: opts.Logger}
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, Logger: opts.Logger}
 	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
@@ -171,6 +171,7 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 		MaxHTTPResponseBytes: int64(p.Grants.MaxHTTPResponse),
 		MaxVarBytes:          int(p.Grants.MaxVars),
 		LogLevel:             p.Grants.LogLevel,
+		Clock:                p.Grants.Clock,
 		Config:               map[string]string{},
 	}
 	for _, d := range p.Grants.Dirs {

@@ -146,7 +146,7 @@ max_field_bytes = 40
 		}
 		d := ""
 		for _, h := range rec.Hooks {
-			name, _, _ := strings.Cut(h.Plugin, "-") // the test builds name files name-<hash>.wasm
+			name, _, _ := strings.Cut(h.Plugin, "-") // the tests name plugin files name-<hash>.wasm
 			d += "," + name + ":" + h.Decision
 		}
 		outcomes = append(outcomes, rec.Tool+":"+rec.Outcome+d)
