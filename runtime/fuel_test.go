@@ -342,6 +342,26 @@ func recursionModule() []byte {
 	return module(types, funcs, exports, sec(10, vec(2, f, rec)))
 }
 
+// recursionPlugin is recursionModule as a plugin of a new Runtime.
+func recursionPlugin(t *testing.T, opts Options, g Grants) *Plugin {
+	t.Helper()
+	r, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.Background()) })
+	m, err := r.Compile(context.Background(), "rec.wasm", recursionModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.NewPlugin(m, PluginOptions{Grants: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
 // Runaway recursion ends in a clean error once wazero's call stack ceiling
 // is reached; the host stays up. (The stack is not counted in the memory
 // grant: SECURITY.md states the bound that the concurrency cap gives.)
@@ -349,22 +369,9 @@ func TestRunawayRecursion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grows a 400 MB call stack")
 	}
-	r, err := New(context.Background(), Options{CacheDir: "off"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(context.Background())
-	m, err := r.Compile(context.Background(), "rec.wasm", recursionModule())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := r.NewPlugin(m, PluginOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := recursionPlugin(t, Options{CacheDir: "off"}, Grants{})
 	start := time.Now()
-	_, err = p.Call(context.Background(), "rec", nil, nil)
+	_, err := p.Call(context.Background(), "rec", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "stack overflow") {
 		t.Fatalf("err = %v", err)
 	}
@@ -404,20 +411,7 @@ func TestRecursionMemoryBound(t *testing.T) {
 		t.Skip("needs Linux /proc/self/clear_refs")
 	}
 	const cap = 2
-	r, err := New(context.Background(), Options{CacheDir: "off", MaxConcurrentCalls: cap})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(context.Background())
-	m, err := r.Compile(context.Background(), "rec.wasm", recursionModule())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := r.NewPlugin(m, PluginOptions{Grants: Grants{MemoryPages: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := recursionPlugin(t, Options{CacheDir: "off", MaxConcurrentCalls: cap}, Grants{MemoryPages: 16})
 	debug.FreeOSMemory()
 	resetPeakRSS()
 	base, _ := peakRSS()

@@ -85,21 +85,7 @@ func (w *walker) memarg() {
 	if align&0x40 != 0 {
 		w.copyU32()
 	}
-	w.out = appendS64Unsigned(w.out, w.r.uleb(64))
-}
-
-func appendS64Unsigned(out []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			c |= 0x80
-		}
-		out = append(out, c)
-		if v == 0 {
-			return out
-		}
-	}
+	w.out = appendU64(w.out, w.r.uleb(64))
 }
 
 // instr copies one instruction and returns its opcode.

@@ -125,7 +125,9 @@ func (r *reader) name() (string, []byte) {
 	return string(b), r.b[start:r.pos]
 }
 
-func appendU32(out []byte, v uint32) []byte {
+func appendU32(out []byte, v uint32) []byte { return appendU64(out, uint64(v)) }
+
+func appendU64(out []byte, v uint64) []byte {
 	for {
 		c := byte(v & 0x7f)
 		v >>= 7
