@@ -90,11 +90,21 @@ type buildResult struct {
 }
 
 // ForTest builds the plugin package pkg (relative to the module root) once
-// per test process and returns the path of the Wasm file. Files go to one
-// directory under the user cache directory, each replaced atomically, so
-// concurrent test processes neither collide nor leave files behind.
+// per test process and returns the path of the Wasm file; see Cached.
 func ForTest(tb testing.TB, pkg string) string {
 	tb.Helper()
+	path, err := Cached(pkg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// Cached builds the plugin package pkg once per process and returns the
+// path of the Wasm file. Files go to one directory under the user cache
+// directory, each replaced atomically, so concurrent test processes
+// neither collide nor leave files behind.
+func Cached(pkg string) (string, error) {
 	mu.Lock()
 	r := built[pkg]
 	if r == nil {
@@ -125,8 +135,5 @@ func ForTest(tb testing.TB, pkg string) string {
 			r.err = os.Rename(tmp.Name(), r.path)
 		}
 	})
-	if r.err != nil {
-		tb.Fatal(r.err)
-	}
-	return r.path
+	return r.path, r.err
 }
