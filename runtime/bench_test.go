@@ -2,8 +2,13 @@ package runtime_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
+	goruntime "runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,4 +282,145 @@ func BenchmarkAbortLatency(b *testing.B) {
 		total += (<-done).Sub(at)
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-stop")
+}
+
+// Payloads: an echo of 1 KiB and of 1 MiB, and a CPU-bound call (sha256
+// of 1 MiB in the guest), fresh instance per call from a warm pool,
+// against native Go doing the same work.
+func BenchmarkPayload(b *testing.B) {
+	for _, size := range []int{1 << 10, 1 << 20} {
+		text := strings.Repeat("x", size)
+		in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "echo", Args: mustJSON(map[string]string{"text": text})})
+		name := map[int]string{1 << 10: "echo-1KiB", 1 << 20: "echo-1MiB"}[size]
+		b.Run(name+"/native", func(b *testing.B) {
+			for b.Loop() {
+				var x sdk.ExecuteInput
+				json.Unmarshal(in, &x)
+				var a struct{ Text string }
+				json.Unmarshal(x.Args, &a)
+				json.Marshal(sdk.Text(a.Text))
+			}
+		})
+		b.Run(name+"/go", func(b *testing.B) {
+			p := probe(b, runtime.Grants{}, 4)
+			time.Sleep(100 * time.Millisecond)
+			for b.Loop() {
+				if _, err := p.Call(context.Background(), sdk.ExportExecute, in, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "hash", Args: json.RawMessage(`{"mib":1}`)})
+	b.Run("sha256-1MiB/native", func(b *testing.B) {
+		buf := make([]byte, 1<<20)
+		for b.Loop() {
+			sha256.Sum256(buf)
+		}
+	})
+	b.Run("sha256-1MiB/go", func(b *testing.B) {
+		p := probe(b, runtime.Grants{}, 4)
+		time.Sleep(100 * time.Millisecond)
+		for b.Loop() {
+			if _, err := p.Call(context.Background(), sdk.ExportExecute, in, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// Parallel scaling: n concurrent calls, CPU-bound (sha256 of 1 MiB) and
+// I/O-bound (a 100 ms sleep in a host function). Reports wall time per
+// batch and its ratio to the ideal: n/cores × one call for CPU-bound work,
+// one call for I/O-bound work.
+func BenchmarkParallel(b *testing.B) {
+	cores := goruntime.GOMAXPROCS(0)
+	for _, kind := range []string{"cpu", "io"} {
+		args := map[string]json.RawMessage{"cpu": json.RawMessage(`{"mib":1}`), "io": json.RawMessage(`{"ms":100}`)}[kind]
+		tool := map[string]string{"cpu": "hash", "io": "sleep"}[kind]
+		in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: tool, Args: args})
+		p := probe(b, runtime.Grants{}, 32)
+		time.Sleep(time.Second) // the pool fills
+		call := func() {
+			if _, err := p.Call(context.Background(), sdk.ExportExecute, in, nil); err != nil {
+				b.Error(err)
+			}
+		}
+		one := time.Now()
+		call()
+		single := time.Since(one)
+		for _, n := range []int{1, 2, 4, 8, 32} {
+			b.Run(fmt.Sprintf("%s/n=%d", kind, n), func(b *testing.B) {
+				var total time.Duration
+				for b.Loop() {
+					start := time.Now()
+					var wg sync.WaitGroup
+					for range n {
+						wg.Add(1)
+						go func() { defer wg.Done(); call() }()
+					}
+					wg.Wait()
+					total += time.Since(start)
+				}
+				ideal := single
+				if kind == "cpu" {
+					ideal = time.Duration(float64(single) * max(float64(n)/float64(cores), 1))
+				}
+				b.ReportMetric(float64(total)/float64(b.N)/float64(ideal), "x-ideal")
+			})
+		}
+	}
+}
+
+// Memory: resident memory per pooled (idle, initialised) instance, for a
+// Go plugin and a small one.
+func BenchmarkMemoryPerInstance(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m    func() *runtime.Module
+	}{
+		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }},
+		{"small", func() *runtime.Module {
+			m, _ := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
+			return m
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			const n = 50
+			m := c.m()
+			var perInstance float64
+			for b.Loop() {
+				debug.FreeOSMemory()
+				before := rss()
+				p, err := rt(b).NewPlugin(m, runtime.PluginOptions{PoolSize: n})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					if p.Pooled() == n {
+						break
+					}
+				}
+				perInstance = float64(rss()-before) / n
+				p.Close()
+			}
+			b.ReportMetric(perInstance/1024, "KiB/instance")
+		})
+	}
+}
+
+// rss is the process's resident memory (Linux), or 0.
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res int64
+	fmt.Sscan(string(b), &size, &res)
+	return res * int64(os.Getpagesize())
 }

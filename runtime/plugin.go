@@ -139,6 +139,9 @@ func (p *Plugin) Stats() Stats {
 	return p.gate.stats()
 }
 
+// Pooled is the number of instances ready in the pool.
+func (p *Plugin) Pooled() int { return len(p.pool.ready) }
+
 // retire closes an instance after its call, off the caller's path, and
 // has the pool refilled.
 func (p *Plugin) retire(inst *instance) {
