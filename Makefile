@@ -1,7 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo run build plugins test test-short bench-runtime check fuzz golden-pi
+.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi
 
 all: build plugins
 
@@ -57,6 +57,25 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# Every benchmark, several runs each, summarised with benchstat and written
+# up as docs/benchmarks.md (medians, ratios to the baselines measured in
+# the same run, targets). pi's side needs Node.js; without it the report
+# says so.
+BENCHCOUNT ?= 6
+BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+bench: plugins
+	$(GO) test ./runtime/ -run '^$$' -bench . -benchtime 300ms -count $(BENCHCOUNT) -timeout 30m > bench.out
+	$(GO) test ./host/ ./host/wasmtool/ -run '^$$' -bench Loop -count $(BENCHCOUNT) >> bench.out
+	$(GO) test ./cmd/wasmagent/ -run '^$$' -bench ColdStart -benchtime 1x -count $(BENCHCOUNT) >> bench.out
+	-$(MAKE) --no-print-directory bench-pi
+	$(GO) run $(BENCHSTAT) bench.out > bench.stat
+	$(GO) run ./internal/benchreport -in bench.out -pi bench-pi.out -stat bench.stat -out docs/benchmarks.md -cmd 'make bench'
+	@echo "wrote docs/benchmarks.md"
+
+# pi-agent-core 0.73.1's loop on the same scripted session (Node.js).
+bench-pi:
+	cd host/testdata/pi && npm install --no-audit --no-fund --silent && node bench.mjs > ../../../bench-pi.out
 
 # The runtime's benchmarks: per-call cost against native Go and plain
 # Extism go-sdk, instantiation, cold start, parallel sleeps, abort latency.

@@ -103,6 +103,19 @@ func BenchmarkCall(b *testing.B) {
 				p.Close(ctx)
 			}
 		})
+		b.Run("extism-newplugin/"+c.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true}, extismHostFunctions(nil))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := p.Call(export, in); err != nil {
+					b.Fatal(err)
+				}
+				p.Close(ctx)
+			}
+		})
 		b.Run("extism-reused/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
 			p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}, extismHostFunctions(nil))
@@ -423,4 +436,64 @@ func rss() int64 {
 	var size, res int64
 	fmt.Sscan(string(b), &size, &res)
 	return res * int64(os.Getpagesize())
+}
+
+// The host's resident memory with 100 calls in flight at once (each a Go
+// plugin instance sleeping 300 ms in a host function), and per in-flight
+// call.
+func BenchmarkMemoryInFlight(b *testing.B) {
+	const n = 100
+	ctx := context.Background()
+	r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b), MaxConcurrentCalls: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close(ctx)
+	m, err := r.CompileFile(ctx, wasmbuild.ForTest(b, "internal/testplugins/probe"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := r.NewPlugin(m, runtime.PluginOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "sleep", Args: json.RawMessage(`{"ms":300}`)})
+	var peak, base int64
+	for b.Loop() {
+		debug.FreeOSMemory()
+		base = rss()
+		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := p.Call(ctx, sdk.ExportExecute, in, nil); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		peak = peakResident()
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "MiB-peak")
+	b.ReportMetric(float64(peak-base)/n/(1<<20), "MiB/call")
+}
+
+// peakResident is the process's peak resident memory since the last reset
+// (Linux), or 0.
+func peakResident() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }

@@ -47,6 +47,11 @@ func mustLoad(t testing.TB, pkg string, opts wasmtool.Options) *wasmtool.Plugin 
 	return p
 }
 
+// mustLoadPool loads the probe plugin with a pool of n instances.
+func mustLoadPool(t testing.TB, n int) *wasmtool.Plugin {
+	return mustLoad(t, "internal/testplugins/probe", wasmtool.Options{Name: "probe", PoolSize: n})
+}
+
 func probe(t testing.TB, g runtime.Grants) *wasmtool.Plugin {
 	return mustLoad(t, "internal/testplugins/probe", wasmtool.Options{Name: "probe", Grants: g, PoolSize: 2})
 }

@@ -227,38 +227,56 @@ func EchoPlugin() []byte {
 }
 
 // DescribeOnly is an Extism module without a language runtime whose only
-// export, describe, outputs d: it copies d from a data segment into an
-// Extism block byte by byte.
-func DescribeOnly(d string) []byte {
+// export, describe, outputs d.
+func DescribeOnly(d string) []byte { return ConstPlugin(map[string]string{"describe": d}) }
+
+// ConstPlugin is an Extism module without a language runtime whose exports
+// each output a fixed text: outputs maps export names to texts. Each
+// export copies its text from a data segment into an Extism block, byte
+// by byte, as a small hand-written plugin would.
+func ConstPlugin(outputs map[string]string) []byte {
 	const (
 		fAlloc = iota
 		fStoreU8
 		fOutputSet
-		fDescribe
 	)
-	n := SLEB(int64(len(d)))
-	// locals: 0 i, 1 off
-	body := cat(
-		[]byte{opI64Const}, n, []byte{opCall}, uleb(fAlloc), []byte{opLocalSet, 1},
-		[]byte{opBlock, blockEmpty, opLoop, blockEmpty},
-		[]byte{opLocalGet, 0, opI64Const}, n, []byte{opI64GeU, opBrIf, 1},
-		[]byte{opLocalGet, 1, opLocalGet, 0, opI64Add},
-		[]byte{opLocalGet, 0, opI32WrapI64, opI32Load8U, 0, 0},
-		[]byte{opCall}, uleb(fStoreU8),
-		[]byte{opLocalGet, 0, opI64Const}, SLEB(1), []byte{opI64Add, opLocalSet, 0},
-		[]byte{opBr, 0, 0x0b, 0x0b},
-		[]byte{opLocalGet, 1, opI64Const}, n, []byte{opCall}, uleb(fOutputSet),
-		[]byte{opI32Const}, SLEB(0),
-	)
+	names := make([]string, 0, len(outputs))
+	for n := range outputs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var data []byte
+	var funcs []Func
+	exports := map[string]uint32{}
+	for i, name := range names {
+		start, n := SLEB(int64(len(data))), SLEB(int64(len(outputs[name])))
+		data = append(data, outputs[name]...)
+		// locals: 0 i, 1 off
+		body := cat(
+			[]byte{opI64Const}, n, []byte{opCall}, uleb(fAlloc), []byte{opLocalSet, 1},
+			[]byte{opBlock, blockEmpty, opLoop, blockEmpty},
+			[]byte{opLocalGet, 0, opI64Const}, n, []byte{opI64GeU, opBrIf, 1},
+			[]byte{opLocalGet, 1, opLocalGet, 0, opI64Add},
+			[]byte{opLocalGet, 0, opI64Const}, start, []byte{opI64Add, opI32WrapI64, opI32Load8U, 0, 0},
+			[]byte{opCall}, uleb(fStoreU8),
+			[]byte{opLocalGet, 0, opI64Const}, SLEB(1), []byte{opI64Add, opLocalSet, 0},
+			[]byte{opBr, 0, 0x0b, 0x0b},
+			[]byte{opLocalGet, 1, opI64Const}, n, []byte{opCall}, uleb(fOutputSet),
+			[]byte{opI32Const}, SLEB(0),
+		)
+		funcs = append(funcs, Func{Results: []byte{I32}, Locals: []byte{I64, I64}, Body: body})
+		exports[name] = uint32(3 + i)
+	}
+	pages := uint32(len(data)>>16 + 1)
 	return Module{
 		Imports: []Import{
 			envImport("alloc", []byte{I64}, []byte{I64}),
 			envImport("store_u8", []byte{I64, I32}, nil),
 			envImport("output_set", []byte{I64, I64}, nil),
 		},
-		Funcs:       []Func{{Results: []byte{I32}, Locals: []byte{I64, I64}, Body: body}},
-		Exports:     map[string]uint32{"describe": fDescribe},
-		MemoryPages: 1,
-		Data:        []byte(d),
+		Funcs:       funcs,
+		Exports:     exports,
+		MemoryPages: pages,
+		Data:        data,
 	}.Encode()
 }
