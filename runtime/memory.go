@@ -9,7 +9,7 @@ import "github.com/tetratelabs/wazero/experimental"
 type memoryCap struct{ limit uint64 }
 
 func (a memoryCap) Allocate(capacity, max uint64) experimental.LinearMemory {
-	return &cappedMemory{limit: min(a.limit, max), capHint: min(capacity, a.limit)}
+	return allocate(min(capacity, a.limit), min(a.limit, max))
 }
 
 type cappedMemory struct {

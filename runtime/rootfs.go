@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"syscall"
 	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -72,8 +71,8 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 	}{
 		{experimentalsys.O_APPEND, os.O_APPEND}, {experimentalsys.O_CREAT, os.O_CREATE},
 		{experimentalsys.O_EXCL, os.O_EXCL}, {experimentalsys.O_TRUNC, os.O_TRUNC},
-		{experimentalsys.O_SYNC, os.O_SYNC}, {experimentalsys.O_NOFOLLOW, syscall.O_NOFOLLOW},
-		{experimentalsys.O_DIRECTORY, syscall.O_DIRECTORY},
+		{experimentalsys.O_SYNC, os.O_SYNC}, {experimentalsys.O_NOFOLLOW, oNoFollow},
+		{experimentalsys.O_DIRECTORY, oDirectory},
 	} {
 		if flag&m.sys != 0 {
 			f |= m.os

@@ -1,0 +1,3 @@
+package runtime
+
+const mapNoReserve = 0
