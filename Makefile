@@ -66,7 +66,7 @@ BENCHCOUNT ?= 6
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench: plugins
 	$(GO) test ./runtime/ -run '^$$' -bench . -benchtime 300ms -count $(BENCHCOUNT) -timeout 30m > bench.out
-	$(GO) test ./host/ ./host/wasmtool/ -run '^$$' -bench Loop -count $(BENCHCOUNT) >> bench.out
+	$(GO) test -p 1 ./host/ ./host/wasmtool/ -run '^$$' -bench Loop -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./cmd/wasmagent/ -run '^$$' -bench ColdStart -benchtime 1x -count $(BENCHCOUNT) >> bench.out
 	-$(MAKE) --no-print-directory bench-pi
 	$(GO) run $(BENCHSTAT) bench.out > bench.stat
