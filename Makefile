@@ -20,12 +20,13 @@ build:
 	$(GO) build ./...
 
 # Every first-party plugin, built from source to plugins/<name>/<name>.wasm
-# (git-ignored) with the standard Go toolchain.
+# (git-ignored) with the standard Go toolchain; -trimpath makes the bytes,
+# and so a sha256 pin, the same in every checkout.
 plugins:
 	@for d in plugins/*/; do \
 		n=$$(basename $$d); \
-		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
-		GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
+		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
+		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
 	done
 
 # Every test, with the race detector, after vet; then the memory-bound

@@ -31,7 +31,9 @@ func build(ctx context.Context, dir, out string, flags ...string) error {
 	if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, ".") {
 		dir = "./" + dir
 	}
-	cmd := exec.CommandContext(ctx, goTool(), append(append([]string{"build"}, flags...), "-o", out, dir)...)
+	// -trimpath: the same source gives the same bytes in any checkout, so
+	// the compilation cache (keyed by the bytes) serves every clone.
+	cmd := exec.CommandContext(ctx, goTool(), append(append([]string{"build", "-trimpath"}, flags...), "-o", out, dir)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
