@@ -222,8 +222,8 @@ func writeTargets(b *strings.Builder, r results) {
 	get := func(name, unit string) float64 { v, _ := r.median(name, unit); return v }
 	type target struct {
 		what, goal string
-		have      string
-		met       bool
+		have       string
+		met        bool
 	}
 	ts := []target{}
 	add := func(what, goal string, have float64, format string, met bool) {
