@@ -40,8 +40,8 @@ func TestConcurrencyCaps(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(30 * time.Millisecond)
-	if s := r.Stats(); s.Running > 2 || s.Waiting == 0 {
+	waitStats(t, r, func(s runtime.Stats) bool { return s.Waiting > 0 })
+	if s := r.Stats(); s.Running > 2 {
 		t.Errorf("while busy: %+v", s)
 	}
 	wg.Wait()
@@ -54,7 +54,7 @@ func TestConcurrencyCaps(t *testing.T) {
 	for range 2 {
 		go execute(hold, p, "spin", struct{}{}, nil)
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitStats(t, r, func(s runtime.Stats) bool { return s.Running == 2 })
 	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	_, err = execute(wctx, p, "echo", map[string]any{"text": "x"}, nil)
@@ -69,9 +69,7 @@ func TestConcurrencyCaps(t *testing.T) {
 	}
 	defer one.Close()
 	cancelHold()
-	for r.Stats().Running > 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitStats(t, r, func(s runtime.Stats) bool { return s.Running == 0 })
 	for range 3 {
 		wg.Add(1)
 		go func() {
@@ -82,5 +80,15 @@ func TestConcurrencyCaps(t *testing.T) {
 	wg.Wait()
 	if s := one.Stats(); s.MaxRunning != 1 {
 		t.Fatalf("plugin cap: %+v", s)
+	}
+}
+
+// waitStats waits until the runtime's stats satisfy ok.
+func waitStats(t *testing.T, r *runtime.Runtime, ok func(runtime.Stats) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !ok(r.Stats()); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats never got there: %+v", r.Stats())
+		}
 	}
 }
