@@ -153,7 +153,7 @@ var sections = []struct{ title, prefix, note string }{
 	{"Call latency, one call at a time", "CallLatency/", "The pool refilled between calls; `call-ns` is the call alone."},
 	{"Instantiation", "Instantiate/", "A fresh instance, initialised, one trivial call, closed (no pool)."},
 	{"Payloads and compute", "Payload/", "Whole execute path of a Go plugin, against native Go doing the same work (for sha256, crypto/sha256 with SHA-NI). Calls come back to back, so a Go plugin's figure includes waiting for instantiation (about 3.7 ms) once the pool runs dry; the 1 MiB echo is dominated by the Extism ABI's 8 bytes per host call."},
-	{"Parallel scaling", "Parallel/", "`x-ideal`: wall time of n concurrent calls over the ideal (n/cores × one call for CPU-bound, one call for I/O-bound). With the default cap of 8 concurrent calls, 32 I/O-bound calls run in 4 rounds."},
+	{"Parallel scaling", "Parallel", "`x-ideal`: wall time of n concurrent calls over the ideal (n/cores × one call for CPU-bound, one call for I/O-bound). With the default cap of 8 concurrent calls, 32 I/O-bound calls run in 4 rounds."},
 	{"Cold start", "ColdStart/", "In process (runtime, 1 Go plugin) and as a new `wasmagent` process to its first tool result and the end of a one-turn session (cmd, 1 and 10 Go plugins)."},
 	{"Memory", "Memory", "Resident memory per pooled instance (50 pooled), and the host's peak with 100 Go-plugin calls in flight."},
 	{"Stopping guest code", "Stopper/", "Fuel instrumentation against wazero's `WithCloseOnContextDone` and against nothing (the floor, unsafe), on Go plugin code."},
@@ -169,11 +169,17 @@ func writeReport(b *strings.Builder, r results, cpu, cmd string) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, s := range sections {
+	shown := map[string]bool{}
+	all := append(sections, struct{ title, prefix, note string }{"Other", "", "Benchmarks no section above claims."})
+	for _, s := range all {
 		var rows []string
 		for _, n := range names {
-			if strings.HasPrefix(n, s.prefix) || strings.Contains(n, "/"+s.prefix) || (s.prefix == "Loop" && strings.Contains(n, "Loop")) {
+			if shown[n] {
+				continue
+			}
+			if s.prefix == "" || strings.HasPrefix(n, s.prefix) || strings.Contains(n, "/"+s.prefix) || (s.prefix == "Loop" && strings.Contains(n, "Loop")) {
 				rows = append(rows, n)
+				shown[n] = true
 			}
 		}
 		if len(rows) == 0 {
