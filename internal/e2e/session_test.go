@@ -134,9 +134,12 @@ max_field_bytes = 40
 	if len(lines) != 5 {
 		t.Fatalf("%d audit records:\n%s", len(lines), log)
 	}
-	var outcomes []string
+	// Records come in completion order; read and grep ran in parallel, so
+	// compare them in call order.
+	outcomes := make([]string, len(lines))
 	for _, l := range lines {
 		var rec struct {
+			ToolCallID                    string
 			Tool, Outcome, SHA256, Result string
 			Args                          json.RawMessage
 			Hooks                         []struct{ Hook, Plugin, Decision, Reason string }
@@ -149,7 +152,11 @@ max_field_bytes = 40
 			name, _, _ := strings.Cut(h.Plugin, "-") // the tests name plugin files name-<hash>.wasm
 			d += "," + name + ":" + h.Decision
 		}
-		outcomes = append(outcomes, rec.Tool+":"+rec.Outcome+d)
+		var i int
+		if _, err := fmt.Sscanf(rec.ToolCallID, "c%d", &i); err != nil || i < 1 || i > len(lines) {
+			t.Fatalf("record id %q", rec.ToolCallID)
+		}
+		outcomes[i-1] = rec.Tool + ":" + rec.Outcome + d
 		if len(rec.SHA256) != 64 || rec.Args != nil || len(rec.Result) > 45 || strings.Contains(rec.Result, token) {
 			t.Errorf("record %s", l)
 		}
