@@ -84,10 +84,16 @@ func BenchmarkCall(b *testing.B) {
 		{"small", func() []byte { return echo }},
 	} {
 		export := map[string]string{"go": "execute", "small": "echo"}[c.name]
-		wasm := c.wasm()
+		manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: c.wasm()}}}
+		cached := extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}
+		call := func(b *testing.B, p *extism.Plugin) {
+			if _, _, err := p.Call(export, in); err != nil {
+				b.Fatal(err)
+			}
+		}
 		b.Run("extism-instance/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
-			cp, err := extism.NewCompiledPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}, extismHostFunctions(nil))
+			cp, err := extism.NewCompiledPlugin(ctx, manifest, cached, extismHostFunctions(nil))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -97,36 +103,30 @@ func BenchmarkCall(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, _, err := p.Call(export, in); err != nil {
-					b.Fatal(err)
-				}
+				call(b, p)
 				p.Close(ctx)
 			}
 		})
 		b.Run("extism-newplugin/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true}, extismHostFunctions(nil))
+				p, err := extism.NewPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true}, extismHostFunctions(nil))
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, _, err := p.Call(export, in); err != nil {
-					b.Fatal(err)
-				}
+				call(b, p)
 				p.Close(ctx)
 			}
 		})
 		b.Run("extism-reused/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
-			p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}}, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}, extismHostFunctions(nil))
+			p, err := extism.NewPlugin(ctx, manifest, cached, extismHostFunctions(nil))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer p.Close(ctx)
 			for b.Loop() {
-				if _, _, err := p.Call(export, in); err != nil {
-					b.Fatal(err)
-				}
+				call(b, p)
 			}
 		})
 	}
@@ -463,7 +463,7 @@ func BenchmarkMemoryInFlight(b *testing.B) {
 	for b.Loop() {
 		debug.FreeOSMemory()
 		base = rss()
-		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+		runtime.ResetPeakRSS()
 		var wg sync.WaitGroup
 		for range n {
 			wg.Add(1)
@@ -475,25 +475,8 @@ func BenchmarkMemoryInFlight(b *testing.B) {
 			}()
 		}
 		wg.Wait()
-		peak = peakResident()
+		peak, _ = runtime.PeakRSS()
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "MiB-peak")
 	b.ReportMetric(float64(peak-base)/n/(1<<20), "MiB/call")
-}
-
-// peakResident is the process's peak resident memory since the last reset
-// (Linux), or 0.
-func peakResident() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return kb << 10
-		}
-	}
-	return 0
 }

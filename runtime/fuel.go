@@ -42,15 +42,12 @@ var errNotWasm = errors.New("not a WebAssembly module (bad magic or version)")
 
 // module facts gathered before rewriting.
 type fuelInfo struct {
-	nTypes           uint32
-	typeParams       []uint32 // params per type (0 for non-function types)
-	nImportedFuncs   uint32
-	nFuncs           uint32 // imported + defined
-	nGlobals         uint32 // imported + defined
-	funcTypes        []uint32
-	hasImportSection bool
-	hasGlobalSection bool
-	hasTypeSection   bool
+	nTypes         uint32
+	typeParams     []uint32 // params per type (0 for non-function types)
+	nImportedFuncs uint32
+	nFuncs         uint32 // imported + defined
+	nGlobals       uint32 // imported + defined
+	funcTypes      []uint32
 }
 
 // newIndices of what the rewrite adds.
@@ -159,7 +156,6 @@ func (fi *fuelInfo) gather(secs []section) error {
 		r := &reader{b: s.body}
 		switch s.id {
 		case 1:
-			fi.hasTypeSection = true
 			n := r.u32()
 			for i := uint32(0); i < n && r.err == nil; i++ {
 				params, err := skipType(r)
@@ -170,7 +166,6 @@ func (fi *fuelInfo) gather(secs []section) error {
 			}
 			fi.nTypes = n
 		case 2:
-			fi.hasImportSection = true
 			n := r.u32()
 			for i := uint32(0); i < n && r.err == nil; i++ {
 				mod, _ := r.name()
@@ -207,7 +202,6 @@ func (fi *fuelInfo) gather(secs []section) error {
 				fi.funcTypes = append(fi.funcTypes, t)
 			}
 		case 6:
-			fi.hasGlobalSection = true
 			fi.nGlobals += r.u32()
 		}
 		if r.err != nil {

@@ -3,9 +3,9 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/internal/plugintest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
@@ -14,24 +14,8 @@ import (
 // testCacheDir is the compilation cache shared by test runs.
 func testCacheDir(testing.TB) string { return wasmbuild.TestCacheDir() }
 
-var (
-	sharedOnce sync.Once
-	sharedRT   *runtime.Runtime
-	sharedErr  error
-)
-
-// rt is one Runtime shared by the tests of the package (modules compile
-// once per Runtime).
-func rt(t testing.TB) *runtime.Runtime {
-	t.Helper()
-	sharedOnce.Do(func() {
-		sharedRT, sharedErr = runtime.New(context.Background(), runtime.Options{CacheDir: testCacheDir(t)})
-	})
-	if sharedErr != nil {
-		t.Fatal(sharedErr)
-	}
-	return sharedRT
-}
+// rt is one Runtime shared by the tests of the package.
+func rt(t testing.TB) *runtime.Runtime { return plugintest.Runtime(t) }
 
 func compile(t testing.TB, pkg string) *runtime.Module {
 	t.Helper()

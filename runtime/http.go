@@ -124,17 +124,15 @@ func CheckHostGrant(s string) error {
 // a host compares a plugin's declared needs with its grants.
 func HostGranted(grants []string, host string) bool {
 	u := &url.URL{Scheme: "https", Host: host}
+	// A need written as a pattern ("*.example.com") is met by the same
+	// pattern.
+	need, needErr := parseHostPattern(host)
 	for _, g := range grants {
 		p, err := parseHostPattern(g)
 		if err != nil {
 			continue
 		}
-		if p.allows(u) {
-			return true
-		}
-		// A need written as a pattern ("*.example.com") is met by the
-		// same pattern.
-		if need, err := parseHostPattern(host); err == nil && need == p {
+		if p.allows(u) || (needErr == nil && need == p) {
 			return true
 		}
 	}

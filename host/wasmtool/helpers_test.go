@@ -3,31 +3,16 @@ package wasmtool_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/plugintest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
-var (
-	rtOnce sync.Once
-	rtVal  *runtime.Runtime
-	rtErr  error
-)
-
-func rt(t testing.TB) *runtime.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		rtVal, rtErr = runtime.New(context.Background(), runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
-	})
-	if rtErr != nil {
-		t.Fatal(rtErr)
-	}
-	return rtVal
-}
+func rt(t testing.TB) *runtime.Runtime { return plugintest.Runtime(t) }
 
 func load(t testing.TB, pkg string, opts wasmtool.Options) (*wasmtool.Plugin, error) {
 	t.Helper()

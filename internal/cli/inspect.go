@@ -201,7 +201,10 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	// As the loop does: prepare, validate, execute.
-	prepared, err := t.(host.ArgumentPreparer).PrepareArguments(json.RawMessage(rawArgs))
+	prepared, err := json.RawMessage(rawArgs), error(nil)
+	if p, ok := t.(host.ArgumentPreparer); ok {
+		prepared, err = p.PrepareArguments(prepared)
+	}
 	if err == nil {
 		var schema *host.Schema
 		if schema, err = host.CompileSchema(t.Info().Parameters); err == nil {

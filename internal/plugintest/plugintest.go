@@ -19,6 +19,19 @@ var (
 	err  error
 )
 
+// Runtime is one Runtime per test process, on the tests' shared
+// compilation cache (modules compile once per Runtime).
+func Runtime(t testing.TB) *runtime.Runtime {
+	t.Helper()
+	once.Do(func() {
+		rt, err = runtime.New(context.Background(), runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
 // Load builds the plugin package pkg (relative to the module root) and
 // loads it with grants; it is closed when the test ends. Tests that build
 // plugins are skipped with -short.
@@ -37,13 +50,7 @@ func TryLoad(t *testing.T, pkg string, grants runtime.Grants) (*wasmtool.Plugin,
 	if testing.Short() {
 		t.Skip("builds and runs the plugin in the host")
 	}
-	once.Do(func() {
-		rt, err = runtime.New(context.Background(), runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := wasmtool.Load(context.Background(), rt, wasmbuild.ForTest(t, pkg), wasmtool.Options{Grants: grants})
+	p, err := wasmtool.Load(context.Background(), Runtime(t), wasmbuild.ForTest(t, pkg), wasmtool.Options{Grants: grants})
 	if err != nil {
 		return nil, err
 	}
