@@ -1,0 +1,163 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// View is what one branch of a transcript gives the Agent: its messages,
+// the entry id of each, and the settings recorded along it.
+type View struct {
+	Messages      []host.Message
+	EntryIDs      []string // EntryIDs[i] is the entry Messages[i] came from
+	ThinkingLevel string   // "" when the branch records none
+}
+
+// View builds the context of the branch ending at leaf, as pi's
+// buildSessionContext: messages of "message" entries, custom_message and
+// branch_summary entries as custom messages, and after a compaction its
+// summary first, then the entries it kept and those after it.
+func (t *Transcript) View(leaf string) View {
+	path := t.Branch(leaf)
+	var v View
+	compaction := -1
+	for i, e := range path {
+		switch e.Type {
+		case TypeThinkingLevel:
+			v.ThinkingLevel = e.ThinkingLevel
+		case TypeCompaction:
+			compaction = i
+		}
+	}
+	if compaction < 0 {
+		for _, e := range path {
+			v.add(e)
+		}
+		return v
+	}
+	var c struct {
+		Summary          string `json:"summary"`
+		FirstKeptEntryID string `json:"firstKeptEntryId"`
+		TokensBefore     int    `json:"tokensBefore"`
+	}
+	json.Unmarshal(path[compaction].Raw, &c)
+	v.Messages = append(v.Messages, custom(map[string]any{
+		"role": "compactionSummary", "summary": c.Summary, "tokensBefore": c.TokensBefore, "timestamp": millis(path[compaction].Timestamp),
+	}))
+	v.EntryIDs = append(v.EntryIDs, path[compaction].ID)
+	kept := false
+	for _, e := range path[:compaction] {
+		kept = kept || e.ID == c.FirstKeptEntryID
+		if kept {
+			v.add(e)
+		}
+	}
+	for _, e := range path[compaction+1:] {
+		v.add(e)
+	}
+	return v
+}
+
+func (v *View) add(e Entry) {
+	var m host.Message
+	switch e.Type {
+	case TypeMessage:
+		m = e.Message
+	case TypeCustomMessage:
+		var c struct {
+			CustomType string          `json:"customType"`
+			Content    json.RawMessage `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+		}
+		json.Unmarshal(e.Raw, &c)
+		m = custom(map[string]any{"role": "custom", "customType": c.CustomType, "content": c.Content, "display": c.Display, "details": c.Details, "timestamp": millis(e.Timestamp)})
+	case TypeBranchSummary:
+		var b struct {
+			Summary string `json:"summary"`
+			FromID  string `json:"fromId"`
+		}
+		json.Unmarshal(e.Raw, &b)
+		if b.Summary == "" {
+			return
+		}
+		m = custom(map[string]any{"role": "branchSummary", "summary": b.Summary, "fromId": b.FromID, "timestamp": millis(e.Timestamp)})
+	default:
+		return
+	}
+	v.Messages = append(v.Messages, m)
+	v.EntryIDs = append(v.EntryIDs, e.ID)
+}
+
+func custom(fields map[string]any) *host.CustomMessage {
+	if d, ok := fields["details"].(json.RawMessage); ok && len(d) == 0 {
+		delete(fields, "details")
+	}
+	if c, ok := fields["content"].(json.RawMessage); ok && len(c) == 0 {
+		fields["content"] = ""
+	}
+	raw, _ := json.Marshal(fields)
+	return &host.CustomMessage{Role: fields["role"].(string), Raw: raw}
+}
+
+func millis(iso string) int64 {
+	t, err := parseTime(iso)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// InterruptedText is the content of the error result given to a tool call
+// that had no result when its session was loaded.
+const InterruptedText = "Tool call interrupted: wasmagent stopped before this call returned a result. It may or may not have run, and any side effects it has may or may not have happened."
+
+// Interrupted lists the tool calls of the last assistant message of
+// messages that have no result after it, and returns the error results
+// that close them: pi's loop requires every tool call to be answered
+// before the transcript may continue.
+func Interrupted(messages []host.Message, now int64) (calls []host.ToolCall, results []*host.ToolResultMessage) {
+	last := -1
+	for i := len(messages) - 1; i >= 0; i-- {
+		if messages[i].MessageRole() == host.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil, nil
+	}
+	a := messages[last].(*host.AssistantMessage)
+	answered := map[string]bool{}
+	for _, m := range messages[last+1:] {
+		if r, ok := m.(*host.ToolResultMessage); ok {
+			answered[r.ToolCallID] = true
+		}
+	}
+	for _, c := range a.Content.ToolCalls() {
+		if answered[c.ID] {
+			continue
+		}
+		answered[c.ID] = true
+		calls = append(calls, c)
+		results = append(results, &host.ToolResultMessage{
+			ToolCallID: c.ID, ToolName: c.Name, Content: host.Text(InterruptedText), IsError: true, Timestamp: now,
+		})
+	}
+	return calls, results
+}
+
+// DescribeInterrupted is the warning shown for interrupted calls.
+func DescribeInterrupted(calls []host.ToolCall) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = fmt.Sprintf("%s (%s) %s", c.Name, c.ID, host.ArgumentsJSON(c.Arguments))
+	}
+	return fmt.Sprintf("%d tool call(s) were interrupted and got error results; they may have had side effects: %s", len(calls), strings.Join(names, "; "))
+}

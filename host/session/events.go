@@ -1,0 +1,78 @@
+package session
+
+import (
+	"encoding/json"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// QueueUpdateEvent is pi's queue_update: the texts waiting in the
+// steering and follow-up queues, sent whenever they change.
+type QueueUpdateEvent struct {
+	Steering []string `json:"steering"`
+	FollowUp []string `json:"followUp"`
+}
+
+// AutoRetryStartEvent is pi's auto_retry_start: a transient model error
+// will be retried after DelayMs.
+type AutoRetryStartEvent struct {
+	Attempt      int    `json:"attempt"`
+	MaxAttempts  int    `json:"maxAttempts"`
+	DelayMs      int64  `json:"delayMs"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// AutoRetryEndEvent is pi's auto_retry_end.
+type AutoRetryEndEvent struct {
+	Success    bool   `json:"success"`
+	Attempt    int    `json:"attempt"`
+	FinalError string `json:"finalError,omitempty"`
+}
+
+// EventType implements Event.
+func (QueueUpdateEvent) EventType() string { return "queue_update" }
+
+// EventType implements Event.
+func (AutoRetryStartEvent) EventType() string { return "auto_retry_start" }
+
+// EventType implements Event.
+func (AutoRetryEndEvent) EventType() string { return "auto_retry_end" }
+
+// MarshalEvent encodes e as one JSON object with a leading "type" field,
+// the Agent's events exactly as [host.MarshalEvent] does.
+func MarshalEvent(e Event) ([]byte, error) {
+	if he, ok := e.(host.Event); ok {
+		return host.MarshalEvent(he)
+	}
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	out := []byte(`{"type":"` + e.EventType() + `"`)
+	if len(body) > 2 {
+		out = append(append(out, ','), body[1:]...)
+		return out, nil
+	}
+	return append(out, '}'), nil
+}
+
+func (s *Session) queueUpdate() QueueUpdateEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return QueueUpdateEvent{Steering: append([]string{}, s.steerQ...), FollowUp: append([]string{}, s.followQ...)}
+}
+
+// dequeue drops text from the head of the queue it was delivered from.
+func (s *Session) dequeue(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.steerQ) > 0 && s.steerQ[0] == text {
+		s.steerQ = s.steerQ[1:]
+		return true
+	}
+	if len(s.followQ) > 0 && s.followQ[0] == text {
+		s.followQ = s.followQ[1:]
+		return true
+	}
+	return false
+}

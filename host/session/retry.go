@@ -1,0 +1,133 @@
+package session
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// RetryPolicy is pi's auto-retry: a run that ends on a transient model
+// error (overloaded, rate limited, 5xx, connection lost) is continued
+// again after BaseDelay, 2×BaseDelay, 4×… up to Max times. The failed
+// message leaves the Agent's transcript; in the log the retry becomes a
+// sibling branch of it, so a reload sees only the retried answer.
+type RetryPolicy struct {
+	Max       int // 0: no retries
+	BaseDelay time.Duration
+}
+
+// DefaultRetry is pi's default: three retries from two seconds.
+var DefaultRetry = RetryPolicy{Max: 3, BaseDelay: 2 * time.Second}
+
+type retryState struct {
+	off    bool
+	cancel context.CancelFunc
+}
+
+// transient matches the error texts pi retries.
+var transient = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server.?error|internal.?error|connection.?(error|reset|refused)|fetch failed|other side closed|timed? ?out|ECONNRESET`)
+
+// SetAutoRetry turns auto-retry on or off.
+func (s *Session) SetAutoRetry(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retry.off = !on
+}
+
+// AbortRetry cancels a retry being waited for; the run ends with the
+// error it had.
+func (s *Session) AbortRetry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.retry.cancel != nil {
+		s.retry.cancel()
+	}
+}
+
+// retrying runs f, then continues the run while it ended on a transient
+// error and the policy allows.
+func (s *Session) retrying(ctx context.Context, f func(context.Context) error) error {
+	err := f(ctx)
+	p := s.opts.Retry
+	for attempt := 1; ; attempt++ {
+		failed := s.transientFailure()
+		s.mu.Lock()
+		off := s.retry.off || p.Max <= 0
+		s.mu.Unlock()
+		if err != nil || failed == "" || off || ctx.Err() != nil {
+			if attempt > 1 {
+				end := AutoRetryEndEvent{Success: failed == "" && err == nil, Attempt: attempt - 1}
+				if !end.Success {
+					end.FinalError = failed
+				}
+				s.emit(ctx, end)
+			}
+			return err
+		}
+		if attempt > p.Max {
+			s.emit(ctx, AutoRetryEndEvent{Attempt: attempt - 1, FinalError: failed})
+			return nil
+		}
+		delay := p.BaseDelay << (attempt - 1)
+		s.emit(ctx, AutoRetryStartEvent{Attempt: attempt, MaxAttempts: p.Max, DelayMs: delay.Milliseconds(), ErrorMessage: failed})
+		if !s.wait(ctx, delay) {
+			s.emit(ctx, AutoRetryEndEvent{Attempt: attempt, FinalError: "Retry cancelled"})
+			return nil
+		}
+		s.dropLast()
+		err = s.agent.Continue(ctx)
+	}
+}
+
+// transientFailure returns the error text of a last assistant message
+// that failed transiently, or "".
+func (s *Session) transientFailure() string {
+	msgs := s.agent.State().Messages
+	if len(msgs) == 0 {
+		return ""
+	}
+	m, ok := msgs[len(msgs)-1].(*host.AssistantMessage)
+	if !ok || m.StopReason != host.StopReasonError || !transient.MatchString(m.ErrorMessage) {
+		return ""
+	}
+	return m.ErrorMessage
+}
+
+func (s *Session) wait(ctx context.Context, d time.Duration) bool {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.retry.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.retry.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// dropLast removes the failed message from the Agent and moves the leaf
+// back to its parent, so the retry branches off beside it.
+func (s *Session) dropLast() {
+	msgs := s.agent.State().Messages
+	s.agent.SetMessages(msgs[:len(msgs)-1])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.persisted--
+	for _, e := range s.entries {
+		if e.ID == s.leaf {
+			s.leaf = e.ParentID
+			break
+		}
+	}
+}
