@@ -147,6 +147,7 @@ var knownKeys = []string{
 	"cache_dir", "max_memory", "log_level",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
 	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
+	"sessions", "dir",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 }
 
@@ -203,6 +204,9 @@ func (c *checker) check() {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {
 		c.errorf("audit.path", "arguments and results are logged only with a path")
+	}
+	if d := &c.f.Sessions.Dir; *d != "" {
+		*d = c.abs(*d)
 	}
 	r := &c.f.Runtime
 	if r.CacheDir != "" && r.CacheDir != "off" {

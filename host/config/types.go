@@ -21,6 +21,8 @@ type File struct {
 	Tools   []ToolPlugin `toml:"tool"`
 	Hooks   []HookPlugin `toml:"hook"`
 	Audit   Audit        `toml:"audit"`
+	// Sessions is [sessions]: where conversations are kept.
+	Sessions Sessions `toml:"sessions"`
 
 	lines lineIndex
 }
@@ -49,6 +51,13 @@ type Agent struct {
 	MaxTurns         int    `toml:"max_turns"`
 	SteeringMode     string `toml:"steering_mode"`
 	FollowUpMode     string `toml:"follow_up_mode"`
+}
+
+// Sessions is [sessions].
+type Sessions struct {
+	// Dir holds the session files, one subdirectory per working
+	// directory; empty means the user's state directory.
+	Dir string `toml:"dir"`
 }
 
 // Runtime is [runtime].

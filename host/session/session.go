@@ -45,24 +45,24 @@ type Session struct {
 	opts  Options
 	agent *host.Agent
 
-	mu        sync.Mutex
-	log       Log // nil until the first append, and always when ephemeral
-	header    Header
-	path      string
-	taken     map[string]bool // entry ids in the file
-	entries   []Entry         // the file's entries after the header
-	leaf      string
-	persisted int // how many of the Agent's messages are in the log
-	name      string
-	model     int // index in opts.Models, -1 when none
-	steerMode host.QueueMode
+	mu         sync.Mutex
+	log        Log // nil until the first append, and always when ephemeral
+	header     Header
+	path       string
+	taken      map[string]bool // entry ids in the file
+	entries    []Entry         // the file's entries after the header
+	leaf       string
+	persisted  int // how many of the Agent's messages are in the log
+	name       string
+	model      int // index in opts.Models, -1 when none
+	steerMode  host.QueueMode
 	followMode host.QueueMode
-	steerQ    []string
-	followQ   []string
-	listeners []listenerEntry
-	nextID    int
-	run       *runState
-	retry     retryState
+	steerQ     []string
+	followQ    []string
+	listeners  []listenerEntry
+	nextID     int
+	run        *runState
+	retry      retryState
 }
 
 type runState struct {

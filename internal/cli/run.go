@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/session"
 )
 
 type renderer interface {
@@ -28,6 +29,7 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 `, env)
 	cfg := fs.String("config", defaultConfig(), "configuration `file`")
 	jsonOut := fs.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
+	sf := addSessionFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -42,8 +44,13 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
+	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
+	if sess == nil {
+		return code
+	}
+	defer sess.Close()
 	r, done := newRenderer(*jsonOut, env)
-	a := host.NewAgent(s.Options)
+	a := sess.Agent()
 	a.Subscribe(r.event)
 	if audit := s.Audit(); audit != nil {
 		a.Subscribe(audit)
@@ -106,6 +113,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
    or Ctrl-D exits)
 `, env)
 	cfg := fs.String("config", defaultConfig(), "configuration `file`")
+	sf := addSessionFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -113,10 +121,14 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	if s == nil {
 		return code
 	}
-	defer s.Close()
+	cs, code := openChatSession(ctx, sf, s, *cfg, env)
+	if cs == nil {
+		return code
+	}
+	defer cs.close()
 	r, done := newRenderer(false, env)
 	defer done()
-	a := host.NewAgent(s.Options)
+	a := cs.sess.Agent()
 	a.Subscribe(r.event)
 	if audit := s.Audit(); audit != nil {
 		a.Subscribe(audit)
@@ -146,7 +158,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 			}
 			lastInterrupt = false
 			text := strings.TrimSpace(line)
-			if text == "" {
+			if text == "" || cs.slash(ctx, text, running != nil) {
 				continue
 			}
 			if follow, ok := strings.CutPrefix(text, "/follow "); ok {

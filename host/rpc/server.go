@@ -1,0 +1,299 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// MaxLine is the longest command line read (images travel inline).
+const MaxLine = 64 << 20
+
+// Server translates pi's RPC commands into session commands and the
+// session's events into JSON lines.
+type Server struct {
+	sess *session.Session
+
+	mu  sync.Mutex // one line at a time
+	out *bufio.Writer
+}
+
+// Serve reads commands from in until it ends or ctx is done, answering and
+// streaming events to out. A bad line gets a failed response and the
+// session goes on; only an error writing out ends Serve early. At the end
+// a run still going is aborted and waited for.
+func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer) error {
+	s := &Server{sess: sess, out: bufio.NewWriter(out)}
+	unsubscribe := sess.Subscribe(func(_ context.Context, e session.Event) error {
+		line, err := session.MarshalEvent(e)
+		if err != nil {
+			return err
+		}
+		return s.write(line)
+	})
+	defer func() {
+		sess.Abort()
+		sess.Wait(context.Background())
+		unsubscribe()
+	}()
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { readErr <- readLines(in, lines, stop) }()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readErr:
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		case line := <-lines:
+			if err := s.handle(ctx, line); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readLines splits in on LF only (U+2028 and U+2029 are text inside JSON
+// strings), passing each line on without its LF. A line longer than
+// MaxLine is passed on as nil after being skipped.
+func readLines(in io.Reader, lines chan<- []byte, stop <-chan struct{}) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			buf = append(buf, chunk...)
+			if len(buf) > MaxLine {
+				tooLong, buf = true, nil
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil && (len(buf) == 0 && !tooLong):
+			return err
+		}
+		var line []byte
+		if !tooLong {
+			line = bytesTrimLF(buf)
+		}
+		select {
+		case lines <- line:
+		case <-stop:
+			return io.EOF
+		}
+		buf, tooLong = nil, false
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func bytesTrimLF(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func (s *Server) write(line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out.Write(line)
+	s.out.WriteByte('\n')
+	return s.out.Flush()
+}
+
+// response is pi's RpcResponse.
+type response struct {
+	ID      json.RawMessage `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Data    any             `json:"data,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+func (s *Server) respond(c Command, data any, err error) error {
+	r := response{ID: c.ID, Type: "response", Command: c.Type, Success: err == nil, Data: data}
+	if err != nil {
+		r.Data, r.Error = nil, err.Error()
+	}
+	line, merr := json.Marshal(r)
+	if merr != nil {
+		line, _ = json.Marshal(response{ID: c.ID, Type: "response", Command: c.Type, Error: "response does not encode: " + merr.Error()})
+	}
+	return s.write(line)
+}
+
+// nullData marks a success whose data is JSON null (pi's cycle_model with
+// one model, get_last_assistant_text with none).
+type nullData struct{}
+
+func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+func (s *Server) handle(ctx context.Context, line []byte) error {
+	if line == nil {
+		return s.respond(Command{Type: "parse"}, nil, fmt.Errorf("Failed to parse command: line longer than %d bytes", MaxLine))
+	}
+	c, err := DecodeCommand(line)
+	if err != nil {
+		cmd := c
+		if cmd.Type == "" {
+			cmd.Type = "parse"
+		}
+		return s.respond(cmd, nil, fmt.Errorf("Failed to parse command: %v", err))
+	}
+	if c.Type == "extension_ui_response" {
+		return nil // no dialog is ever open: nothing waits for one
+	}
+	data, err := s.dispatch(ctx, c)
+	return s.respond(c, data, err)
+}
+
+var errUnsupported = errors.New("not supported by wasmagent")
+
+func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
+	sess := s.sess
+	switch c.Type {
+	case "prompt", "steer", "follow_up":
+		m, err := userMessage(c)
+		if err != nil {
+			return nil, err
+		}
+		switch c.Type {
+		case "steer":
+			return nil, sess.Steer(ctx, m)
+		case "follow_up":
+			return nil, sess.FollowUp(ctx, m)
+		}
+		return nil, sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
+	case "abort":
+		sess.Abort()
+		return nil, sess.Wait(ctx)
+	case "new_session":
+		return map[string]bool{"cancelled": false}, sess.NewSession(ctx, c.ParentSession)
+	case "switch_session":
+		if c.SessionPath == "" {
+			return nil, errors.New(`switch_session needs "sessionPath"`)
+		}
+		return map[string]bool{"cancelled": false}, sess.Switch(ctx, c.SessionPath)
+	case "fork":
+		text, err := sess.ForkAt(ctx, c.EntryID)
+		return map[string]any{"text": text, "cancelled": false}, err
+	case "get_fork_messages":
+		points := sess.ForkPoints()
+		if points == nil {
+			points = []session.ForkPoint{}
+		}
+		return map[string]any{"messages": points}, nil
+	case "get_state":
+		return stateJSON(sess.State()), nil
+	case "get_messages":
+		msgs := sess.Messages()
+		if msgs == nil {
+			msgs = []host.Message{}
+		}
+		return map[string]any{"messages": msgs}, nil
+	case "get_last_assistant_text":
+		text, ok := sess.LastAssistantText()
+		if !ok {
+			return map[string]any{"text": nil}, nil
+		}
+		return map[string]any{"text": text}, nil
+	case "get_session_stats":
+		return statsJSON(sess), nil
+	case "set_session_name":
+		if c.Name == nil {
+			return nil, errors.New(`set_session_name needs "name"`)
+		}
+		return nil, sess.SetName(ctx, *c.Name)
+	case "get_available_models":
+		var out []modelJSON
+		for _, m := range sess.Models() {
+			out = append(out, toModelJSON(m))
+		}
+		if out == nil {
+			out = []modelJSON{}
+		}
+		return map[string]any{"models": out}, nil
+	case "set_model":
+		m, err := sess.SetModel(ctx, c.Provider, c.ModelID)
+		if err != nil {
+			return nil, err
+		}
+		return toModelJSON(m), nil
+	case "cycle_model":
+		return cycleModel(ctx, sess)
+	case "set_thinking_level":
+		return nil, sess.SetThinkingLevel(ctx, c.Level)
+	case "set_steering_mode":
+		return nil, sess.SetSteeringMode(host.QueueMode(c.Mode))
+	case "set_follow_up_mode":
+		return nil, sess.SetFollowUpMode(host.QueueMode(c.Mode))
+	case "set_auto_retry":
+		if c.Enabled == nil {
+			return nil, errors.New(`set_auto_retry needs "enabled"`)
+		}
+		sess.SetAutoRetry(*c.Enabled)
+		return nil, nil
+	case "abort_retry":
+		sess.AbortRetry()
+		return nil, nil
+	case "get_commands":
+		// wasmagent has no extension commands, prompt templates or skills.
+		return map[string]any{"commands": []any{}}, nil
+	case "compact", "set_auto_compaction":
+		return nil, fmt.Errorf("%s: %w (wasmagent does not compact context)", c.Type, errUnsupported)
+	case "bash", "abort_bash":
+		return nil, fmt.Errorf("%s: %w (shell commands run only as sandboxed tool plugins)", c.Type, errUnsupported)
+	case "export_html":
+		return nil, fmt.Errorf("%s: %w (use \"wasmagent sessions export\" for Markdown or JSONL)", c.Type, errUnsupported)
+	case "cycle_thinking_level", "clone":
+		return nil, fmt.Errorf("%s: %w", c.Type, errUnsupported)
+	}
+	return nil, fmt.Errorf("Unknown command: %s", c.Type)
+}
+
+func userMessage(c Command) (*host.UserMessage, error) {
+	if c.Message == nil {
+		return nil, fmt.Errorf(`%s needs "message"`, c.Type)
+	}
+	content := host.Contents{host.TextContent{Text: *c.Message}}
+	for _, img := range c.Images {
+		content = append(content, img)
+	}
+	return &host.UserMessage{Content: content, Timestamp: nowMillis()}, nil
+}
+
+func cycleModel(ctx context.Context, sess *session.Session) (any, error) {
+	models := sess.Models()
+	if len(models) < 2 {
+		return nullData{}, nil
+	}
+	st := sess.State()
+	next := models[0]
+	for i, m := range models {
+		if st.Model != nil && m.Info == st.Model.Info {
+			next = models[(i+1)%len(models)]
+		}
+	}
+	m, err := sess.SetModel(ctx, next.Info.Provider, next.Info.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"model": toModelJSON(m), "thinkingLevel": st.ThinkingLevel, "isScoped": false}, nil
+}

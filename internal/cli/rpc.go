@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/host/rpc"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+func rpcCmd(ctx context.Context, args []string, env Env) int {
+	fs := newFlags("rpc", "rpc [--config FILE] [--continue | --session ID | --fork ID | --no-session]", `  wasmagent rpc --config agent.toml
+  (commands are JSON lines on stdin, responses and events JSON lines on
+   stdout: pi-coding-agent's RPC mode; see docs/rpc.md)
+`, env)
+	cfg := fs.String("config", defaultConfig(), "configuration `file`")
+	fs.String("mode", "rpc", "accepted for pi's RpcClient, which passes --mode rpc")
+	sf := addSessionFlags(fs)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "wasmagent rpc: unexpected argument %q\n", fs.Arg(0))
+		return ExitUsage
+	}
+	s, code := loadConfig(ctx, *cfg, false, env)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	sess, code := sf.open(ctx, s, session.DefaultRetry, env)
+	if sess == nil {
+		return code
+	}
+	defer sess.Close()
+	if audit := s.Audit(); audit != nil {
+		sess.Agent().Subscribe(audit)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-env.Interrupt:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := rpc.Serve(ctx, sess, env.Stdin, env.Stdout); err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent rpc:", err)
+		return ExitFailed
+	}
+	return ExitOK
+}

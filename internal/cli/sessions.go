@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// sessionFlags are the flags that pick the session of run, chat and rpc.
+type sessionFlags struct {
+	cont bool
+	ref  string
+	fork string
+	none bool
+}
+
+func addSessionFlags(fs *flag.FlagSet) *sessionFlags {
+	f := &sessionFlags{}
+	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of this directory")
+	fs.StringVar(&f.ref, "session", "", "continue the session `ID` (a unique prefix works) or file PATH")
+	fs.StringVar(&f.fork, "fork", "", "start a new session from a copy of session `ID` or PATH")
+	fs.BoolVar(&f.none, "no-session", false, "keep this conversation in memory only")
+	return f
+}
+
+// sessionStore returns the store of this working directory's sessions.
+func sessionStore(f *config.File) (*session.FileStore, string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, "", err
+	}
+	root := ""
+	if f != nil {
+		root = f.Sessions.Dir
+	}
+	if root == "" {
+		if root, err = session.DefaultRoot(); err != nil {
+			return nil, "", err
+		}
+	}
+	return &session.FileStore{Dir: session.DirFor(root, cwd)}, cwd, nil
+}
+
+// models are the models agent.toml gives a session.
+func models(s *config.Setup) []session.Model {
+	if s.Model == nil {
+		return nil
+	}
+	info := host.ModelInfo{Provider: s.File.Model.Provider, ID: s.File.Model.Name}
+	if d, ok := s.Model.(host.ModelDescriber); ok {
+		info = d.ModelInfo()
+	}
+	return []session.Model{{Info: info, Model: s.Model}}
+}
+
+// open opens the session the flags name, reporting problems on stderr.
+func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.RetryPolicy, env Env) (*session.Session, int) {
+	n := 0
+	for _, set := range []bool{f.cont, f.ref != "", f.fork != "", f.none} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		fmt.Fprintln(env.Stderr, "wasmagent: give at most one of --continue, --session, --fork and --no-session")
+		return nil, ExitUsage
+	}
+	opts := session.Options{
+		Agent:  s.Options,
+		Models: models(s),
+		Retry:  retry,
+		Warn:   func(w string) { fmt.Fprintln(env.Stderr, "warning: "+w) },
+	}
+	if f.none {
+		return session.New(opts), ExitOK
+	}
+	store, cwd, err := sessionStore(s.File)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		return nil, ExitUsage
+	}
+	opts.Store, opts.Cwd = store, cwd
+	var sess *session.Session
+	switch {
+	case f.cont:
+		info, err := session.Latest(ctx, store)
+		if errors.Is(err, session.ErrNotFound) {
+			return session.New(opts), ExitOK
+		}
+		if err == nil {
+			sess, err = session.Open(ctx, opts, info.Key)
+		}
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "wasmagent:", err)
+			return nil, ExitUsage
+		}
+	case f.ref != "" || f.fork != "":
+		ref := f.ref + f.fork
+		info, err := session.Find(ctx, store, ref)
+		if err == nil && f.fork != "" {
+			sess, err = session.Fork(ctx, opts, info.Key)
+		} else if err == nil {
+			sess, err = session.Open(ctx, opts, info.Key)
+		}
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "wasmagent:", err)
+			return nil, ExitUsage
+		}
+	default:
+		sess = session.New(opts)
+	}
+	return sess, ExitOK
+}
+
+const sessionsUsage = `usage:
+  wasmagent sessions ls [--config FILE]                 this directory's sessions, newest first
+  wasmagent sessions show [--config FILE] ID|PATH       the transcript, in Markdown
+  wasmagent sessions export [--format md|jsonl] ID|PATH  Markdown, or the session file as it is
+  wasmagent sessions rm [--config FILE] ID|PATH         delete a session
+
+ID may be any unique prefix of a session id.
+`
+
+func sessionsCmd(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, sessionsUsage)
+		return ExitUsage
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("sessions "+sub, "sessions "+sub+" [--config FILE] [ID]", "", env)
+	cfg := fs.String("config", defaultConfig(), "configuration `file` (for [sessions] dir)")
+	format := "md"
+	if sub == "export" {
+		fs.StringVar(&format, "format", "md", "md (Markdown) or jsonl (the session file as it is)")
+	}
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	var file *config.File
+	if _, err := os.Stat(*cfg); err == nil {
+		if file, err = config.Load(*cfg); err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			return ExitUsage
+		}
+	}
+	store, _, err := sessionStore(file)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		return ExitUsage
+	}
+	if sub == "ls" {
+		return listSessions(ctx, store, env)
+	}
+	if fs.NArg() != 1 || !strings.Contains("show rm export", sub) {
+		fmt.Fprint(env.Stderr, sessionsUsage)
+		return ExitUsage
+	}
+	info, err := session.Find(ctx, store, fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		return ExitFailed
+	}
+	switch sub {
+	case "rm":
+		err = store.Remove(ctx, info.Key)
+		if err == nil {
+			fmt.Fprintf(env.Stderr, "removed %s (%s)\n", info.ID, info.Path)
+		}
+	case "export", "show":
+		if format == "jsonl" {
+			var data []byte
+			if data, err = os.ReadFile(info.Path); err == nil {
+				_, err = env.Stdout.Write(data)
+			}
+			break
+		}
+		if format != "md" {
+			fmt.Fprintf(env.Stderr, "wasmagent: --format %q is not md or jsonl\n", format)
+			return ExitUsage
+		}
+		var t *session.Transcript
+		if t, err = store.Load(ctx, info.Key); err == nil {
+			for _, w := range t.Warnings {
+				fmt.Fprintln(env.Stderr, "warning: "+w)
+			}
+			err = session.WriteMarkdown(env.Stdout, t)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func listSessions(ctx context.Context, store *session.FileStore, env Env) int {
+	all, err := store.List(ctx)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		return ExitFailed
+	}
+	if len(all) == 0 {
+		fmt.Fprintf(env.Stderr, "no sessions in %s\n", store.Dir)
+		return ExitOK
+	}
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tMODIFIED\tMESSAGES\tNAME")
+	for _, s := range all {
+		name := s.Name
+		if name == "" {
+			name = oneLine(s.First, 60)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Messages, name)
+	}
+	w.Flush()
+	return ExitOK
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// describeSession is /session's answer: file, id, messages, tokens.
+func describeSession(sess *session.Session) string {
+	st := sess.State()
+	stats := sess.Stats()
+	file := st.SessionFile
+	if file == "" {
+		file = "(no file yet: it is written at the first message)"
+	}
+	return fmt.Sprintf("session %s%s\nfile: %s\nmessages: %d (%d user, %d assistant, %d tool results)\ntokens: %d in, %d out, %d cache read, %d total; cost $%.4f",
+		st.SessionID, nameSuffix(st.SessionName), file, stats.TotalMessages, stats.UserMessages, stats.AssistantMessages, stats.ToolResults,
+		stats.Tokens.Input, stats.Tokens.Output, stats.Tokens.CacheRead, stats.Tokens.TotalTokens, stats.Tokens.Cost.Total)
+}
+
+func nameSuffix(n string) string {
+	if n == "" {
+		return ""
+	}
+	return fmt.Sprintf(" %q", n)
+}
