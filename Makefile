@@ -32,10 +32,22 @@ plugins:
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
 # the test plugins they need themselves.
-test: plugins
+test: plugins node-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
+
+# pi-coding-agent 0.73.1 for the interop tests (its RpcClient and
+# SessionManager), from the committed package-lock.json; without Node the
+# tests that need it skip with a message.
+node-deps:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		cd host/rpc/testdata/node && npm ci --no-audit --no-fund --silent; \
+	else echo "node-deps: no Node.js; the interop tests will skip"; fi
+
+# Re-make host/session/testdata/pi-written.jsonl with pi's own SessionManager.
+pi-session-fixture: node-deps
+	node host/rpc/testdata/node/make_pi_session.mjs $(CURDIR)/host/session/testdata/pi-written.jsonl
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -58,6 +70,8 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/session/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/rpc/ -run '^$$' -fuzz FuzzDecodeCommand -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in

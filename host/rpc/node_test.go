@@ -1,0 +1,85 @@
+package rpc_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+)
+
+// rpcScript: a slow tool call (steered during it), the answers to the
+// steering and the follow-up, then a tool call long enough to abort.
+const rpcScript = `{"turns":[
+ {"content":[{"type":"toolCall","id":"s1","name":"sleep","arguments":{"ms":700}}]},
+ {"content":"steered"},
+ {"content":"followed"},
+ {"content":[{"type":"toolCall","id":"s2","name":"sleep","arguments":{"ms":20000}}]}]}`
+
+// nodeDir returns the npm directory of pi's packages, or skips.
+func nodeDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: pi's own clients cannot be run (CI has Node 20)")
+	}
+	dir, _ := filepath.Abs("testdata/node")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
+		t.Skip("pi-coding-agent is not installed: run `make node-deps` (npm ci in host/rpc/testdata/node)")
+	}
+	return dir
+}
+
+// rpcSetup builds wasmagent into a temporary directory and writes a
+// configuration with the scripted model and the probe plugin's sleep.
+func rpcSetup(t *testing.T) (binary, config string, env []string) {
+	t.Helper()
+	dir := t.TempDir()
+	binary = filepath.Join(dir, "wasmagent")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/wasmagent").CombinedOutput(); err != nil {
+		t.Fatalf("building wasmagent: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "script.json"), []byte(rpcScript), 0o644)
+	config = filepath.Join(dir, "agent.toml")
+	cfg := fmt.Sprintf("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = %q\n[sessions]\ndir = %q\n[[tool]]\nplugin = %q\n",
+		wasmbuild.TestCacheDir(), filepath.Join(dir, "sessions"), wasmbuild.ForTest(t, "internal/testplugins/probe"))
+	os.WriteFile(config, []byte(cfg), 0o644)
+	return binary, config, append(os.Environ(), "WASMAGENT_BIN="+binary)
+}
+
+// pi-coding-agent's own RpcClient drives `wasmagent rpc`: prompt,
+// steering while a tool runs, a follow-up, abort, get_state,
+// get_messages, stats, a session name, and a refused command.
+func TestPiRpcClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a plugin, runs Node")
+	}
+	node := nodeDir(t)
+	_, config, env := rpcSetup(t)
+	cmd := exec.Command("node", filepath.Join(node, "rpc_client.mjs"), filepath.Join(node, "shim.mjs"), config)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// A client in another language, Python's standard library only, does the
+// same through plain pipes.
+func TestPythonClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a plugin, runs Python")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	binary, config, env := rpcSetup(t)
+	cmd := exec.Command("python3", "testdata/rpc_client.py", binary, config)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
