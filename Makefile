@@ -1,7 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi
+.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi node-deps pi-session-fixture
 
 all: build plugins
 

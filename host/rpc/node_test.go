@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
@@ -32,15 +33,38 @@ func nodeDir(t *testing.T) string {
 	return dir
 }
 
+var (
+	buildOnce   sync.Once
+	builtBinary string
+	buildErr    error
+)
+
+// build builds wasmagent once per test process, into a temporary
+// directory.
+func build(t *testing.T) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wasmagent-rpc-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBinary = filepath.Join(dir, "wasmagent")
+		if out, err := exec.Command("go", "build", "-o", builtBinary, "../../cmd/wasmagent").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building wasmagent: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBinary
+}
+
 // rpcSetup builds wasmagent into a temporary directory and writes a
 // configuration with the scripted model and the probe plugin's sleep.
 func rpcSetup(t *testing.T) (binary, config string, env []string) {
 	t.Helper()
 	dir := t.TempDir()
-	binary = filepath.Join(dir, "wasmagent")
-	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/wasmagent").CombinedOutput(); err != nil {
-		t.Fatalf("building wasmagent: %v\n%s", err, out)
-	}
+	binary = build(t)
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(rpcScript), 0o644)
 	config = filepath.Join(dir, "agent.toml")
 	cfg := fmt.Sprintf("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = %q\n[sessions]\ndir = %q\n[[tool]]\nplugin = %q\n",
@@ -82,4 +106,12 @@ func TestPythonClient(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "ok") {
 		t.Fatalf("%v\n%s", err, out)
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary != "" {
+		os.RemoveAll(filepath.Dir(builtBinary))
+	}
+	os.Exit(code)
 }

@@ -97,7 +97,9 @@ func (c *chatSession) resume(ctx context.Context, ref string, say func(string, .
 			say("error: %v", err)
 			return
 		}
-		listSessions(ctx, store, c.env)
+		listEnv := c.env
+		listEnv.Stdout = c.env.Stderr // chat's stdout is the assistant's text
+		listSessions(ctx, store, listEnv)
 		say("(/resume ID resumes one; a unique prefix of the id is enough)")
 		return
 	}

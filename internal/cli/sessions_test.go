@@ -1,0 +1,186 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmagent/wasmagent/internal/cli"
+)
+
+// Sessions of these tests go to a temporary state directory, never the
+// user's.
+func init() {
+	dir, err := os.MkdirTemp("", "wasmagent-cli-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+}
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = cli.Main(context.Background(), args, cli.Env{Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})
+	return o.String(), e.String(), code
+}
+
+// chdir moves the test into a fresh working directory: sessions are kept
+// per directory.
+func chdir(t *testing.T) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+}
+
+// run writes a session; --continue, --session with an id prefix and
+// --fork find it; sessions ls, show, export and rm act on it.
+func TestRunSessions(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"first answer"},{"content":"second answer"},{"content":"third answer"}]}`)
+	if _, e, code := runCLI(t, "run", "--config", cfg, "hello there"); code != 0 {
+		t.Fatal(e)
+	}
+	ls, _, _ := runCLI(t, "sessions", "ls", "--config", cfg)
+	lines := strings.Split(strings.TrimSpace(ls), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "hello there") {
+		t.Fatalf("ls:\n%s", ls)
+	}
+	id := strings.Fields(lines[1])[0]
+	// The script restarts in each process: "first answer" again.
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--session", id[:13], "and again"); code != 0 {
+		t.Fatal(e)
+	}
+	md, _, code := runCLI(t, "sessions", "show", "--config", cfg, id[:13])
+	if code != 0 || strings.Count(md, "## User") != 2 || !strings.Contains(md, "and again") {
+		t.Fatalf("show:\n%s", md)
+	}
+	jsonl, _, _ := runCLI(t, "sessions", "export", "--format", "jsonl", "--config", cfg, id)
+	if n := strings.Count(jsonl, "\n"); n != 5 || !strings.HasPrefix(jsonl, `{"type":"session","version":3`) {
+		t.Fatalf("export jsonl (%d lines):\n%s", n, jsonl)
+	}
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--fork", id, "forked"); code != 0 {
+		t.Fatal(e)
+	}
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--continue", "latest"); code != 0 {
+		t.Fatal(e)
+	}
+	ls, _, _ = runCLI(t, "sessions", "ls", "--config", cfg)
+	if strings.Count(ls, "\n") != 3 {
+		t.Fatalf("ls after fork:\n%s", ls)
+	}
+	if _, e, code := runCLI(t, "sessions", "rm", "--config", cfg, id); code != 0 {
+		t.Fatal(e)
+	}
+	if _, e, code := runCLI(t, "sessions", "show", "--config", cfg, id); code == 0 || !strings.Contains(e, "no such session") {
+		t.Fatalf("show after rm: %d %s", code, e)
+	}
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--continue", "--no-session", "x"); code != cli.ExitUsage || !strings.Contains(e, "at most one") {
+		t.Fatalf("conflicting flags: %d %s", code, e)
+	}
+}
+
+// --no-session leaves nothing behind.
+func TestRunNoSession(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"hi"}]}`)
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--no-session", "hello"); code != 0 {
+		t.Fatal(e)
+	}
+	if ls, e, _ := runCLI(t, "sessions", "ls", "--config", cfg); ls != "" || !strings.Contains(e, "no sessions") {
+		t.Fatalf("ls: %q %q", ls, e)
+	}
+}
+
+// The [sessions] dir of agent.toml is where the files go.
+func TestSessionsDirFromConfig(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"hi"}]}`)
+	text, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, append(text, "[sessions]\ndir = \"kept\"\n"...), 0o644)
+	if _, e, code := runCLI(t, "run", "--config", cfg, "hello"); code != 0 {
+		t.Fatal(e)
+	}
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(cfg), "kept", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+}
+
+// Chat's slash commands: /name, /session, /new, /resume with an id
+// prefix (the transcript comes back), /reload between runs.
+func TestChatSlashCommands(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"one"},{"content":"two"},{"content":"three"}]}`)
+	in, feed := io.Pipe()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(context.Background(), []string{"chat", "--config", cfg}, cli.Env{Stdin: in, Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
+	}()
+	waitFor(t, &errOut, "type a prompt")
+	io.WriteString(feed, "hello\n")
+	waitFor(t, &out, "one")
+	io.WriteString(feed, "/name greeting\n")
+	waitFor(t, &errOut, `(named "greeting")`)
+	io.WriteString(feed, "/session\n")
+	waitFor(t, &errOut, "messages: 2 (1 user, 1 assistant")
+	first := errOut.String()
+	id := first[strings.Index(first, "session ")+8:]
+	id = id[:strings.IndexAny(id, " \n")]
+	io.WriteString(feed, "/new\n")
+	waitFor(t, &errOut, "(new session ")
+	io.WriteString(feed, "other\n")
+	waitFor(t, &out, "two")
+	io.WriteString(feed, "/resume\n")
+	waitFor(t, &errOut, "/resume ID resumes one")
+	io.WriteString(feed, "/resume "+id[:12]+"\n")
+	waitFor(t, &errOut, "(resumed "+id+": 2 messages)")
+	io.WriteString(feed, "/reload\n")
+	waitFor(t, &errOut, "(reloaded ")
+	// The reloaded configuration's scripted model starts its script again.
+	io.WriteString(feed, "again\n")
+	waitFor(t, &out, "one\ntwo\none\n")
+	feed.Close()
+	if code := <-done; code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	md, _, _ := runCLI(t, "sessions", "show", "--config", cfg, id)
+	if !strings.Contains(md, "# greeting") || !strings.Contains(md, "again") || strings.Contains(md, "other") {
+		t.Fatalf("resumed session:\n%s", md)
+	}
+}
+
+// A session in use by another process is refused with the holder's pid.
+func TestSessionInUse(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"one","delayMs":30000}]}`)
+	in, feed := io.Pipe()
+	var out, errOut lockedBuffer
+	interrupt := make(chan struct{}, 2)
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(context.Background(), []string{"chat", "--config", cfg}, cli.Env{Stdin: in, Stdout: &out, Stderr: &errOut, Interrupt: interrupt})
+	}()
+	waitFor(t, &errOut, "type a prompt")
+	io.WriteString(feed, "hello\n")
+	deadline := time.Now().Add(10 * time.Second)
+	var ls string
+	for !strings.Contains(ls, "hello") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		ls, _, _ = runCLI(t, "sessions", "ls", "--config", cfg)
+	}
+	_, e, code := runCLI(t, "run", "--config", cfg, "--continue", "x")
+	if code != cli.ExitUsage || !strings.Contains(e, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	interrupt <- struct{}{}
+	interrupt <- struct{}{}
+	feed.Close()
+	<-done
+}
