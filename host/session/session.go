@@ -353,6 +353,7 @@ func (s *Session) createLocked(ctx context.Context, entries ...[]Entry) error {
 func (s *Session) Close() error {
 	s.agent.Abort()
 	s.Wait(context.Background())
+	s.agent.WaitForIdle(context.Background())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.log == nil {

@@ -1,0 +1,42 @@
+//go:build !unix
+
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// fileLock, where flock(2) is missing, is a file created exclusively that
+// holds its holder's pid; a lock whose pid names no process is stale and
+// taken over.
+type fileLock struct{ path string }
+
+func lockFile(path, session string) (*fileLock, error) {
+	for range 10 {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+			f.Close()
+			return &fileLock{path: path}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("session lock: %w", err)
+		}
+		b, _ := os.ReadFile(path)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if pid > 0 {
+			if _, err := os.FindProcess(pid); err == nil {
+				return nil, &LockedError{Session: session, PID: pid}
+			}
+		}
+		os.Remove(path) // stale: its holder is gone
+	}
+	return nil, fmt.Errorf("session lock %s: the lock file keeps changing", path)
+}
+
+func (l *fileLock) unlock() error { return os.Remove(l.path) }
