@@ -111,6 +111,9 @@ func newSession(opts Options) *Session {
 		}
 	}
 	opts.Agent.Messages = nil
+	if opts.Agent.ConvertToLLM == nil {
+		opts.Agent.ConvertToLLM = ConvertToLLM
+	}
 	s.opts = opts
 	s.agent = host.NewAgent(opts.Agent)
 	s.agent.Subscribe(s.persist)
