@@ -1,0 +1,76 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/scripted"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// Commands that replace the transcript refuse while a run is active; a
+// prompt without a streaming behavior is refused, with one it is queued.
+func TestCommandsWhileBusy(t *testing.T) {
+	ctx := context.Background()
+	s := session.New(opts(t, t.TempDir(), scripted.Of(scripted.Turn{Content: host.Text("slow"), DelayMs: 30000})))
+	defer s.Close()
+	if err := s.Prompt(ctx, &host.UserMessage{Content: host.Text("go")}, session.Reject); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Prompt(ctx, &host.UserMessage{Content: host.Text("again")}, session.Reject); !errors.Is(err, session.ErrBusy) {
+		t.Fatalf("prompt: %v", err)
+	}
+	if err := s.Prompt(ctx, &host.UserMessage{Content: host.Text("again")}, "sideways"); err == nil {
+		t.Fatal("a bad streaming behavior was accepted")
+	}
+	if err := s.NewSession(ctx, ""); !errors.Is(err, session.ErrBusy) {
+		t.Fatalf("new: %v", err)
+	}
+	if err := s.Switch(ctx, "x"); !errors.Is(err, session.ErrBusy) {
+		t.Fatalf("switch: %v", err)
+	}
+	if _, err := s.ForkAt(ctx, "x"); !errors.Is(err, session.ErrBusy) {
+		t.Fatalf("fork: %v", err)
+	}
+	if err := s.Prompt(ctx, &host.UserMessage{Content: host.Text("later")}, session.FollowUp); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.State(); !st.IsStreaming || st.PendingMessageCount != 1 {
+		t.Fatalf("state %+v", st)
+	}
+	s.Abort()
+	s.Wait(ctx)
+	if s.Busy() {
+		t.Fatal("busy after abort")
+	}
+}
+
+// Without a store (--no-session) every command works in memory, fork
+// included, and nothing is written.
+func TestEphemeralSession(t *testing.T) {
+	ctx := context.Background()
+	o := opts(t, t.TempDir(), scripted.Of(textTurn("one"), textTurn("two")))
+	o.Store = nil
+	s := session.New(o)
+	defer s.Close()
+	prompt(t, s, "first")
+	prompt(t, s, "second")
+	if s.State().SessionFile != "" {
+		t.Fatal("an ephemeral session has a file")
+	}
+	points := s.ForkPoints()
+	if len(points) != 2 {
+		t.Fatalf("%+v", points)
+	}
+	if text, err := s.ForkAt(ctx, points[1].EntryID); err != nil || text != "second" || roles(s.Messages()) != "user,assistant" {
+		t.Fatalf("%q %v %s", text, err, roles(s.Messages()))
+	}
+	if err := s.Switch(ctx, "x"); err == nil {
+		t.Fatal("switch without a store succeeded")
+	}
+	if _, err := s.SetModel(ctx, "nope", "nope"); err == nil {
+		t.Fatal("an unknown model was accepted")
+	}
+}
