@@ -226,3 +226,21 @@ func TestAutoRetry(t *testing.T) {
 		t.Fatalf("%d messages", len(msgs))
 	}
 }
+
+// Images of a prompt reach the transcript as image blocks after the text.
+func TestPromptWithImages(t *testing.T) {
+	c := start(t, scripted.Of(scripted.Turn{Content: host.Text("a cat")}))
+	c.send(`{"id":"p","type":"prompt","message":"what is it?","images":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]}` + "\n")
+	c.next(response("p"))
+	c.next(event("agent_end"))
+	c.send(`{"id":"m","type":"get_messages"}` + "\n")
+	msgs := c.next(response("m"))["data"].(map[string]any)["messages"].([]any)
+	content := msgs[0].(map[string]any)["content"].([]any)
+	if len(content) != 2 || content[1].(map[string]any)["type"] != "image" || content[1].(map[string]any)["mimeType"] != "image/png" {
+		t.Fatalf("%v", content)
+	}
+	c.send(`{"id":"bad","type":"prompt","message":"x","images":[{"type":"image"}]}` + "\n")
+	if r := c.next(response("bad")); r["success"] != false {
+		t.Fatal(r)
+	}
+}
