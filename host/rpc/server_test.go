@@ -244,3 +244,42 @@ func TestPromptWithImages(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// new_session, switch_session (by id prefix) and fork move between
+// sessions; the transcript follows.
+func TestSessionCommands(t *testing.T) {
+	c := start(t, scripted.Of(scripted.Turn{Content: host.Text("one")}, scripted.Turn{Content: host.Text("two")}, scripted.Turn{Content: host.Text("three")}))
+	state := func(id string) map[string]any {
+		c.send(`{"id":"` + id + `","type":"get_state"}` + "\n")
+		return c.next(response(id))["data"].(map[string]any)
+	}
+	c.send(`{"id":"p1","type":"prompt","message":"first"}` + "\n")
+	c.next(event("agent_end"))
+	first := state("s1")["sessionId"].(string)
+	c.send(`{"id":"n","type":"new_session"}` + "\n")
+	if r := c.next(response("n")); r["success"] != true || r["data"].(map[string]any)["cancelled"] != false {
+		t.Fatal(r)
+	}
+	if st := state("s2"); st["messageCount"] != float64(0) || st["sessionId"] == first {
+		t.Fatal(st)
+	}
+	c.send(`{"id":"p2","type":"prompt","message":"second"}` + "\n")
+	c.next(event("agent_end"))
+	c.send(`{"id":"sw","type":"switch_session","sessionPath":"` + first[:20] + `"}` + "\n")
+	if r := c.next(response("sw")); r["success"] != true {
+		t.Fatal(r)
+	}
+	if st := state("s3"); st["sessionId"] != first || st["messageCount"] != float64(2) {
+		t.Fatal(st)
+	}
+	c.send(`{"id":"fm","type":"get_fork_messages"}` + "\n")
+	points := c.next(response("fm"))["data"].(map[string]any)["messages"].([]any)
+	entry := points[0].(map[string]any)["entryId"].(string)
+	c.send(`{"id":"f","type":"fork","entryId":"` + entry + `"}` + "\n")
+	if r := c.next(response("f")); r["data"].(map[string]any)["text"] != "first" {
+		t.Fatal(r)
+	}
+	if st := state("s4"); st["sessionId"] == first || st["messageCount"] != float64(0) {
+		t.Fatal(st)
+	}
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -288,21 +289,29 @@ func (s *Session) SetModel(ctx context.Context, provider, id string) (Model, err
 			defer s.mu.Unlock()
 			s.model = i
 			e := s.entryLocked(TypeModelChange)
-			e.Raw = nil
-			line := fmt.Sprintf(`{"type":%q,"id":%q,"parentId":%s,"timestamp":%q,"provider":%q,"modelId":%q}`,
-				TypeModelChange, e.ID, jsonOrNull(e.ParentID), e.Timestamp, provider, id)
-			e.Raw = []byte(line)
+			raw, err := json.Marshal(struct {
+				Type     string  `json:"type"`
+				ID       string  `json:"id"`
+				ParentID *string `json:"parentId"`
+				Time     string  `json:"timestamp"`
+				Provider string  `json:"provider"`
+				ModelID  string  `json:"modelId"`
+			}{TypeModelChange, e.ID, nullable(e.ParentID), e.Timestamp, provider, id})
+			if err != nil {
+				return Model{}, err
+			}
+			e.Raw = raw
 			return m, s.appendLocked(ctx, []Entry{e})
 		}
 	}
 	return Model{}, fmt.Errorf("model not found: %s/%s (the models are those of agent.toml)", provider, id)
 }
 
-func jsonOrNull(s string) string {
+func nullable(s string) *string {
 	if s == "" {
-		return "null"
+		return nil
 	}
-	return fmt.Sprintf("%q", s)
+	return &s
 }
 
 // SetSteeringMode sets how many steering messages one turn takes.

@@ -2,7 +2,9 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -72,5 +74,31 @@ func TestEphemeralSession(t *testing.T) {
 	}
 	if _, err := s.SetModel(ctx, "nope", "nope"); err == nil {
 		t.Fatal("an unknown model was accepted")
+	}
+}
+
+// set_model records a model_change entry pi reads; the state names the
+// model.
+func TestSetModelRecorded(t *testing.T) {
+	ctx := context.Background()
+	m := scripted.Of(textTurn("hi"))
+	o := opts(t, t.TempDir(), m)
+	o.Models = []session.Model{{Info: host.ModelInfo{API: "scripted", Provider: "scripted", ID: "scripted-\"1\""}, Model: m}}
+	s := session.New(o)
+	defer s.Close()
+	prompt(t, s, "hello")
+	if _, err := s.SetModel(ctx, "scripted", "scripted-\"1\""); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(s.State().SessionFile)
+	tr, err := session.Decode(data)
+	if err != nil || len(tr.Warnings) > 0 {
+		t.Fatalf("%v %v", err, tr.Warnings)
+	}
+	last := tr.Entries[len(tr.Entries)-1]
+	var mc struct{ Provider, ModelID string }
+	json.Unmarshal(last.Raw, &mc)
+	if last.Type != session.TypeModelChange || mc.ModelID != "scripted-\"1\"" || s.State().Model.Info.ID != mc.ModelID {
+		t.Fatalf("%s", last.Raw)
 	}
 }
