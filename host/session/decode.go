@@ -103,12 +103,34 @@ func (t *Transcript) migrate() {
 			if t.Header.Version < 2 {
 				e.ParentID = prev
 			}
-			e.Raw = nil
+			e.Raw = withTree(e.Raw, e.ID, e.ParentID)
 		}
 		seen[e.ID] = true
 		prev = e.ID
 	}
 	t.Header.Version = Version
+}
+
+// withTree sets the id and parentId of a raw entry, keeping its other
+// fields.
+func withTree(raw json.RawMessage, id, parent string) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	obj["id"], _ = json.Marshal(id)
+	obj["parentId"] = json.RawMessage("null")
+	if parent != "" {
+		obj["parentId"], _ = json.Marshal(parent)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // Leaf is the id of the current position: the last entry, as pi reads it.

@@ -319,3 +319,31 @@ func TestFind(t *testing.T) {
 		t.Fatalf("latest %s, want %s", latest.ID, ids[2])
 	}
 }
+
+// A version-1 file (no ids) is migrated to a tree, rewritten in version 3
+// when opened for writing, and keeps the entries it cannot interpret.
+func TestVersion1Migrated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v1.jsonl")
+	os.WriteFile(path, []byte(`{"type":"session","id":"old","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/p"}
+{"type":"message","timestamp":"2024-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+{"type":"label","timestamp":"2024-01-01T00:00:02.000Z","targetId":"x","label":"keep me"}
+{"type":"message","timestamp":"2024-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}
+`), 0o600)
+	s, err := session.Open(context.Background(), opts(t, dir, scripted.Of()), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if roles(s.Messages()) != "user,assistant" {
+		t.Fatal(roles(s.Messages()))
+	}
+	s.Close()
+	data, _ := os.ReadFile(path)
+	tr, err := session.Decode(data)
+	if err != nil || !strings.Contains(string(data), `"version":3`) || !strings.Contains(string(data), `"label":"keep me"`) {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if got := tr.Branch(tr.Leaf()); len(got) != 3 || got[1].Type != "label" || got[2].ParentID != got[1].ID {
+		t.Fatalf("tree %+v", got)
+	}
+}
