@@ -167,7 +167,8 @@ func (s *Session) Switch(ctx context.Context, ref string) error {
 		return err
 	}
 	s.mu.Lock()
-	if info.Key == s.path && s.log != nil {
+	prev := s.path
+	if info.Key == prev && s.log != nil {
 		s.mu.Unlock()
 		return nil
 	}
@@ -177,13 +178,21 @@ func (s *Session) Switch(ctx context.Context, ref string) error {
 	}
 	s.reset(s.opts.Cwd, "")
 	s.mu.Unlock()
-	if err := s.load(ctx, info.Key); err != nil {
-		s.mu.Lock()
-		s.reset(s.opts.Cwd, "")
-		s.mu.Unlock()
-		return err
+	err = s.load(ctx, info.Key)
+	if err == nil {
+		return nil
 	}
-	return nil
+	// Back to the session we left, if it had a file.
+	s.mu.Lock()
+	s.closeLogLocked()
+	s.reset(s.opts.Cwd, "")
+	s.mu.Unlock()
+	if prev != "" {
+		if back := s.load(ctx, prev); back != nil {
+			err = fmt.Errorf("%w; and the previous session did not reopen: %v", err, back)
+		}
+	}
+	return err
 }
 
 // ForkAt starts a new session holding the branch before the user message

@@ -102,3 +102,25 @@ func TestSetModelRecorded(t *testing.T) {
 		t.Fatalf("%s", last.Raw)
 	}
 }
+
+// A switch that fails (the other session is held) leaves the session
+// where it was.
+func TestSwitchFailureKeepsSession(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	other := session.New(opts(t, dir, scripted.Of(textTurn("other"))))
+	defer other.Close()
+	prompt(t, other, "held elsewhere")
+	s := session.New(opts(t, dir, scripted.Of(textTurn("mine"))))
+	defer s.Close()
+	prompt(t, s, "mine")
+	before := s.State()
+	var le *session.LockedError
+	if err := s.Switch(ctx, other.State().SessionID); !errors.As(err, &le) {
+		t.Fatalf("switch: %v", err)
+	}
+	after := s.State()
+	if after.SessionID != before.SessionID || after.SessionFile != before.SessionFile || roles(s.Messages()) != "user,assistant" {
+		t.Fatalf("before %+v\nafter %+v", before, after)
+	}
+}

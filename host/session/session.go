@@ -135,6 +135,7 @@ func orOne(m host.QueueMode) host.QueueMode {
 func Open(ctx context.Context, opts Options, key string) (*Session, error) {
 	s := newSession(opts)
 	if err := s.load(ctx, key); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -143,6 +144,9 @@ func Open(ctx context.Context, opts Options, key string) (*Session, error) {
 // Fork starts a new session holding a copy of the stored session key's
 // entries, pointing to it as its parent (pi's --fork).
 func Fork(ctx context.Context, opts Options, key string) (*Session, error) {
+	if opts.Store == nil {
+		return nil, fmt.Errorf("session: no store to fork %s from", key)
+	}
 	t, err := opts.Store.Load(ctx, key)
 	if err != nil {
 		return nil, err
@@ -175,8 +179,10 @@ func (s *Session) load(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
 	s.log, s.path = l, key
 	s.header = t.Header
+	s.mu.Unlock()
 	for _, w := range t.Warnings {
 		s.opts.Warn(fmt.Sprintf("session %s: %s", key, w))
 	}
@@ -190,17 +196,19 @@ func (s *Session) adopt(ctx context.Context, t *Transcript, leaf string, copyAll
 	if copyAll {
 		entries = t.Branch(leaf)
 	}
-	for _, e := range entries {
-		s.taken[e.ID] = true
-	}
-	s.entries = slices.Clone(entries)
-	s.leaf, s.name = leaf, t.Name()
 	v := t.View(leaf)
 	if v.ThinkingLevel != "" {
 		s.agent.SetThinkingLevel(v.ThinkingLevel)
 	}
 	s.agent.SetMessages(v.Messages)
+	s.mu.Lock()
+	for _, e := range entries {
+		s.taken[e.ID] = true
+	}
+	s.entries = slices.Clone(entries)
+	s.leaf, s.name = leaf, t.Name()
 	s.persisted = len(v.Messages)
+	s.mu.Unlock()
 	if copyAll && len(entries) > 0 {
 		if err := s.create(ctx, entries); err != nil {
 			return err
