@@ -16,12 +16,15 @@ import (
 
 // Sessions of these tests go to a temporary state directory, never the
 // user's.
-func init() {
+func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "wasmagent-cli-state-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
