@@ -68,18 +68,21 @@ func prepareArguments(tool Tool, call ToolCall) (json.RawMessage, error) {
 	return schema.ValidateArguments(call.Name, args)
 }
 
-// execute runs a prepared call (LOOP.md 6.5). Updates sent while it runs
-// are delivered before it returns; later ones are dropped.
+// execute runs a prepared call (LOOP.md 6.5). An update is queued for
+// delivery and the tool goes on at once; the call's result waits until its
+// updates have been delivered, as pi awaits them before finalizing. Updates
+// sent after Execute returns are dropped.
 func (r *run) execute(p *prepared) *finalized {
 	var mu sync.Mutex
 	finished := false
+	var delivered []<-chan struct{}
 	onUpdate := func(partial any) {
 		mu.Lock()
 		defer mu.Unlock()
 		if finished {
 			return
 		}
-		r.em.emit(ToolExecutionUpdateEvent{ToolCallID: p.call.ID, ToolName: p.call.Name, Args: p.call.Arguments, PartialResult: partial})
+		delivered = append(delivered, r.em.post(ToolExecutionUpdateEvent{ToolCallID: p.call.ID, ToolName: p.call.Name, Args: p.call.Arguments, PartialResult: partial}))
 	}
 	res, err := safely("tool "+p.call.Name, func() (ToolResult, error) {
 		return p.tool.Execute(r.ctx, p.call.ID, p.args, onUpdate)
@@ -87,6 +90,9 @@ func (r *run) execute(p *prepared) *finalized {
 	mu.Lock()
 	finished = true
 	mu.Unlock()
+	for _, d := range delivered {
+		<-d
+	}
 	if err != nil {
 		return immediate(p.call, err.Error())
 	}
@@ -129,7 +135,7 @@ func mergeAfter(cur ToolResult, o *AfterToolCallResult) ToolResult {
 		out.Details = o.Details
 	}
 	if o.Terminate != nil {
-		out.Terminate = *o.Terminate
+		out.Terminate = Bool(*o.Terminate)
 	}
 	return out
 }

@@ -133,7 +133,7 @@ func terminates(done []*finalized) bool {
 		return false
 	}
 	for _, fin := range done {
-		if fin == nil || !fin.result.Terminate {
+		if fin == nil || fin.result.Terminate == nil || !*fin.result.Terminate {
 			return false
 		}
 	}
