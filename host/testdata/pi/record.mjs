@@ -71,6 +71,19 @@ await loop("validation_and_coercion", {
   turns: [calls(["c1", "count", { count: "3", flag: "true", label: 7 }], ["c2", "count", { flag: 1 }], ["c3", "count", { count: "abc" }]), say("ok")],
   tools: [echo("count", { parameters: countSchema })],
 });
+// Coercion is JavaScript's: Number() for numbers, String() for strings.
+const jsSchema = { type: "object", properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, b: { type: "boolean" }, z: { type: "null" } } };
+await loop("coercion_js", {
+  turns: [calls(
+    ["c1", "js", { i: "0b11", n: "0x10", s: 1e-7 }],
+    ["c2", "js", { i: "0o7", n: " 12 ", s: 0.000001 }],
+    ["c3", "js", { i: "1e3", n: "1_000", s: 1e21 }],
+    ["c4", "js", { i: "\u00a012\u2028", n: "0x1p4", s: 123456789012345680000 }],
+    ["c5", "js", { b: 1, i: "", n: "Infinity", s: 1.5e300, z: 0 }],
+    ["c6", "js", { b: "true", i: "12.0", n: "-.5e1", s: 0.1, z: "" }],
+  ), say("ok")],
+  tools: [echo("js", { parameters: jsSchema })],
+});
 await loop("prepare_arguments", {
   turns: [calls(["c1", "read", { file: "old.txt" }], ["c2", "read", { path: "new.txt" }], ["c3", "read", { other: 1 }]), say("ok")],
   tools: [echo("read", {
