@@ -79,7 +79,7 @@ await loop("coercion_js", {
     ["c2", "js", { i: "0o7", n: " 12 ", s: 0.000001 }],
     ["c3", "js", { i: "1e3", n: "1_000", s: 1e21 }],
     ["c4", "js", { i: "\u00a012\u2028", n: "0x1p4", s: 123456789012345680000 }],
-    ["c5", "js", { b: 1, i: "", n: "Infinity", s: 1.5e300, z: 0 }],
+    ["c5", "js", { b: 1, i: "0x1F", n: "Infinity", s: 1.5e300, z: 0 }],
     ["c6", "js", { b: "true", i: "12.0", n: "-.5e1", s: 0.1, z: "" }],
   ), say("ok")],
   tools: [echo("js", { parameters: jsSchema })],
