@@ -75,9 +75,9 @@ arguments = true
 		var r struct {
 			ToolCallID, Outcome string
 			Hooks               []struct {
-				Gate                                                    bool
+				Gate                                                      bool
 				Decision, Question, Answer, ArgsBefore, ArgsAfter, Reason string
-				Rewritten                                               json.RawMessage
+				Rewritten                                                 json.RawMessage
 			}
 		}
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
