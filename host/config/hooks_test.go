@@ -123,3 +123,49 @@ func TestHookKeyErrors(t *testing.T) {
 		})
 	}
 }
+
+// on_error and on_timeout with a real plugin that fails and one that
+// spins past its grant: blocked by default, let through when "allow".
+func TestHookFallbacksThroughAPlugin(t *testing.T) {
+	for _, c := range []struct{ keys, want string }{
+		{"", "[probe hook failed on echo ERR]"},
+		{"on_error = \"allow\"\non_timeout = \"allow\"\n", "[hook:fail (seen by probe) hook:spin (seen by probe)]"},
+		{"on_error = \"allow\"\n", "[hook:fail (seen by probe) ERR]"},
+		{"on_timeout = \"allow\"\n", "[probe hook failed on echo hook:spin (seen by probe)]"},
+	} {
+		t.Run(fmt.Sprintf("%q", c.keys), func(t *testing.T) {
+			path := write(t, `
+[[tool]]
+plugin = "PROBE"
+disable = ["state", "sleep", "hash", "fib", "spin", "panic", "crash", "fail", "big", "updates", "read", "write", "fsop", "ambient", "fetch", "config"]
+
+[[hook]]
+plugin = "PROBE"
+`+c.keys+`
+[hook.grants]
+timeout = "300ms"
+`, toolCall("c1", "echo", `{"text":"hook:fail"}`), toolCall("c2", "echo", `{"text":"hook:spin"}`), `{"content":"done"}`)
+			s, err := wire(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := host.NewAgent(s.Options)
+			if err := a.PromptText(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			var results []string
+			for _, m := range a.State().Messages {
+				if r, ok := m.(*host.ToolResultMessage); ok {
+					text := r.Content.TextOf()
+					if r.IsError && r.ToolCallID == "c2" {
+						text = "ERR" // the timeout's wording is the runtime's
+					}
+					results = append(results, text)
+				}
+			}
+			if fmt.Sprint(results) != c.want {
+				t.Fatalf("results %q, want %s", results, c.want)
+			}
+		})
+	}
+}
