@@ -11,7 +11,9 @@ type ToolCallContext struct {
 	AssistantMessage *AssistantMessage
 	// ToolCall is the call as the model sent it (raw arguments).
 	ToolCall ToolCall
-	// Args are the prepared, coerced and validated arguments.
+	// Args are the prepared, coerced and validated arguments, as rewritten
+	// by earlier before hooks (and validated again): for after hooks,
+	// what the tool ran with.
 	Args json.RawMessage
 	// Context is the run's context. Its messages end with the assistant
 	// message; sibling results of the same batch are never in it. Hooks

@@ -19,9 +19,11 @@ import (
 // pending is ignored, so a late answer never answers the next question.
 //
 // In is read by one goroutine of the approver's own, started on the first
-// question; it ends when In does.
+// question; it ends when In does. A front end that reads the terminal
+// itself (a chat reading prompts and steering) leaves In nil and hands
+// lines over with Answer instead.
 type PromptApprover struct {
-	In  io.Reader
+	In  io.Reader // nil: lines come through Answer
 	Out io.Writer
 
 	ask    sync.Mutex // one question at a time
@@ -82,9 +84,23 @@ func (p *PromptApprover) Approve(ctx context.Context, q Question) (bool, error) 
 	}
 }
 
-// start starts the reader once; p.mu is held.
+// Answer hands line to the question waiting for one and reports whether
+// there was such a question; a front end that owns the terminal passes
+// each line here first and treats it as its own when Answer says false.
+func (p *PromptApprover) Answer(line string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.want == nil {
+		return false
+	}
+	p.want <- line // buffered: never blocks
+	p.want = nil
+	return true
+}
+
+// start starts the reader once, if there is an In; p.mu is held.
 func (p *PromptApprover) start() {
-	if p.reads {
+	if p.reads || p.In == nil {
 		return
 	}
 	p.reads = true
@@ -96,12 +112,7 @@ func (p *PromptApprover) start() {
 func (p *PromptApprover) read() {
 	sc := bufio.NewScanner(p.In)
 	for sc.Scan() {
-		p.mu.Lock()
-		if p.want != nil {
-			p.want <- sc.Text() // buffered: never blocks
-			p.want = nil
-		}
-		p.mu.Unlock()
+		p.Answer(sc.Text())
 	}
 	p.mu.Lock()
 	p.eof = true

@@ -105,3 +105,25 @@ func TestPromptApprover(t *testing.T) {
 		t.Fatalf("after EOF: %v %v", ok, err)
 	}
 }
+
+// Without In, a front end that owns the terminal hands lines over: Answer
+// takes a line only while a question waits.
+func TestPromptApproverAnswer(t *testing.T) {
+	out := &syncBuffer{}
+	p := &host.PromptApprover{Out: out}
+	if p.Answer("y") {
+		t.Fatal("Answer took a line with no question pending")
+	}
+	okc := make(chan bool, 1)
+	go func() {
+		ok, _ := p.Approve(context.Background(), question("write"))
+		okc <- ok
+	}()
+	waitFor(t, out, 1)
+	for !p.Answer("yes") {
+		time.Sleep(time.Millisecond) // the prompt is written just before the question waits
+	}
+	if !<-okc {
+		t.Fatal("yes declined")
+	}
+}
