@@ -39,7 +39,7 @@ var _ Approver = ApproverFunc(nil)
 const DefaultApprovalTimeout = 5 * time.Minute
 
 // errNoAnswer is the decline of a question nobody answered in time.
-var errNoAnswer = errors.New("no answer in time")
+var errNoAnswer = errors.New("timed out")
 
 // approve asks a and returns the decision and the answer's words for the
 // report. Without an approver, the hook's OnAsk decides.

@@ -146,7 +146,7 @@ func TestAsk(t *testing.T) {
 		{"no", no, host.FallbackAllow, false, "no"},
 		{"no approver blocks by default", nil, "", false, "on_ask block"},
 		{"no approver, on_ask allow", nil, host.FallbackAllow, true, "on_ask allow"},
-		{"unanswered blocks", silent, host.FallbackAllow, false, "no answer: no answer in time"},
+		{"unanswered blocks", silent, host.FallbackAllow, false, "no answer: timed out"},
 		{"approver error blocks", failing, "", false, "no answer: tty closed"},
 		{"approver panic blocks", panicking, "", false, "no answer: approver panicked: boom"},
 	} {
