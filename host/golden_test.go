@@ -100,20 +100,20 @@ func TestGoldenValidationAndCoercion(t *testing.T) {
 	lr.golden("validation_and_coercion")
 }
 
-// Coercion uses JavaScript's Number() and String() (jsnumber.go). The keys
-// are in sorted order: coerced arguments are re-encoded from a Go map.
+// Coercion uses JavaScript's Number() and String() (jsnumber.go); the
+// coerced arguments keep the model's key order, as JavaScript objects do.
 func TestGoldenCoercionJS(t *testing.T) {
 	echo := func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
 		return host.ToolResult{Content: host.Text(string(args))}, nil
 	}
 	lr := newLoopRun(t, []host.Tool{hosttest.Tool("js", `{"type":"object","properties":{"n":{"type":"number"},"i":{"type":"integer"},"s":{"type":"string"},"b":{"type":"boolean"},"z":{"type":"null"}}}`, echo)},
 		calls(
-			call("c1", "js", `{"i":"0b11","n":"0x10","s":1e-7}`),
-			call("c2", "js", `{"i":"0o7","n":" 12 ","s":0.000001}`),
+			call("c1", "js", `{"n":"0x10","i":"0b11","s":1e-7}`),
+			call("c2", "js", `{"s":0.000001,"n":" 12 ","i":"0o7"}`),
 			call("c3", "js", `{"i":"1e3","n":"1_000","s":1e+21}`),
 			call("c4", "js", "{\"i\":\"\u00a012\u2028\",\"n\":\"0x1p4\",\"s\":123456789012345680000}"),
 			call("c5", "js", `{"b":1,"i":"0x1F","n":"Infinity","s":1.5e+300,"z":0}`),
-			call("c6", "js", `{"b":"true","i":"12.0","n":"-.5e1","s":0.1,"z":""}`),
+			call("c6", "js", `{"z":"","s":0.1,"n":"-.5e1","i":"12.0","b":"true"}`),
 		),
 		say("ok"),
 	).run(user("go"))

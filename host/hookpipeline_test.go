@@ -70,8 +70,9 @@ func TestRewriteIsSeenByTheNextHookAndTheTool(t *testing.T) {
 	if out.IsError {
 		t.Fatalf("error: %s", out.Result.Content.TextOf())
 	}
-	// Coerced again after the rewrite: "7" became 7.
-	want := `{"n":7,"path":"/work/a.txt"}`
+	// Coerced again after the rewrite: "7" became 7; the hook's key order
+	// is kept.
+	want := `{"path":"/work/a.txt","n":7}`
 	if len(saw) != 1 || saw[0] != want || len(ran) != 1 || ran[0] != want {
 		t.Fatalf("next hook saw %q, tool ran with %q; want %s", saw, ran, want)
 	}

@@ -66,7 +66,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	v, err := decodeStrict(raw)
+	v, order, err := decodeOrdered(raw)
 	if err != nil {
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
@@ -76,7 +76,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if err := s.sch.Validate(v); err != nil {
 		return nil, validationError(toolName, errorLines(err), raw)
 	}
-	out, err := encodeJSON(v)
+	out, err := encodeOrdered(v, order)
 	if err != nil {
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}

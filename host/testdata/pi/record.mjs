@@ -75,12 +75,12 @@ await loop("validation_and_coercion", {
 const jsSchema = { type: "object", properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, b: { type: "boolean" }, z: { type: "null" } } };
 await loop("coercion_js", {
   turns: [calls(
-    ["c1", "js", { i: "0b11", n: "0x10", s: 1e-7 }],
-    ["c2", "js", { i: "0o7", n: " 12 ", s: 0.000001 }],
+    ["c1", "js", { n: "0x10", i: "0b11", s: 1e-7 }],
+    ["c2", "js", { s: 0.000001, n: " 12 ", i: "0o7" }],
     ["c3", "js", { i: "1e3", n: "1_000", s: 1e21 }],
     ["c4", "js", { i: "\u00a012\u2028", n: "0x1p4", s: 123456789012345680000 }],
     ["c5", "js", { b: 1, i: "0x1F", n: "Infinity", s: 1.5e300, z: 0 }],
-    ["c6", "js", { b: "true", i: "12.0", n: "-.5e1", s: 0.1, z: "" }],
+    ["c6", "js", { z: "", s: 0.1, n: "-.5e1", i: "12.0", b: "true" }],
   ), say("ok")],
   tools: [echo("js", { parameters: jsSchema })],
 });
