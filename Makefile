@@ -100,4 +100,4 @@ bench-runtime:
 # Re-record host/testdata/pi/*.jsonl from pi-agent-core 0.73.1 itself
 # (needs Node.js and the npm registry; the tests only read the files).
 golden-pi:
-	cd host/testdata/pi && npm install --no-audit --no-fund --silent && node record.mjs
+	cd host/testdata/pi && npm install --no-audit --no-fund --silent && node record.mjs && node numbers.mjs

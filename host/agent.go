@@ -27,6 +27,9 @@ type AgentOptions struct {
 	ShouldStopAfterTurn func(ctx context.Context, turn TurnInfo) bool
 	BeforeToolCall      []BeforeToolCallHook
 	AfterToolCall       []AfterToolCallHook
+	Approver            Approver      // answers hooks' questions (Config.Approver)
+	ApprovalTimeout     time.Duration // zero: DefaultApprovalTimeout
+	OnHook              func(HookReport)
 	ToolExecution       ExecutionMode
 	MaxConcurrency      int
 	SteeringMode        QueueMode
@@ -228,6 +231,9 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 		MaxConcurrency:      o.MaxConcurrency,
 		BeforeToolCall:      slices.Clone(o.BeforeToolCall),
 		AfterToolCall:       slices.Clone(o.AfterToolCall),
+		Approver:            o.Approver,
+		ApprovalTimeout:     o.ApprovalTimeout,
+		OnHook:              o.OnHook,
 		Now:                 o.Now,
 		SteeringMessages: func(context.Context) []Message {
 			a.mu.Lock()

@@ -88,6 +88,10 @@ func (a *Agent) SetHooks(before []BeforeToolCallHook, after []AfterToolCallHook)
 	})
 }
 
+// SetApprover sets the Approver of later runs (nil: each hook's OnAsk
+// decides), for a front end that can ask its user.
+func (a *Agent) SetApprover(ap Approver) { a.update(func() { a.opts.Approver = ap }) }
+
 // SetToolExecution sets the tool execution mode and the concurrency cap of
 // parallel batches (0: no cap).
 func (a *Agent) SetToolExecution(mode ExecutionMode, maxConcurrency int) {

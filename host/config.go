@@ -51,11 +51,21 @@ type Config struct {
 	// MaxConcurrency caps how many calls of a parallel batch execute at
 	// once; 0 means no cap (pi's behaviour).
 	MaxConcurrency int
-	// BeforeToolCall hooks run in order; the first to block wins.
+	// BeforeToolCall hooks run in order, gates (HookOptions.Gate) after
+	// the others; the first to block wins (docs/hooks.md).
 	BeforeToolCall []BeforeToolCallHook
 	// AfterToolCall hooks run in order, each seeing the previous one's
 	// result.
 	AfterToolCall []AfterToolCallHook
+	// Approver answers the before hooks' questions (BeforeToolCallResult
+	// Ask); nil leaves them to each hook's OnAsk, which blocks by
+	// default. ApprovalTimeout bounds each answer (zero:
+	// DefaultApprovalTimeout); an unanswered question declines the call.
+	Approver        Approver
+	ApprovalTimeout time.Duration
+	// OnHook, if set, is told every hook's decision (for audit logs). It
+	// is called from the goroutines running the calls and must not block.
+	OnHook func(HookReport)
 
 	// Now returns the time stamped on tool results and synthetic messages.
 	// Nil means time.Now.

@@ -14,10 +14,14 @@
 // Each tool call goes through five stages:
 //
 //  1. tool_execution_start, with the raw arguments;
-//  2. prepare: look the tool up, PrepareArguments, pi's coercion pass and
-//     JSON Schema validation, then the before-hooks in order (the first
-//     block wins) — a failure here is an immediate error result;
-//  3. execute, with the context of the run and an update callback;
+//  2. prepare: look the tool up, PrepareArguments, pi's coercion pass
+//     (with JavaScript's Number() and String()) and JSON Schema
+//     validation, then the before-hooks: those that may rewrite in order,
+//     then the gates (the first block wins; see docs/hooks.md for
+//     rewrite, ask and the fallbacks) — a failure here is an immediate
+//     error result;
+//  3. execute, with the context of the run and an update callback that
+//     queues the update and returns at once;
 //  4. finalize: the after-hooks in order, each overriding the result field
 //     by field, each seeing the previous one's result;
 //  5. tool_execution_end, then the toolResult message.
@@ -28,12 +32,18 @@
 // together (at most Config.MaxConcurrency at once); tool_execution_end
 // follows completion order, the toolResult messages assistant order.
 //
+// Stages 2–4 are [ToolRunner], which other doors (an MCP server) use to
+// run a single call exactly as the loop does.
+//
 // # Event delivery
 //
 // Events are delivered one at a time, in order, from whichever goroutine
 // produced them; the loop waits for the sink (pi awaits its listeners too).
 // Unlike pi, two parallel tools' events never reach a subscriber at the
-// same time (LOOP.md 15.1). The event flow of a run:
+// same time (LOOP.md 15.1). A tool's update is the exception to the
+// waiting, as in pi: it is queued, the tool goes on, and the call's result
+// waits until its updates have been delivered — a slow subscriber delays
+// delivery, never a running tool. The event flow of a run:
 //
 //	agent_start
 //	turn_start

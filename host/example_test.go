@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,4 +49,41 @@ func ExampleAgent() {
 	// tool: Sunny in Kyoto
 	// messages: 4
 	// answer: It is sunny in Kyoto.
+}
+
+// One tool call through the five stages without a model, as an MCP server
+// runs it: a hook rewrites the path, a gate checks the final one.
+func ExampleToolRunner() {
+	read := &host.ToolFunc{
+		ToolInfo: host.ToolInfo{Name: "read", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		Func: func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
+			return host.ToolResult{Content: host.Text("read " + string(args))}, nil
+		},
+	}
+	underWork := host.BeforeToolCallFunc(func(_ context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+		var a struct{ Path string }
+		json.Unmarshal(c.Args, &a)
+		args, _ := json.Marshal(map[string]string{"path": "/work/" + a.Path})
+		return &host.BeforeToolCallResult{Args: args}, nil
+	})
+	noEnv := host.BeforeToolCallFunc(func(_ context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+		if bytes.Contains(c.Args, []byte(".env")) {
+			return &host.BeforeToolCallResult{Block: true, Reason: "no .env"}, nil
+		}
+		return nil, nil
+	})
+	tr := &host.ToolRunner{
+		Tools: []host.Tool{read},
+		BeforeToolCall: []host.BeforeToolCallHook{
+			host.WithBeforeOptions(noEnv, host.HookOptions{Name: "no-env", Gate: true}), // runs last
+			host.WithBeforeOptions(underWork, host.HookOptions{Name: "under-work"}),
+		},
+	}
+	for _, args := range []string{`{"path":"notes.txt"}`, `{"path":".env"}`} {
+		out := tr.Run(context.Background(), nil, nil, host.ToolCall{ID: "1", Name: "read", Arguments: json.RawMessage(args)}, nil)
+		fmt.Println(out.IsError, out.Result.Content.TextOf())
+	}
+	// Output:
+	// false read {"path":"/work/notes.txt"}
+	// true no .env
 }

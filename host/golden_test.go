@@ -100,6 +100,26 @@ func TestGoldenValidationAndCoercion(t *testing.T) {
 	lr.golden("validation_and_coercion")
 }
 
+// Coercion uses JavaScript's Number() and String() (jsnumber.go); the
+// coerced arguments keep the model's key order, as JavaScript objects do.
+func TestGoldenCoercionJS(t *testing.T) {
+	echo := func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
+		return host.ToolResult{Content: host.Text(string(args))}, nil
+	}
+	lr := newLoopRun(t, []host.Tool{hosttest.Tool("js", `{"type":"object","properties":{"n":{"type":"number"},"i":{"type":"integer"},"s":{"type":"string"},"b":{"type":"boolean"},"z":{"type":"null"}}}`, echo)},
+		calls(
+			call("c1", "js", `{"n":"0x10","i":"0b11","s":1e-7}`),
+			call("c2", "js", `{"s":0.000001,"n":" 12 ","i":"0o7"}`),
+			call("c3", "js", `{"i":"1e3","n":"1_000","s":1e+21}`),
+			call("c4", "js", "{\"i\":\"\u00a012\u2028\",\"n\":\"0x1p4\",\"s\":123456789012345680000}"),
+			call("c5", "js", `{"b":1,"i":"0x1F","n":"Infinity","s":1.5e+300,"z":0}`),
+			call("c6", "js", `{"z":"","s":0.1,"n":"-.5e1","i":"12.0","b":"true"}`),
+		),
+		say("ok"),
+	).run(user("go"))
+	lr.golden("coercion_js")
+}
+
 func TestGoldenPrepareArguments(t *testing.T) {
 	tool := hosttest.Tool("read", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 		func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
@@ -195,14 +215,14 @@ func TestGoldenAfterHookFailure(t *testing.T) {
 	lr.golden("after_hook_failure")
 }
 
-func terminating(name string, terminate bool) *host.ToolFunc {
+func terminating(name string, terminate *bool) *host.ToolFunc {
 	return hosttest.Tool(name, "", func(context.Context, string, json.RawMessage, host.UpdateFunc) (host.ToolResult, error) {
 		return host.ToolResult{Content: host.Text(name), Terminate: terminate}, nil
 	})
 }
 
 func TestGoldenTerminateAll(t *testing.T) {
-	lr := newLoopRun(t, []host.Tool{terminating("stop", true)},
+	lr := newLoopRun(t, []host.Tool{terminating("stop", host.Bool(true))},
 		calls(call("c1", "stop", `{}`), call("c2", "stop", `{}`)),
 		say("never requested"),
 	).run(user("go"))
@@ -210,11 +230,70 @@ func TestGoldenTerminateAll(t *testing.T) {
 }
 
 func TestGoldenTerminateMixed(t *testing.T) {
-	lr := newLoopRun(t, []host.Tool{terminating("stop", true), terminating("go", false)},
+	lr := newLoopRun(t, []host.Tool{terminating("stop", host.Bool(true)), terminating("go", nil)},
 		calls(call("c1", "stop", `{}`), call("c2", "go", `{}`)),
 		say("continued"),
 	).run(user("go"))
 	lr.golden("terminate_mixed")
+}
+
+// terminate:false is a value, not an absence: it stays in the tool's result
+// and in an after-hook's merge (pi's `??`).
+func TestGoldenTerminateFalse(t *testing.T) {
+	lr := newLoopRun(t, []host.Tool{terminating("keep", host.Bool(false)), terminating("stop", host.Bool(true))},
+		calls(call("c1", "keep", `{}`), call("c2", "stop", `{}`)),
+		say("continued"),
+	)
+	lr.cfg.AfterToolCall = []host.AfterToolCallHook{host.AfterToolCallFunc(
+		func(_ context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+			if c.ToolCall.ID == "c2" {
+				return &host.AfterToolCallResult{Terminate: host.Bool(false)}, nil
+			}
+			return nil, nil
+		})}
+	lr.run(user("go"))
+	lr.golden("terminate_false")
+}
+
+// A slow subscriber delays delivery, never the tool. pi's recording runs c1
+// (100 ms, an update at 10 ms) beside c2 (250 ms) with a listener sleeping
+// 200 ms on c1's update. Here explicit waits replace the clock: the listener
+// holds c1's update until c1's tool has returned (which it cannot do if
+// sending the update waits for delivery), and c2 ends after c1 has.
+func TestGoldenSlowSubscriber(t *testing.T) {
+	returned := make(chan struct{})
+	lr := newLoopRun(t, nil,
+		calls(call("c1", "work", `{"ms":100,"updateAt":10}`), call("c2", "work", `{"ms":250}`)),
+		say("ok"),
+	)
+	lr.tools = []host.Tool{hosttest.Tool("work", `{"type":"object","properties":{"ms":{"type":"integer"},"updateAt":{"type":"integer"}}}`,
+		func(_ context.Context, id string, _ json.RawMessage, onUpdate host.UpdateFunc) (host.ToolResult, error) {
+			if id == "c1" {
+				onUpdate(map[string]any{"at": 10})
+				close(returned)
+			} else if !lr.rec.WaitFor(5*time.Second, hosttest.Ended("c1")) {
+				return host.ToolResult{}, errors.New("timed out waiting for c1")
+			}
+			return host.ToolResult{Content: host.Text("done " + id)}, nil
+		})}
+	lr.cfg.MaxConcurrency = 0
+	record := lr.rec.Sink
+	stalled := false
+	lr.sink = func(ctx context.Context, e host.Event) error {
+		if u, ok := e.(host.ToolExecutionUpdateEvent); ok && u.ToolCallID == "c1" {
+			select {
+			case <-returned:
+			case <-time.After(5 * time.Second):
+				stalled = true
+			}
+		}
+		return record(ctx, e)
+	}
+	lr.run(user("go"))
+	if stalled {
+		t.Fatal("the tool waited for its update to be delivered")
+	}
+	lr.golden("slow_subscriber")
 }
 
 func TestGoldenShouldStopAfterTurn(t *testing.T) {

@@ -37,6 +37,7 @@ type loopRun struct {
 	model  *scripted.Model
 	cfg    *host.Config
 	tools  []host.Tool
+	sink   host.Sink // nil: rec.Sink
 	result []host.Message
 	err    error
 }
@@ -54,7 +55,11 @@ func newLoopRun(t *testing.T, tools []host.Tool, turns ...scripted.Turn) *loopRu
 func (lr *loopRun) run(prompts ...host.Message) *loopRun {
 	lr.t.Helper()
 	c := &host.Context{SystemPrompt: "You are a test.", Tools: lr.tools}
-	lr.result, lr.err = host.RunLoop(context.Background(), prompts, c, lr.cfg, lr.rec.Sink)
+	sink := lr.sink
+	if sink == nil {
+		sink = lr.rec.Sink
+	}
+	lr.result, lr.err = host.RunLoop(context.Background(), prompts, c, lr.cfg, sink)
 	return lr
 }
 

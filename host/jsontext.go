@@ -13,41 +13,42 @@ import (
 // MaxArgumentDepth bounds the nesting of tool-call arguments.
 const MaxArgumentDepth = 128
 
-// decodeStrict decodes one JSON value the way the loop accepts tool-call
+// decodeOrdered decodes one JSON value the way the loop accepts tool-call
 // arguments: valid UTF-8, no lone surrogate escapes, no duplicate object
 // keys, no nesting deeper than MaxArgumentDepth, numbers that fit a float64,
 // nothing after the value. Numbers stay json.Number, so no precision is lost.
-func decodeStrict(raw []byte) (any, error) {
+// It also returns the order of every object's keys, for encodeOrdered.
+func decodeOrdered(raw []byte) (any, *keyOrder, error) {
 	if !utf8.Valid(raw) {
-		return nil, errors.New("arguments are not valid UTF-8")
+		return nil, nil, errors.New("arguments are not valid UTF-8")
 	}
 	if err := checkSurrogates(raw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
+	v, order, err := decodeValue(dec, 0)
 	if err == io.EOF {
 		err = errors.New("unexpected end of JSON input")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
+		return nil, nil, fmt.Errorf("arguments are not valid JSON: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("arguments are not valid JSON: data after the top-level value")
+		return nil, nil, errors.New("arguments are not valid JSON: data after the top-level value")
 	}
-	return v, nil
+	return v, order, nil
 }
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, *keyOrder, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
 		if depth >= MaxArgumentDepth {
-			return nil, fmt.Errorf("nested deeper than %d levels", MaxArgumentDepth)
+			return nil, nil, fmt.Errorf("nested deeper than %d levels", MaxArgumentDepth)
 		}
 		if t == '{' {
 			return decodeObject(dec, depth+1)
@@ -55,49 +56,54 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 		if t == '[' {
 			return decodeArray(dec, depth+1)
 		}
-		return nil, fmt.Errorf("unexpected %q", t)
+		return nil, nil, fmt.Errorf("unexpected %q", t)
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(t), 64); err != nil {
-			return nil, fmt.Errorf("number %s does not fit a 64-bit float", t)
+			return nil, nil, fmt.Errorf("number %s does not fit a 64-bit float", t)
 		}
-		return t, nil
+		return t, nil, nil
 	default:
-		return t, nil
+		return t, nil, nil
 	}
 }
 
-func decodeObject(dec *json.Decoder, depth int) (any, error) {
+func decodeObject(dec *json.Decoder, depth int) (any, *keyOrder, error) {
 	obj := map[string]any{}
+	order := &keyOrder{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		key, _ := tok.(string)
 		if _, dup := obj[key]; dup {
-			return nil, fmt.Errorf("duplicate key %q", key)
+			return nil, nil, fmt.Errorf("duplicate key %q", key)
 		}
-		v, err := decodeValue(dec, depth)
+		v, sub, err := decodeValue(dec, depth)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		obj[key] = v
+		order.keys = append(order.keys, key)
+		order.sub = append(order.sub, sub)
 	}
 	_, err := dec.Token() // '}'
-	return obj, err
+	return obj, order, err
 }
 
-func decodeArray(dec *json.Decoder, depth int) (any, error) {
+func decodeArray(dec *json.Decoder, depth int) (any, *keyOrder, error) {
 	arr := []any{}
+	order := &keyOrder{}
 	for dec.More() {
-		v, err := decodeValue(dec, depth)
+		v, sub, err := decodeValue(dec, depth)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		arr = append(arr, v)
+		order.sub = append(order.sub, sub)
 	}
 	_, err := dec.Token() // ']'
-	return arr, err
+	return arr, order, err
 }
 
 // checkSurrogates refuses \u escapes that name half of a surrogate pair

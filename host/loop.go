@@ -74,6 +74,7 @@ type run struct {
 	src         *Context // the caller's, never modified
 	c           *Context // the run's own
 	em          *emitter
+	tools       *ToolRunner
 	newMessages []Message
 
 	// onFailure, if set, is told the synthetic message of a failed run
@@ -83,7 +84,9 @@ type run struct {
 
 func newRun(ctx context.Context, c *Context, cfg *Config, sink Sink) *run {
 	cc := &Context{SystemPrompt: c.SystemPrompt, Tools: c.Tools}
-	return &run{ctx: ctx, cfg: cfg, src: c, c: cc, em: &emitter{ctx: ctx, sink: sink}, newMessages: []Message{}}
+	r := &run{ctx: ctx, cfg: cfg, src: c, c: cc, em: &emitter{ctx: ctx, sink: sink}, newMessages: []Message{}}
+	r.tools = r.runner()
+	return r
 }
 
 func (r *run) emitAll(events ...Event) error {

@@ -139,7 +139,7 @@ func TestRule4_7_HooksNeverSeeSiblingResults(t *testing.T) {
 }
 
 func TestRule4_12_FollowUpAfterTerminate(t *testing.T) {
-	lr := newLoopRun(t, []host.Tool{terminating("stop", true)}, calls(call("c1", "stop", `{}`)), say("follow-up answered"))
+	lr := newLoopRun(t, []host.Tool{terminating("stop", host.Bool(true))}, calls(call("c1", "stop", `{}`)), say("follow-up answered"))
 	given := false
 	lr.cfg.FollowUpMessages = func(context.Context) []host.Message {
 		if given {
@@ -339,19 +339,19 @@ func TestRule6_6_NilKeepsAndIsErrorFlips(t *testing.T) {
 }
 
 func TestRule6_7_2_TerminateNeverReachesMessage(t *testing.T) {
-	lr := newLoopRun(t, []host.Tool{terminating("stop", true)}, calls(call("c1", "stop", `{}`))).run(user("go"))
+	lr := newLoopRun(t, []host.Tool{terminating("stop", host.Bool(true))}, calls(call("c1", "stop", `{}`))).run(user("go"))
 	te := lastTurnEnd(t, lr.rec)
 	b, _ := json.Marshal(te.ToolResults[0])
 	if strings.Contains(string(b), "terminate") {
 		t.Fatalf("terminate in message: %s", b)
 	}
-	if end := toolEnds(lr.rec)[0]; !end.Result.Terminate {
+	if end := toolEnds(lr.rec)[0]; end.Result.Terminate == nil || !*end.Result.Terminate {
 		t.Fatal("6.7.1: terminate missing from tool_execution_end")
 	}
 }
 
 func TestRule6_7_3_ImmediateErrorsNeverTerminate(t *testing.T) {
-	lr := newLoopRun(t, []host.Tool{terminating("stop", true)}, calls(call("c1", "stop", `{}`), call("c2", "nope", `{}`)), say("went on")).run(user("go"))
+	lr := newLoopRun(t, []host.Tool{terminating("stop", host.Bool(true))}, calls(call("c1", "stop", `{}`), call("c2", "nope", `{}`)), say("went on")).run(user("go"))
 	if lr.model.Remaining() != 0 {
 		t.Fatal("a batch with a not-found call terminated")
 	}

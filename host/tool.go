@@ -35,16 +35,18 @@ type ToolInfo struct {
 
 // ToolResult is what a tool returns: content for the model, details for
 // the host and its subscribers, and the terminate hint (the batch ends the
-// run's inner loop when every result of the batch says so).
+// run's inner loop when every result of the batch says true). Terminate nil
+// is absent; a false is kept and shows in tool_execution_end, as in pi.
 type ToolResult struct {
 	Content   Contents `json:"content"`
 	Details   any      `json:"details,omitempty"`
-	Terminate bool     `json:"terminate,omitempty"`
+	Terminate *bool    `json:"terminate,omitempty"`
 }
 
 // UpdateFunc sends a partial result; each becomes a tool_execution_update
-// event, delivered before the call's tool_execution_end. It blocks until
-// the event has been delivered and ignores calls made after Execute returns.
+// event, delivered in order and before the call's tool_execution_end. It
+// never waits for subscribers: the event is queued and the tool goes on
+// (pi's onUpdate). Calls made after Execute returns are ignored.
 type UpdateFunc func(partial any)
 
 // Tool is a tool the model can call.

@@ -4,18 +4,10 @@ import (
 	"sync"
 )
 
-// finalized is a call's outcome: immediate (not found, invalid, blocked) or
-// executed and finalized.
-type finalized struct {
-	call    ToolCall
-	result  ToolResult
-	isError bool
-}
-
 // executeToolCalls runs one assistant message's tool calls (LOOP.md 6): in
 // sequence when the config or any called tool says so, else in parallel.
 func (r *run) executeToolCalls(msg *AssistantMessage, calls []ToolCall) ([]*ToolResultMessage, bool, error) {
-	var done []*finalized
+	var done []*CallOutcome
 	var results []*ToolResultMessage
 	var err error
 	if r.sequential(calls) {
@@ -39,8 +31,8 @@ func (r *run) sequential(calls []ToolCall) bool {
 }
 
 // executeSequential runs the five stages call by call.
-func (r *run) executeSequential(msg *AssistantMessage, calls []ToolCall) ([]*finalized, []*ToolResultMessage, error) {
-	var done []*finalized
+func (r *run) executeSequential(msg *AssistantMessage, calls []ToolCall) ([]*CallOutcome, []*ToolResultMessage, error) {
+	var done []*CallOutcome
 	var results []*ToolResultMessage
 	for _, call := range calls {
 		if err := r.em.emit(startEvent(call)); err != nil {
@@ -66,10 +58,10 @@ func (r *run) executeSequential(msg *AssistantMessage, calls []ToolCall) ([]*fin
 // executeParallel prepares every call in order (immediate outcomes end at
 // once), then executes the prepared ones concurrently, each emitting its
 // end as it finishes, then emits the result messages in source order.
-func (r *run) executeParallel(msg *AssistantMessage, calls []ToolCall) ([]*finalized, []*ToolResultMessage, error) {
-	done := make([]*finalized, len(calls))
+func (r *run) executeParallel(msg *AssistantMessage, calls []ToolCall) ([]*CallOutcome, []*ToolResultMessage, error) {
+	done := make([]*CallOutcome, len(calls))
 	var ready []int
-	preps := make([]*prepared, len(calls))
+	preps := make([]*PreparedCall, len(calls))
 	for i, call := range calls {
 		if err := r.em.emit(startEvent(call)); err != nil {
 			return nil, nil, err
@@ -128,12 +120,12 @@ func (r *run) runConcurrently(indexes []int, f func(int)) {
 }
 
 // terminates is pi's shouldTerminateToolBatch: every result must ask.
-func terminates(done []*finalized) bool {
+func terminates(done []*CallOutcome) bool {
 	if len(done) == 0 {
 		return false
 	}
 	for _, fin := range done {
-		if fin == nil || !fin.result.Terminate {
+		if fin == nil || fin.Result.Terminate == nil || !*fin.Result.Terminate {
 			return false
 		}
 	}
@@ -144,17 +136,17 @@ func startEvent(call ToolCall) Event {
 	return ToolExecutionStartEvent{ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments}
 }
 
-func endEvent(fin *finalized) Event {
-	return ToolExecutionEndEvent{ToolCallID: fin.call.ID, ToolName: fin.call.Name, Result: fin.result, IsError: fin.isError}
+func endEvent(fin *CallOutcome) Event {
+	return ToolExecutionEndEvent{ToolCallID: fin.Call.ID, ToolName: fin.Call.Name, Result: fin.Result, IsError: fin.IsError}
 }
 
-func (r *run) resultMessage(fin *finalized) *ToolResultMessage {
+func (r *run) resultMessage(fin *CallOutcome) *ToolResultMessage {
 	return &ToolResultMessage{
-		ToolCallID: fin.call.ID,
-		ToolName:   fin.call.Name,
-		Content:    fin.result.Content,
-		Details:    fin.result.Details,
-		IsError:    fin.isError,
+		ToolCallID: fin.Call.ID,
+		ToolName:   fin.Call.Name,
+		Content:    fin.Result.Content,
+		Details:    fin.Result.Details,
+		IsError:    fin.IsError,
 		Timestamp:  r.cfg.now(),
 	}
 }

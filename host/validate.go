@@ -66,7 +66,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	v, err := decodeStrict(raw)
+	v, order, err := decodeOrdered(raw)
 	if err != nil {
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
@@ -76,7 +76,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if err := s.sch.Validate(v); err != nil {
 		return nil, validationError(toolName, errorLines(err), raw)
 	}
-	out, err := encodeJSON(v)
+	out, err := encodeOrdered(v, order)
 	if err != nil {
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
@@ -285,13 +285,21 @@ func matchesType(v any, t string) bool {
 	return false
 }
 
+// isIntegral is Number.isInteger of the value JSON.parse gives n.
 func isIntegral(n json.Number) bool {
-	f, err := strconv.ParseFloat(string(n), 64)
-	return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+	f, ok := jsonNumberValue(string(n))
+	return ok && f == math.Trunc(f) && !math.IsInf(f, 0)
 }
 
-// coerceScalar converts v towards type t as pi's coercePrimitiveByType does,
-// reporting whether it changed anything.
+// jsonEquals reports whether n, as JSON.parse reads it, is === want.
+func jsonEquals(n json.Number, want float64) bool {
+	f, ok := jsonNumberValue(string(n))
+	return ok && f == want
+}
+
+// coerceScalar converts v towards type t as pi-ai's coercePrimitiveByType
+// does, with JavaScript's Number() and String() (jsnumber.go), reporting
+// whether it changed anything.
 func coerceScalar(v any, t string) (any, bool) {
 	switch t {
 	case "number", "integer":
@@ -304,18 +312,17 @@ func coerceScalar(v any, t string) (any, bool) {
 			}
 			return json.Number("0"), true
 		case string:
-			s := strings.TrimSpace(x)
-			if s == "" {
+			if jsTrim(x) == "" {
 				return v, false
 			}
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			f := jsStringToNumber(x)
+			if math.IsInf(f, 0) || math.IsNaN(f) {
 				return v, false
 			}
 			if t == "integer" && f != math.Trunc(f) {
 				return v, false
 			}
-			return json.Number(jsNumber(f)), true
+			return json.Number(jsNumberToString(f)), true
 		}
 	case "boolean":
 		switch x := v.(type) {
@@ -329,11 +336,10 @@ func coerceScalar(v any, t string) (any, bool) {
 				return false, true
 			}
 		case json.Number:
-			f, err := strconv.ParseFloat(string(x), 64)
-			if err == nil && f == 1 {
+			if jsonEquals(x, 1) {
 				return true, true
 			}
-			if err == nil && f == 0 {
+			if jsonEquals(x, 0) {
 				return false, true
 			}
 		}
@@ -344,11 +350,10 @@ func coerceScalar(v any, t string) (any, bool) {
 		case bool:
 			return strconv.FormatBool(x), true
 		case json.Number:
-			f, err := strconv.ParseFloat(string(x), 64)
-			if err != nil {
-				return string(x), true
+			if f, ok := jsonNumberValue(string(x)); ok {
+				return jsNumberToString(f), true
 			}
-			return jsNumber(f), true
+			return string(x), true
 		}
 	case "null":
 		switch x := v.(type) {
@@ -361,21 +366,12 @@ func coerceScalar(v any, t string) (any, bool) {
 				return nil, true
 			}
 		case json.Number:
-			if f, err := strconv.ParseFloat(string(x), 64); err == nil && f == 0 {
+			if jsonEquals(x, 0) {
 				return nil, true
 			}
 		}
 	}
 	return v, false
-}
-
-// jsNumber formats f as JavaScript's String(number) does for the common
-// cases: integers in plain digits below 1e21, others in shortest form.
-func jsNumber(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func contains(list []string, s string) bool {

@@ -1,6 +1,9 @@
 package sdk
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // ABIVersion is the plugin contract version a plugin declares in its
 // description and a host checks. docs/abi.md is its specification.
@@ -42,7 +45,11 @@ type Description struct {
 	Version string     `json:"version,omitempty"`
 	Tools   []ToolSpec `json:"tools,omitempty"`
 	Hooks   []string   `json:"hooks,omitempty"`
-	Needs   *Needs     `json:"needs,omitempty"`
+	// Gate declares the beforeToolCall hook a gate: it runs after every
+	// hook that may rewrite, sees the final arguments and may not rewrite
+	// them (docs/hooks.md).
+	Gate  bool   `json:"gate,omitempty"`
+	Needs *Needs `json:"needs,omitempty"`
 }
 
 // ToolSpec describes one tool of a plugin.
@@ -135,10 +142,35 @@ type BeforeInput struct {
 	Args     json.RawMessage `json:"args"`
 }
 
-// BeforeOutput is the output of before_tool_call: {} allows the call.
+// BeforeOutput is the output of before_tool_call: {} allows the call;
+// block (with a reason for the model) blocks it; arguments rewrites the
+// arguments the call runs with (they are validated again; a gate may not);
+// ask is a question the user (or the host's on_ask) must approve before the
+// call goes on. Block wins over ask, and ask over arguments.
 type BeforeOutput struct {
-	Block  bool   `json:"block,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Block     bool            `json:"block,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Ask       string          `json:"ask,omitempty"`
+}
+
+// Block is the output that blocks a call, telling the model reason.
+func Block(reason string) *BeforeOutput { return &BeforeOutput{Block: true, Reason: reason} }
+
+// Ask is the output that asks the user to approve the call.
+func Ask(question string) *BeforeOutput { return &BeforeOutput{Ask: question} }
+
+// Rewrite is the output that runs the call with args instead (a value
+// that encodes to a JSON object).
+func Rewrite(args any) (*BeforeOutput, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errors.New("sdk: Rewrite: the arguments must be a JSON object")
+	}
+	return &BeforeOutput{Arguments: raw}, nil
 }
 
 // ResultData is the result an after_tool_call hook is shown.

@@ -57,6 +57,9 @@ func CheckDescription(d *Description) error {
 		}
 		hooks[h] = true
 	}
+	if d.Gate && !hooks[HookBeforeToolCall] {
+		errs = append(errs, fmt.Errorf("describe: gate is set but hooks does not list %q", HookBeforeToolCall))
+	}
 	if n := d.Needs; n != nil {
 		for _, p := range n.Paths {
 			if !path.IsAbs(p.Guest) {

@@ -45,7 +45,10 @@ func Describe() (*Description, error) {
 	if len(registry.tools) == 0 && registry.before == nil && registry.after == nil {
 		return nil, errors.New("sdk: the plugin registers no tool and no hook")
 	}
-	d := &Description{ABI: ABIVersion, Name: registry.info.Name, Version: registry.info.Version, Needs: registry.info.Needs}
+	if registry.info.Gate && registry.before == nil {
+		return nil, errors.New("sdk: Info.Gate is set but the plugin registers no beforeToolCall hook")
+	}
+	d := &Description{ABI: ABIVersion, Name: registry.info.Name, Version: registry.info.Version, Needs: registry.info.Needs, Gate: registry.info.Gate}
 	for _, t := range registry.tools {
 		params := t.Parameters
 		if params == nil && t.schema != nil {

@@ -11,6 +11,9 @@ type Info struct {
 	Version string
 	// Needs lists the grants the plugin asks for (optional).
 	Needs *Needs
+	// Gate declares the plugin's beforeToolCall hook a gate (Description
+	// Gate).
+	Gate bool
 	// CheckConfig, if set, runs when the host loads the plugin (in
 	// describe) and may refuse the configuration it was given: the host
 	// then refuses to start, with this error.

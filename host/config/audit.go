@@ -2,6 +2,8 @@ package config
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,8 +45,19 @@ type auditRecord struct {
 type hookDecision struct {
 	Hook     string `json:"hook"` // "beforeToolCall" or "afterToolCall"
 	Plugin   string `json:"plugin"`
-	Decision string `json:"decision"` // "allow", "block", "keep", "modify", "error"
+	Gate     bool   `json:"gate,omitempty"`
+	Decision string `json:"decision"` // "allow", "block", "rewrite", "keep", "modify", "error"
 	Reason   string `json:"reason,omitempty"`
+	// Fallback is what decided a failure: on_error or on_timeout's value.
+	Fallback string `json:"fallback,omitempty"`
+	// Question and Answer: the hook asked, and who answered what.
+	Question string `json:"question,omitempty"`
+	Answer   string `json:"answer,omitempty"`
+	// A rewrite: SHA-256 digests of the arguments before and after, and
+	// the new arguments when [audit] arguments is on.
+	ArgsBefore string          `json:"argsBefore,omitempty"`
+	ArgsAfter  string          `json:"argsAfter,omitempty"`
+	Rewritten  json.RawMessage `json:"rewritten,omitempty"`
 }
 
 // auditor writes the audit log. Records are built from the agent's events
@@ -76,13 +89,26 @@ func openAudit(cfg Audit, tools []ToolInfo) (*auditor, error) {
 
 func (a *auditor) close() { a.file.Close() }
 
-// hook records a hook's decision on a call.
-func (a *auditor) hook(id string, d hookDecision) {
+// hook records a hook's decision on a call (host.Config.OnHook).
+func (a *auditor) hook(h host.HookReport) {
+	d := hookDecision{Hook: h.Kind, Plugin: h.Hook, Gate: h.Gate, Decision: h.Decision, Reason: h.Reason,
+		Fallback: string(h.Fallback), Question: h.Question, Answer: h.Answer}
+	if h.ArgsAfter != nil {
+		d.ArgsBefore, d.ArgsAfter = digest(h.ArgsBefore), digest(h.ArgsAfter)
+		if a.cfg.Arguments {
+			d.Rewritten = cutJSON(h.ArgsAfter, a.cfg.MaxFieldBytes)
+		}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if r := a.calls[id]; r != nil {
+	if r := a.calls[h.ToolCallID]; r != nil {
 		r.Hooks = append(r.Hooks, d)
 	}
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Event is the listener that turns tool events into records.

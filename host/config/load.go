@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -238,6 +239,11 @@ func (c *checker) check() {
 		for _, g := range h.Tools {
 			if _, err := path.Match(g, ""); err != nil {
 				c.errorf(key+".tools", "bad glob %q: %v", g, err)
+			}
+		}
+		for _, fb := range [...]struct{ key, v string }{{"on_error", h.OnError}, {"on_timeout", h.OnTimeout}, {"on_ask", h.OnAsk}} {
+			if !host.Fallback(fb.v).Valid() {
+				c.errorf(key+"."+fb.key, "%q is not \"block\" or \"allow\"", fb.v)
 			}
 		}
 	}

@@ -93,6 +93,16 @@ type HookPlugin struct {
 	Plugin
 	Tools []string `toml:"tools"`
 	Order int      `toml:"order"`
+	// Gate runs the beforeToolCall hook after every hook that is not a
+	// gate, on the final arguments, and forbids it to rewrite them (a
+	// plugin may also declare itself a gate).
+	Gate bool `toml:"gate"`
+	// OnError, OnTimeout and OnAsk are "block" (the default) or "allow":
+	// what a failure, a timeout, and a question nobody can answer (no
+	// interactive approver) decide.
+	OnError   string `toml:"on_error"`
+	OnTimeout string `toml:"on_timeout"`
+	OnAsk     string `toml:"on_ask"`
 }
 
 // Grants is [tool.grants] / [hook.grants].

@@ -52,12 +52,14 @@ type ToolInfo struct {
 	Grants runtime.Grants
 }
 
-// HookInfo describes a hook in the order it runs.
+// HookInfo describes a hook in the order of agent.toml (gates run after
+// the other beforeToolCall hooks).
 type HookInfo struct {
 	Kind   string // "beforeToolCall" or "afterToolCall"
 	Tools  []string
 	Plugin *wasmtool.Plugin
 	Grants runtime.Grants
+	Gate   bool
 }
 
 // WireOptions adjust wiring.
@@ -97,6 +99,9 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	}
 	if err := s.loadHooks(ctx); err != nil {
 		return nil, err
+	}
+	if s.audit != nil {
+		s.Options.OnHook = s.audit.hook
 	}
 	a := f.Agent
 	s.Options.Model = s.Model
@@ -296,44 +301,19 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 			}
 			return false
 		}
+		o := host.HookOptions{
+			Name: wp.Name(), Tools: match, Gate: h.Gate || wp.Gate(),
+			OnError: host.Fallback(h.OnError), OnTimeout: host.Fallback(h.OnTimeout), OnAsk: host.Fallback(h.OnAsk),
+		}
+		if o.Gate && before == nil {
+			return f.errorf(key+".gate", "%s has no beforeToolCall hook to make a gate", h.Plugin.Plugin)
+		}
 		if before != nil {
-			s.Options.BeforeToolCall = append(s.Options.BeforeToolCall, host.BeforeToolCallFunc(func(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
-				if !match(c.ToolCall.Name) {
-					return nil, nil
-				}
-				res, err := before.BeforeToolCall(ctx, c)
-				if s.audit != nil {
-					d := hookDecision{Hook: "beforeToolCall", Plugin: wp.Name(), Decision: "allow"}
-					switch {
-					case err != nil:
-						d.Decision, d.Reason = "error", err.Error()
-					case res != nil && res.Block:
-						d.Decision, d.Reason = "block", res.Reason
-					}
-					s.audit.hook(c.ToolCall.ID, d)
-				}
-				return res, err
-			}))
-			s.Hooks = append(s.Hooks, HookInfo{Kind: "beforeToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
+			s.Options.BeforeToolCall = append(s.Options.BeforeToolCall, host.WithBeforeOptions(before, o))
+			s.Hooks = append(s.Hooks, HookInfo{Kind: "beforeToolCall", Tools: h.Tools, Plugin: wp, Grants: g, Gate: o.Gate})
 		}
 		if after != nil {
-			s.Options.AfterToolCall = append(s.Options.AfterToolCall, host.AfterToolCallFunc(func(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
-				if !match(c.ToolCall.Name) {
-					return nil, nil
-				}
-				res, err := after.AfterToolCall(ctx, c)
-				if s.audit != nil {
-					d := hookDecision{Hook: "afterToolCall", Plugin: wp.Name(), Decision: "keep"}
-					switch {
-					case err != nil:
-						d.Decision, d.Reason = "error", err.Error()
-					case res != nil && (res.Content != nil || res.Details != nil || res.IsError != nil || res.Terminate != nil):
-						d.Decision = "modify"
-					}
-					s.audit.hook(c.ToolCall.ID, d)
-				}
-				return res, err
-			}))
+			s.Options.AfterToolCall = append(s.Options.AfterToolCall, host.WithAfterOptions(after, o))
 			s.Hooks = append(s.Hooks, HookInfo{Kind: "afterToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
 		}
 	}

@@ -13,6 +13,7 @@ func FuzzPluginOutputs(f *testing.F) {
 		`{"abi":1,"name":"x","tools":[{"name":"t","description":"d","parameters":{"type":"object","properties":{"a":{"type":"string"}}}}],"hooks":["beforeToolCall"],"needs":{"paths":[{"guest":"/w","write":true}]}}`,
 		`{"content":[{"type":"text","text":"hi"},{"type":"image","data":"aGk=","mimeType":"image/png"}],"details":{"n":1},"terminate":true}`,
 		`{"block":true,"reason":"no"}`,
+		`{"arguments":{"path":"/work/a"},"ask":"ok?"}`, `{"arguments":[1]}`, `{"arguments":null}`, `{"abi":1,"name":"g","hooks":["beforeToolCall"],"gate":true}`,
 		`{"content":[],"details":null,"isError":false,"terminate":null}`,
 		`{}`, `null`, `[]`, `{"content":null}`, "\xff",
 	} {
@@ -35,8 +36,12 @@ func FuzzPluginOutputs(f *testing.F) {
 				}
 			}
 		case 2:
-			if r, err := parseBefore(out); err == nil && r == nil {
+			r, err := parseBefore(out)
+			if err == nil && r == nil {
 				t.Fatal("nil result without an error")
+			}
+			if err == nil && r.Args != nil && (!json.Valid(r.Args) || r.Args[0] != '{') {
+				t.Fatalf("accepted arguments that are not an object: %s", r.Args)
 			}
 		case 3:
 			if r, err := parseAfter(out); err == nil {

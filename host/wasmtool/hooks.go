@@ -47,13 +47,24 @@ func (p *Plugin) beforeToolCall(ctx context.Context, c *host.ToolCallContext) (*
 	return r, nil
 }
 
-// parseBefore decodes a before_tool_call output.
+// Gate reports whether the plugin declares its beforeToolCall hook a gate.
+func (p *Plugin) Gate() bool { return p.desc.Gate }
+
+// parseBefore decodes a before_tool_call output: block and reason, the
+// rewritten arguments (a JSON object), a question.
 func parseBefore(out []byte) (*host.BeforeToolCallResult, error) {
 	var r sdk.BeforeOutput
 	if err := decodeStrict(out, &r); err != nil {
 		return nil, err
 	}
-	return &host.BeforeToolCallResult{Block: r.Block, Reason: r.Reason}, nil
+	res := &host.BeforeToolCallResult{Block: r.Block, Reason: r.Reason, Ask: r.Ask}
+	if len(r.Arguments) > 0 && string(r.Arguments) != "null" {
+		if r.Arguments[0] != '{' {
+			return nil, fmt.Errorf("arguments is %.40s, not a JSON object", r.Arguments)
+		}
+		res.Args = r.Arguments
+	}
+	return res, nil
 }
 
 func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {

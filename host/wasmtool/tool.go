@@ -110,7 +110,7 @@ type wireResult struct {
 	Content   []sdk.Content   `json:"content"`
 	Details   json.RawMessage `json:"details"`
 	IsError   bool            `json:"isError"`
-	Terminate bool            `json:"terminate"`
+	Terminate *bool           `json:"terminate"`
 }
 
 // hostContent checks and converts content blocks: text, or image with

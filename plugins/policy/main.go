@@ -1,7 +1,8 @@
-// Command policy is a beforeToolCall hook that allows or blocks tool calls
-// by declarative rules from its configuration: tool-name globs, path
-// globs, regular expressions and host lists on the arguments; the first
-// rule that matches decides (see README.md).
+// Command policy is a beforeToolCall hook that allows, blocks, asks about
+// or rewrites tool calls by declarative rules from its configuration:
+// tool-name globs, path globs, regular expressions and host lists on the
+// arguments; rewrite rules change the arguments on the way, and the first
+// other rule that matches decides (see README.md).
 package main
 
 import (
@@ -31,10 +32,13 @@ func before(c *sdk.Call, in *sdk.BeforeInput) (*sdk.BeforeOutput, error) {
 		return nil, err
 	}
 	d := p.decide(in.ToolCall.Name, in.Args)
-	if d.allow {
-		return nil, nil
+	switch {
+	case d.ask != "":
+		return &sdk.BeforeOutput{Ask: d.ask, Arguments: d.args}, nil
+	case d.allow:
+		return &sdk.BeforeOutput{Arguments: d.args}, nil
 	}
-	return &sdk.BeforeOutput{Block: true, Reason: d.reason}, nil
+	return sdk.Block(d.reason), nil
 }
 
 // load reads and compiles the policy from the configuration.

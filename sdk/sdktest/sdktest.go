@@ -154,6 +154,10 @@ func (h *Host) BeforeToolCall(name string, args any) (*sdk.BeforeOutput, error) 
 	if err := strictDecode(out, &res); err != nil {
 		return nil, fmt.Errorf("before_tool_call: %w", err)
 	}
+	if a := res.Arguments; len(a) > 0 && string(a) != "null" && a[0] != '{' {
+		// The host refuses it too: rewritten arguments are an object.
+		return nil, fmt.Errorf("before_tool_call: arguments is %.40s, not a JSON object", a)
+	}
 	return &res, nil
 }
 

@@ -59,7 +59,7 @@ const wait = (rec) => [tool("wait", async (id, params, _s, onUpdate) => {
   onUpdate({ waited: params.after ?? "" });
   return { content: [{ type: "text", text: "done " + id }], details: { after: params.after ?? "" } };
 }, { parameters: { type: "object", properties: { after: { type: "string" } } } })];
-const terminating = (name, terminate) => tool(name, async () => ({ content: [{ type: "text", text: name }], ...(terminate ? { terminate } : {}) }));
+const terminating = (name, terminate, explicit = false) => tool(name, async () => ({ content: [{ type: "text", text: name }], ...(terminate || explicit ? { terminate } : {}) }));
 
 await loop("plain_text", { turns: [fauxAssistantMessage([fauxThinking("The user greets me."), fauxText("Hello there, how can I help you today?")])], prompts: [user("hi")] });
 await loop("one_tool", { turns: [calls(["c1", "echo", { text: "ping" }]), say("pong")], tools: [echo("echo")], prompts: [user("echo ping")] });
@@ -70,6 +70,19 @@ await loop("tool_not_found", { turns: [calls(["c1", "nope", {}], ["c2", "echo", 
 await loop("validation_and_coercion", {
   turns: [calls(["c1", "count", { count: "3", flag: "true", label: 7 }], ["c2", "count", { flag: 1 }], ["c3", "count", { count: "abc" }]), say("ok")],
   tools: [echo("count", { parameters: countSchema })],
+});
+// Coercion is JavaScript's: Number() for numbers, String() for strings.
+const jsSchema = { type: "object", properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, b: { type: "boolean" }, z: { type: "null" } } };
+await loop("coercion_js", {
+  turns: [calls(
+    ["c1", "js", { n: "0x10", i: "0b11", s: 1e-7 }],
+    ["c2", "js", { s: 0.000001, n: " 12 ", i: "0o7" }],
+    ["c3", "js", { i: "1e3", n: "1_000", s: 1e21 }],
+    ["c4", "js", { i: "\u00a012\u2028", n: "0x1p4", s: 123456789012345680000 }],
+    ["c5", "js", { b: 1, i: "0x1F", n: "Infinity", s: 1.5e300, z: 0 }],
+    ["c6", "js", { z: "", s: 0.1, n: "-.5e1", i: "12.0", b: "true" }],
+  ), say("ok")],
+  tools: [echo("js", { parameters: jsSchema })],
 });
 await loop("prepare_arguments", {
   turns: [calls(["c1", "read", { file: "old.txt" }], ["c2", "read", { path: "new.txt" }], ["c3", "read", { other: 1 }]), say("ok")],
@@ -101,6 +114,35 @@ await loop("after_hook_failure", {
 });
 await loop("terminate_all", { turns: [calls(["c1", "stop", {}], ["c2", "stop", {}]), say("never requested")], tools: [terminating("stop", true)] });
 await loop("terminate_mixed", { turns: [calls(["c1", "stop", {}], ["c2", "go", {}]), say("continued")], tools: [terminating("stop", true), terminating("go", false)] });
+// terminate:false is kept (not dropped as absent), from a tool and from an
+// after-hook's merge.
+await loop("terminate_false", {
+  turns: [calls(["c1", "keep", {}], ["c2", "stop", {}]), say("continued")],
+  tools: [terminating("keep", false, true), terminating("stop", true)],
+  config: { afterToolCall: async ({ toolCall }) => (toolCall.id === "c2" ? { terminate: false } : undefined) },
+});
+// A slow subscriber delays delivery, never the tool: c1 (100 ms, one update
+// at 10 ms) and c2 (250 ms) run in parallel while the listener sleeps 200 ms
+// on c1's update, so c1 ends at 210 ms, before c2 at 250.
+{
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const rec = new Recorder();
+  const work = tool("work", async (id, params, _s, onUpdate) => {
+    if (params.updateAt) {
+      await sleep(params.updateAt);
+      onUpdate({ at: params.updateAt });
+    }
+    await sleep(params.ms - (params.updateAt ?? 0));
+    return { content: [{ type: "text", text: "done " + id }] };
+  }, { parameters: { type: "object", properties: { ms: { type: "integer" }, updateAt: { type: "integer" } } } });
+  faux.setResponses([calls(["c1", "work", { ms: 100, updateAt: 10 }], ["c2", "work", { ms: 250 }]), say("ok")]);
+  const slow = async (e) => {
+    if (e.type === "tool_execution_update" && e.toolCallId === "c1") await sleep(200);
+    return rec.emit(e);
+  };
+  await runAgentLoop([user("go")], { systemPrompt: "You are a test.", messages: [], tools: [work] }, { model, convertToLlm }, slow, undefined, streamSimple);
+  rec.write("slow_subscriber");
+}
 await loop("should_stop_after_turn", {
   turns: [calls(["c1", "echo", {}]), say("never requested")], tools: [echo("echo")],
   config: { shouldStopAfterTurn: () => true, getFollowUpMessages: async () => [user("ignored")] },

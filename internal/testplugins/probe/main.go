@@ -180,6 +180,15 @@ func init() {
 		if args["block"] == true {
 			return &sdk.BeforeOutput{Block: true, Reason: "blocked by probe: " + c.Name}, nil
 		}
+		if args["text"] == "hook:fail" { // for on_error
+			return nil, fmt.Errorf("probe hook failed on %s", c.Name)
+		}
+		if args["text"] == "hook:spin" { // for on_timeout
+			n := 0
+			for {
+				n++
+			}
+		}
 		return nil, nil
 	})
 	sdk.RegisterAfterToolCall(func(c *sdk.Call, in *sdk.AfterInput) (*sdk.AfterOutput, error) {
