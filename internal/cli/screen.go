@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+)
+
+// A screen is where the plain renderer writes: the assistant's text, status
+// lines, and a live line redrawn in place (a spinner and what the agent is
+// doing). The renderer calls it under its lock.
+type screen interface {
+	// text writes the assistant's text as it streams.
+	text(s string)
+	// line writes a status line; the live line, if any, stays below it.
+	line(s string)
+	// live replaces the live line; "" removes it.
+	live(s string)
+	// styled says whether ANSI styles (dim) may be used.
+	styled() bool
+}
+
+// stdScreen writes text to stdout and status to stderr; the live line is
+// drawn only when stderr is a terminal.
+type stdScreen struct {
+	out, status io.Writer
+	terminal    bool
+	drawn       bool
+}
+
+func (s *stdScreen) text(t string) { io.WriteString(s.out, t) }
+
+func (s *stdScreen) line(t string) {
+	s.clear()
+	fmt.Fprintln(s.status, t)
+}
+
+func (s *stdScreen) live(t string) {
+	if !s.terminal {
+		return
+	}
+	if t == "" {
+		s.clear()
+		return
+	}
+	fmt.Fprintf(s.status, "\r\033[2K%s", t)
+	s.drawn = true
+}
+
+func (s *stdScreen) clear() {
+	if s.drawn {
+		io.WriteString(s.status, "\r\033[2K")
+		s.drawn = false
+	}
+}
+
+func (s *stdScreen) styled() bool { return s.terminal }
+
+// dim styles s faint on a terminal.
+func dim(sc screen, s string) string {
+	if !sc.styled() || s == "" {
+		return s
+	}
+	return "\033[2m" + s + "\033[22m"
+}
