@@ -62,10 +62,8 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.console = newConsoleScreen(env.Stdin, env.Stdout, w, h)
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
-		go readConsole(c.console.t, inputs)
 	} else {
 		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal}, env.Terminal)
-		go readLines(env.Stdin, inputs)
 	}
 	defer c.r.close()
 	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry}, c.errEnv(env))
@@ -79,6 +77,11 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.a.Subscribe(audit)
 	}
 	c.r.note("wasmagent chat: type a prompt (Ctrl-D to quit, /help for commands)")
+	if c.console != nil {
+		go readConsole(c.console, inputs)
+	} else {
+		go readLines(env.Stdin, inputs)
+	}
 	return c.loop(inputs, env.Interrupt)
 }
 
@@ -116,6 +119,11 @@ func (c *chatSession) loop(inputs <-chan input, interrupt <-chan struct{}) int {
 		case err := <-c.running:
 			c.running = nil
 			c.setBusy(false)
+			if c.console != nil {
+				// At the editor's prompt, quitting takes two Ctrl-C of
+				// its own, whatever stopped the run.
+				lastInterrupt = false
+			}
 			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
 				c.r.note(fmt.Sprintf("error: %v", err))
 			}
@@ -137,7 +145,11 @@ func (c *chatSession) interrupt(again bool) (quit bool) {
 	}
 	if c.running != nil {
 		c.a.Abort()
-		c.r.note("(aborted; Ctrl-C again to quit)")
+		if c.console != nil {
+			c.r.note("(aborted)")
+		} else {
+			c.r.note("(aborted; Ctrl-C again to quit)")
+		}
 		return false
 	}
 	c.r.note("(Ctrl-C again or Ctrl-D to quit)")
@@ -196,7 +208,8 @@ func readLines(r io.Reader, out chan<- input) {
 }
 
 // readConsole reads edited lines; Ctrl-C comes through the key callback.
-func readConsole(t *term.Terminal, out chan<- input) {
+func readConsole(c *consoleScreen, out chan<- input) {
+	t := c.t
 	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
 		if key != ctrlCKey {
 			return "", 0, false
@@ -210,6 +223,7 @@ func readConsole(t *term.Terminal, out chan<- input) {
 			out <- input{eof: true}
 			return
 		}
+		c.entered(line)
 		out <- input{line: line}
 	}
 }

@@ -31,6 +31,7 @@ type plainRenderer struct {
 	thoughtLen int    // its length in runes
 	thinkSince time.Time
 
+	notes   []string // said while a line of text was open; printed when it ends
 	sum     summary
 	stop    chan struct{}
 	stopped sync.WaitGroup
@@ -91,7 +92,7 @@ func (r *plainRenderer) drawLocked() {
 	if !r.animate {
 		return
 	}
-	if r.midLine || (len(r.running) == 0 && r.phase == "") {
+	if (r.midLine && !r.sc.liveWithText()) || (len(r.running) == 0 && r.phase == "") {
 		r.sc.live("")
 		return
 	}
@@ -125,12 +126,18 @@ func (r *plainRenderer) liveText() string {
 
 // lineLocked prints one status line, ending an open line of text first.
 func (r *plainRenderer) lineLocked(format string, args ...any) {
+	r.endLineLocked()
+	r.sc.line(fmt.Sprintf(format, args...))
+	r.flushNotesLocked()
+	r.drawLocked()
+}
+
+// endLineLocked ends an open line of text.
+func (r *plainRenderer) endLineLocked() {
 	if r.midLine {
 		r.sc.text("\n")
 		r.midLine = false
 	}
-	r.sc.line(fmt.Sprintf(format, args...))
-	r.drawLocked()
 }
 
 func (r *plainRenderer) setPhaseLocked(p string) {
@@ -138,11 +145,24 @@ func (r *plainRenderer) setPhaseLocked(p string) {
 	r.drawLocked()
 }
 
-// note prints a line of the command's own (dim on a terminal).
+// note prints a line of the command's own (dim on a terminal); while a
+// line of the answer is open, once it ends, so as not to cut it.
 func (r *plainRenderer) note(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.midLine {
+		r.notes = append(r.notes, s)
+		return
+	}
 	r.lineLocked("%s", dim(r.sc, s))
+}
+
+func (r *plainRenderer) flushNotesLocked() {
+	notes := r.notes
+	r.notes = nil
+	for _, n := range notes {
+		r.lineLocked("%s", dim(r.sc, n))
+	}
 }
 
 // retry reports a model request tried again, as a line.
@@ -164,10 +184,8 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 		r.streamLocked(e.AssistantMessageEvent)
 	case host.MessageEndEvent:
 		if _, ok := e.Message.(*host.AssistantMessage); ok {
-			if r.midLine {
-				r.sc.text("\n")
-				r.midLine = false
-			}
+			r.endLineLocked()
+			r.flushNotesLocked()
 			r.setPhaseLocked("")
 		}
 	case host.ToolExecutionStartEvent:
@@ -210,13 +228,20 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 // tool calls being written are summarised on the live line.
 func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 	switch a.Type {
+	case host.StreamTextStart:
+		r.setPhaseLocked("answering")
 	case host.StreamTextDelta:
 		if a.Delta == "" {
 			return
 		}
-		r.sc.live("")
+		if !r.sc.liveWithText() {
+			r.sc.live("")
+		}
 		r.sc.text(a.Delta)
 		r.midLine = !strings.HasSuffix(a.Delta, "\n")
+		if !r.midLine {
+			r.flushNotesLocked()
+		}
 	case host.StreamThinkingStart:
 		r.thought, r.thoughtLen, r.thinkSince = nil, 0, time.Now()
 		r.setPhaseLocked(phaseThinking)

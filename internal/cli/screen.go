@@ -17,6 +17,9 @@ type screen interface {
 	live(s string)
 	// styled says whether ANSI styles (dim) may be used.
 	styled() bool
+	// liveWithText says the live line may show while a line of text is
+	// open (it is on a row of its own).
+	liveWithText() bool
 }
 
 // stdScreen writes text to stdout and status to stderr; the live line is
@@ -53,7 +56,8 @@ func (s *stdScreen) clear() {
 	}
 }
 
-func (s *stdScreen) styled() bool { return s.terminal }
+func (s *stdScreen) styled() bool       { return s.terminal }
+func (s *stdScreen) liveWithText() bool { return false }
 
 // dim styles s faint on a terminal.
 func dim(sc screen, s string) string {
