@@ -252,6 +252,7 @@ func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 		if n := len(r.thought); n > 200 {
 			r.thought = append(r.thought[:0], r.thought[n-100:]...)
 		}
+		r.drawLocked()
 	case host.StreamThinkingEnd:
 		r.lineLocked("%s", dim(r.sc, fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen))))
 		r.setPhaseLocked(phaseWaiting)

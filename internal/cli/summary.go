@@ -30,6 +30,7 @@ func (s *summary) event(e host.Event) {
 			s.usage.Input += m.Usage.Input
 			s.usage.Output += m.Usage.Output
 			s.usage.CacheRead += m.Usage.CacheRead
+			s.usage.CacheWrite += m.Usage.CacheWrite
 		}
 	case host.AgentEndEvent:
 		s.took = time.Since(s.start)
@@ -37,9 +38,10 @@ func (s *summary) event(e host.Event) {
 }
 
 // String is "2 turns · 1 tool call · tokens 1,234 in (1,000 cached) / 56
-// out · 4.2s".
+// out · 4.2s". Tokens in count every prompt token: pi's usage counts the
+// cached ones (cacheRead, cacheWrite) apart from input.
 func (s *summary) String() string {
-	tokens := fmt.Sprintf("tokens %s in", count(s.usage.Input))
+	tokens := fmt.Sprintf("tokens %s in", count(s.usage.Input+s.usage.CacheRead+s.usage.CacheWrite))
 	if s.usage.CacheRead > 0 {
 		tokens += fmt.Sprintf(" (%s cached)", count(s.usage.CacheRead))
 	}
