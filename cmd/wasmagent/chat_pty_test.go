@@ -205,3 +205,32 @@ func TestChatTerminalCtrlD(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
 	}
 }
+
+// While the model reasons, the prompt row says so (time, size, last
+// words); the reasoning is summarised once done; the run ends with a
+// summary line.
+func TestChatTerminalStatus(t *testing.T) {
+	c := startChat(t, `{"chunkTokens":2,"turns":[{"chunkDelayMs":150,"content":[
+		{"type":"thinking","thinking":"first I weigh the options, then I compare their costs and pick one"},
+		{"type":"text","text":"pick the second"}]}]}`)
+	c.waitPrompt("")
+	c.keys("which one?\r")
+	c.waitFor("the reasoning on the prompt row", func(string) bool {
+		l := c.vt.cursorLine()
+		return strings.Contains(l, "thinking") && strings.Contains(l, "chars") && strings.HasSuffix(l, "›")
+	})
+	c.waitText("pick the second")
+	c.waitText("1 turn · 0 tool calls · tokens")
+	c.waitPrompt("")
+	sc := c.vt.screen()
+	if got := rows(sc, "(thought for "); len(got) != 1 || !strings.HasSuffix(got[0], ", 66 chars)") {
+		t.Fatalf("reasoning summary %q:\n%s", got, sc)
+	}
+	if got := rows(sc, "first I weigh"); len(got) != 0 {
+		t.Fatalf("the reasoning stayed on screen %q:\n%s", got, sc)
+	}
+	c.keys("\x04")
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, sc)
+	}
+}
