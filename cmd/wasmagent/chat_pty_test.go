@@ -234,3 +234,22 @@ func TestChatTerminalStatus(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, sc)
 	}
 }
+
+// A paste of several lines is one prompt, not a prompt and steers.
+func TestChatTerminalPaste(t *testing.T) {
+	c := startChat(t, `{"turns":[{"content":"one answer","delayMs":300},{"content":"a second turn"}]}`)
+	c.waitPrompt("")
+	c.keys("\x1b[200~first line\rsecond line\x1b[201~")
+	c.waitPrompt("second line")
+	c.keys("\r")
+	c.waitText("one answer")
+	c.waitText("1 turn · ")
+	c.waitPrompt("")
+	if sc := c.vt.screen(); strings.Contains(sc, "(steering)") || strings.Contains(sc, "a second turn") {
+		t.Fatalf("the paste was split:\n%s", sc)
+	}
+	c.keys("\x04")
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
+	}
+}

@@ -60,6 +60,8 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		defer restore()
 		w, h, _ := env.Console.Size()
 		c.console = newConsoleScreen(env.Stdin, env.Stdout, w, h)
+		c.console.t.SetBracketedPasteMode(true)
+		defer c.console.t.SetBracketedPasteMode(false)
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {
@@ -217,13 +219,26 @@ func readConsole(c *consoleScreen, out chan<- input) {
 		out <- input{interrupt: true, cleared: line != ""}
 		return "", 0, true
 	}
+	// A paste of several lines is one input: its lines come marked as
+	// pasted, and the line entered after them (typed, or the paste's
+	// last) ends it.
+	var pasted []string
 	for {
 		line, err := t.ReadLine()
-		if err != nil && !errors.Is(err, term.ErrPasteIndicator) {
+		if errors.Is(err, term.ErrPasteIndicator) {
+			c.entered(line)
+			pasted = append(pasted, line)
+			continue
+		}
+		if err != nil {
 			out <- input{eof: true}
 			return
 		}
 		c.entered(line)
+		if len(pasted) > 0 {
+			line = strings.Join(append(pasted, line), "\n")
+			pasted = nil
+		}
 		out <- input{line: line}
 	}
 }
