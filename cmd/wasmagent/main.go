@@ -28,9 +28,10 @@ func main() {
 	dumb := os.Getenv("TERM") == "dumb"
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Interrupt:     interrupt,
-		Terminal:      !dumb && term.IsTerminal(int(os.Stderr.Fd())),
-		StdinTerminal: term.IsTerminal(int(os.Stdin.Fd())),
+		Interrupt:      interrupt,
+		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
+		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
 		env.Console = console{in: int(os.Stdin.Fd()), out: int(os.Stdout.Fd())}

@@ -199,7 +199,7 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		fmt.Fprintf(env.Stderr, "update: %s\n", b)
 	})
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
 		if errors.Is(err, context.Canceled) {
 			return nil, ExitAborted
 		}

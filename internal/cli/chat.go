@@ -65,7 +65,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {
-		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal}, env.Terminal)
+		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
 	}
 	defer c.r.close()
 	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry}, c.errEnv(env))
@@ -127,7 +127,7 @@ func (c *chatSession) loop(inputs <-chan input, interrupt <-chan struct{}) int {
 				lastInterrupt = false
 			}
 			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
-				c.r.note(fmt.Sprintf("error: %v", err))
+				c.r.note(printable(fmt.Sprintf("error: %v", err)))
 			}
 		case <-interrupt:
 			if c.interrupt(lastInterrupt) {

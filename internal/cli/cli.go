@@ -29,6 +29,10 @@ type Env struct {
 	// StdinTerminal says stdin is a terminal: run then never waits for a
 	// prompt on it.
 	StdinTerminal bool
+	// StdoutTerminal says stdout is a terminal: the model's text is then
+	// shown with control characters made visible (no escape sequences from
+	// a model reach the terminal).
+	StdoutTerminal bool
 	// Console, when stdin and stdout are one terminal, lets chat edit lines
 	// (nil otherwise: chat reads plain lines).
 	Console Console

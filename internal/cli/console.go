@@ -85,6 +85,7 @@ func (c *consoleScreen) up() string {
 }
 
 func (c *consoleScreen) text(s string) {
+	s = printable(s)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	buf := c.up() + c.open + s

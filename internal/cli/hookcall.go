@@ -145,7 +145,7 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 			}
 			verdict := "allowed"
 			if r.Block {
-				verdict = "blocked: " + r.Reason
+				verdict = "blocked: " + printable(r.Reason)
 			}
 			fmt.Fprintln(env.Stderr, verdict)
 			out = r
@@ -173,7 +173,7 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
 		if errors.Is(err, context.Canceled) {
 			return nil, ExitAborted
 		}

@@ -189,17 +189,17 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 			r.setPhaseLocked("")
 		}
 	case host.ToolExecutionStartEvent:
-		r.running[e.ToolCallID] = &running{name: e.ToolName, started: time.Now()}
-		r.lineLocked("→ %s %s", e.ToolName, clip(compactJSON(e.Args), 100))
+		r.running[e.ToolCallID] = &running{name: printable(e.ToolName), started: time.Now()}
+		r.lineLocked("→ %s %s", printable(e.ToolName), clip(printable(compactJSON(e.Args)), 100))
 	case host.ToolExecutionUpdateEvent:
-		text := clip(firstLine(partialText(e.PartialResult)), 60)
+		text := clip(printable(firstLine(partialText(e.PartialResult))), 60)
 		if t := r.running[e.ToolCallID]; t != nil {
 			t.last = text
 		}
 		if r.animate {
 			r.drawLocked()
 		} else {
-			r.lineLocked("  … %s %s", e.ToolName, text)
+			r.lineLocked("  … %s %s", printable(e.ToolName), text)
 		}
 	case host.ToolExecutionEndEvent:
 		took := ""
@@ -211,11 +211,11 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 		if e.IsError {
 			mark = "✗"
 		}
-		r.lineLocked("%s %s%s %s", mark, e.ToolName, took, clip(firstLine(e.Result.Content.TextOf()), 100))
+		r.lineLocked("%s %s%s %s", mark, printable(e.ToolName), took, clip(printable(firstLine(e.Result.Content.TextOf())), 100))
 	case host.AgentEndEvent:
 		for _, m := range e.Messages {
 			if a, ok := m.(*host.AssistantMessage); ok && a.StopReason == host.StopReasonError {
-				r.lineLocked("error: %s", a.ErrorMessage)
+				r.lineLocked("error: %s", printable(a.ErrorMessage))
 			}
 		}
 		r.phase = ""
@@ -246,7 +246,7 @@ func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 		r.thought, r.thoughtLen, r.thinkSince = nil, 0, time.Now()
 		r.setPhaseLocked(phaseThinking)
 	case host.StreamThinkingDelta:
-		d := []rune(a.Delta)
+		d := []rune(printable(a.Delta))
 		r.thoughtLen += len(d)
 		r.thought = append(r.thought, d...)
 		if n := len(r.thought); n > 200 {

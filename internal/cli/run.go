@@ -91,11 +91,11 @@ func readPrompt(args []string, env Env) (string, error) {
 func exitCode(a *host.Agent, err error, interrupted bool, env Env) int {
 	var re *host.RunError
 	if errors.As(err, &re) {
-		fmt.Fprintf(env.Stderr, "error: %v\n", re.Err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(re.Err.Error()))
 		return ExitFailed
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
 		return ExitFailed
 	}
 	msgs := a.State().Messages
@@ -122,10 +122,13 @@ type eventRenderer interface {
 	retry(r openai.Retry)
 }
 
-type jsonRetry struct{ *jsonRenderer }
+type jsonRetry struct {
+	*jsonRenderer
+	status io.Writer
+}
 
-// retry: --json prints pi's events only; a retry is not one of them.
-func (jsonRetry) retry(openai.Retry) {}
+// retry: a retry is not one of pi's events; it is said on stderr.
+func (j jsonRetry) retry(r openai.Retry) { fmt.Fprintln(j.status, r.String()) }
 
 type plainRetry struct{ *plainRenderer }
 
@@ -133,9 +136,9 @@ func (p plainRetry) retry(r openai.Retry) { p.plainRenderer.retry(r.String()) }
 
 func newRenderer(jsonOut bool, env Env) (eventRenderer, func()) {
 	if jsonOut {
-		return jsonRetry{&jsonRenderer{out: env.Stdout}}, func() {}
+		return jsonRetry{&jsonRenderer{out: env.Stdout}, env.Stderr}, func() {}
 	}
-	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal}, env.Terminal)
+	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
 	var once sync.Once
 	return plainRetry{r}, func() { once.Do(r.close) }
 }

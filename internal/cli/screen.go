@@ -26,11 +26,17 @@ type screen interface {
 // drawn only when stderr is a terminal.
 type stdScreen struct {
 	out, status io.Writer
-	terminal    bool
+	terminal    bool // stderr is a terminal
+	outTerminal bool // stdout is a terminal: the model's text is made printable
 	drawn       bool
 }
 
-func (s *stdScreen) text(t string) { io.WriteString(s.out, t) }
+func (s *stdScreen) text(t string) {
+	if s.outTerminal {
+		t = printable(t)
+	}
+	io.WriteString(s.out, t)
+}
 
 func (s *stdScreen) line(t string) {
 	s.clear()
