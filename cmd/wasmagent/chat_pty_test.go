@@ -253,3 +253,30 @@ func TestChatTerminalPaste(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
 	}
 }
+
+// After the terminal is resized, the editor wraps at the new width.
+func TestChatTerminalResize(t *testing.T) {
+	c := startChat(t, `{"turns":[{"content":"hi"}]}`)
+	c.waitPrompt("")
+	if err := unix.IoctlSetWinsize(int(c.master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 40}); err != nil {
+		t.Fatal(err)
+	}
+	// The resize reaches chat asynchronously: type until a full row wraps.
+	deadline := time.Now().Add(30 * time.Second)
+	typed := 0
+	for !strings.HasPrefix(c.vt.screen()[strings.LastIndex(c.vt.screen(), "›"):], "› "+strings.Repeat("x", 38)+"\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("never wrapped at 40 columns after %d keys:\n%s", typed, c.vt.screen())
+		}
+		c.keys("x")
+		typed++
+		time.Sleep(20 * time.Millisecond)
+		if typed > 90 {
+			t.Fatalf("no wrap at 40 columns:\n%s", c.vt.screen())
+		}
+	}
+	c.keys("\x15\x04") // Ctrl-U clears the line, Ctrl-D quits
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
+	}
+}

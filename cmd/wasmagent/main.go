@@ -34,13 +34,33 @@ func main() {
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
-		env.Console = console{in: int(os.Stdin.Fd()), out: int(os.Stdout.Fd())}
+		env.Console = newConsole(int(os.Stdin.Fd()), int(os.Stdout.Fd()))
 	}
 	os.Exit(cli.Main(context.Background(), os.Args[1:], env))
 }
 
 // console is the terminal on stdin and stdout.
-type console struct{ in, out int }
+type console struct {
+	in, out int
+	resized chan struct{}
+}
+
+func newConsole(in, out int) console {
+	c := console{in: in, out: out, resized: make(chan struct{}, 1)}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	go func() {
+		for range winch {
+			select {
+			case c.resized <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return c
+}
+
+func (c console) Resized() <-chan struct{} { return c.resized }
 
 func (c console) MakeRaw() (func(), error) {
 	old, err := term.MakeRaw(c.in)

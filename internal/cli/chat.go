@@ -36,6 +36,7 @@ type chatSession struct {
 	a       *host.Agent
 	r       *plainRenderer
 	console *consoleScreen // nil when reading plain lines
+	env     Env
 	running chan error
 }
 
@@ -49,7 +50,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	if f.NArg() > 0 {
 		return f.fail("takes no arguments (type the prompts once it starts)")
 	}
-	c := &chatSession{ctx: ctx}
+	c := &chatSession{ctx: ctx, env: env}
 	inputs := make(chan input, 16)
 	if env.Console != nil {
 		restore, err := env.Console.MakeRaw()
@@ -84,7 +85,22 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	} else {
 		go readLines(env.Stdin, inputs)
 	}
-	return c.loop(inputs, env.Interrupt)
+	return c.loop(inputs, env.Interrupt, c.resized(env))
+}
+
+// resized is the console's resize signal, or nil.
+func (c *chatSession) resized(env Env) <-chan struct{} {
+	if c.console == nil {
+		return nil
+	}
+	return env.Console.Resized()
+}
+
+func (c *chatSession) resize() {
+	w, h, err := c.env.Console.Size()
+	if err == nil {
+		c.console.resize(w, h)
+	}
 }
 
 // errEnv is env with stderr through the console when there is one (raw
@@ -96,7 +112,7 @@ func (c *chatSession) errEnv(env Env) Env {
 	return env
 }
 
-func (c *chatSession) loop(inputs <-chan input, interrupt <-chan struct{}) int {
+func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct{}) int {
 	lastInterrupt := false
 	for {
 		select {
@@ -129,6 +145,8 @@ func (c *chatSession) loop(inputs <-chan input, interrupt <-chan struct{}) int {
 			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
 				c.r.note(printable(fmt.Sprintf("error: %v", err)))
 			}
+		case <-resized:
+			c.resize()
 		case <-interrupt:
 			if c.interrupt(lastInterrupt) {
 				return ExitAborted

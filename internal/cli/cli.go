@@ -44,6 +44,9 @@ type Console interface {
 	MakeRaw() (restore func(), err error)
 	// Size is the terminal's width and height.
 	Size() (width, height int, err error)
+	// Resized receives a value when the terminal's size changed (nil:
+	// never).
+	Resized() <-chan struct{}
 }
 
 // Main runs the command line args (without the program name) and returns

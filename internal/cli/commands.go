@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -103,7 +104,7 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 	return ExitUsage
 }
 
-func (g *group) usage(w interface{ Write([]byte) (int, error) }) {
+func (g *group) usage(w io.Writer) {
 	var b strings.Builder
 	if g.intro != "" {
 		b.WriteString(g.intro + "\n")
@@ -119,5 +120,5 @@ func (g *group) usage(w interface{ Write([]byte) (int, error) }) {
 	if g.outro != "" {
 		b.WriteString("\n" + g.outro)
 	}
-	w.Write([]byte(b.String()))
+	io.WriteString(w, b.String())
 }

@@ -75,6 +75,17 @@ func newConsoleScreen(in io.Reader, out io.Writer, width, height int) *consoleSc
 	return &consoleScreen{t: t, width: width}
 }
 
+// resize takes the terminal's new size.
+func (c *consoleScreen) resize(width, height int) {
+	if width <= 0 || height <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.width = width
+	c.mu.Unlock()
+	c.t.SetSize(width, height)
+}
+
 // up moves the cursor from the prompt row to the start of the open line.
 func (c *consoleScreen) up() string {
 	if c.open == "" {
