@@ -62,7 +62,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		w, h, _ := env.Console.Size()
 		c.console = newConsoleScreen(env.Stdin, env.Stdout, w, h)
 		c.console.t.SetBracketedPasteMode(true)
-		defer c.console.t.SetBracketedPasteMode(false)
+		defer c.console.close(env.Stdout)
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {

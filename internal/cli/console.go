@@ -75,6 +75,13 @@ func newConsoleScreen(in io.Reader, out io.Writer, width, height int) *consoleSc
 	return &consoleScreen{t: t, width: width}
 }
 
+// close turns bracketed paste off and wipes the prompt row, so that the
+// shell's prompt starts on a clean row.
+func (c *consoleScreen) close(out io.Writer) {
+	c.t.SetBracketedPasteMode(false)
+	io.WriteString(out, "\r\033[K")
+}
+
 // resize takes the terminal's new size.
 func (c *consoleScreen) resize(width, height int) {
 	if width <= 0 || height <= 0 {

@@ -14,13 +14,14 @@ import (
 func toolsCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("tools", "tools [flags]", "  wasmagent tools --config agent.toml\n", env)
 	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	logLevel := logLevelFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
 	if f.NArg() > 0 {
 		return f.fail("takes no arguments (the configuration is --config FILE)")
 	}
-	s, code := loadConfig(ctx, load{path: *cfg, noModel: true}, env)
+	s, code := loadConfig(ctx, load{path: *cfg, noModel: true, logLevel: *logLevel}, env)
 	if s == nil {
 		return code
 	}
@@ -73,6 +74,7 @@ func grantsSummary(g runtime.Grants) string {
 
 func validateCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("config validate", "config validate [FILE]", "  wasmagent config validate agent.toml\n", env)
+	logLevel := logLevelFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
@@ -83,7 +85,7 @@ func validateCmd(ctx context.Context, args []string, env Env) int {
 	if f.NArg() > 0 {
 		path = f.Arg(0)
 	}
-	s, code := loadConfig(ctx, load{path: path, noModel: true}, env)
+	s, code := loadConfig(ctx, load{path: path, noModel: true, logLevel: *logLevel}, env)
 	if s == nil {
 		return code
 	}
