@@ -53,7 +53,7 @@ func Text(s string) Contents { return Contents{TextContent{Text: s}} }
 // MarshalJSON implements json.Marshaler.
 func (c TextContent) MarshalJSON() ([]byte, error) {
 	type plain TextContent
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Type string `json:"type"`
 		plain
 	}{"text", plain(c)})
@@ -62,7 +62,7 @@ func (c TextContent) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (c ImageContent) MarshalJSON() ([]byte, error) {
 	type plain ImageContent
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Type string `json:"type"`
 		plain
 	}{"image", plain(c)})
@@ -71,7 +71,7 @@ func (c ImageContent) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (c ThinkingContent) MarshalJSON() ([]byte, error) {
 	type plain ThinkingContent
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Type string `json:"type"`
 		plain
 	}{"thinking", plain(c)})
@@ -84,7 +84,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	type plain ToolCall
 	p := plain(c)
 	p.Arguments = ArgumentsJSON(c.Arguments)
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Type string `json:"type"`
 		plain
 	}{"toolCall", p})
@@ -99,7 +99,7 @@ func ArgumentsJSON(raw json.RawMessage) json.RawMessage {
 	if json.Valid(raw) {
 		return raw
 	}
-	s, _ := json.Marshal(string(raw))
+	s, _ := encodeJSON(string(raw))
 	return s
 }
 
@@ -112,7 +112,7 @@ func (cs Contents) MarshalJSON() ([]byte, error) {
 	if cs == nil {
 		return []byte("[]"), nil
 	}
-	return json.Marshal([]Content(cs))
+	return encodeJSON([]Content(cs))
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

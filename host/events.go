@@ -139,7 +139,7 @@ func MarshalEvent(e Event) ([]byte, error) {
 
 // withType marshals v and inserts "type":name as its first field.
 func withType(name string, v any) ([]byte, error) {
-	body, err := json.Marshal(v)
+	body, err := encodeJSON(v)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ var (
 // MarshalJSON implements json.Marshaler.
 func (m *UserMessage) MarshalJSON() ([]byte, error) {
 	type plain UserMessage
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Role string `json:"role"`
 		*plain
 	}{RoleUser, (*plain)(m)})
@@ -128,7 +128,7 @@ func (m *UserMessage) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
 	type plain AssistantMessage
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Role string `json:"role"`
 		*plain
 	}{RoleAssistant, (*plain)(m)})
@@ -137,7 +137,7 @@ func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (m *ToolResultMessage) MarshalJSON() ([]byte, error) {
 	type plain ToolResultMessage
-	return json.Marshal(struct {
+	return encodeJSON(struct {
 		Role string `json:"role"`
 		*plain
 	}{RoleToolResult, (*plain)(m)})
@@ -146,7 +146,7 @@ func (m *ToolResultMessage) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (m *CustomMessage) MarshalJSON() ([]byte, error) {
 	if len(m.Raw) == 0 {
-		return json.Marshal(map[string]string{"role": m.Role})
+		return encodeJSON(map[string]string{"role": m.Role})
 	}
 	return m.Raw, nil
 }

@@ -1,7 +1,5 @@
 package host
 
-import "encoding/json"
-
 // AssistantMessageEvent is one step of a streamed model response (pi-ai's
 // AssistantMessageEvent). Type selects which fields are meaningful:
 //
@@ -80,5 +78,5 @@ func (e AssistantMessageEvent) MarshalJSON() ([]byte, error) {
 		m["reason"] = e.Reason
 		m["error"] = e.Error
 	}
-	return json.Marshal(m)
+	return encodeJSON(m)
 }

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/wasmagent/wasmagent/internal/cli"
 )
 
@@ -23,10 +25,49 @@ func main() {
 			}
 		}
 	}()
-	fi, err := os.Stderr.Stat()
-	terminal := err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
-	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Env{
+	dumb := os.Getenv("TERM") == "dumb"
+	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Interrupt: interrupt, Terminal: terminal,
-	}))
+		Interrupt:      interrupt,
+		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
+		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+	}
+	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
+		env.Console = newConsole(int(os.Stdin.Fd()), int(os.Stdout.Fd()))
+	}
+	os.Exit(cli.Main(context.Background(), os.Args[1:], env))
 }
+
+// console is the terminal on stdin and stdout.
+type console struct {
+	in, out int
+	resized chan struct{}
+}
+
+func newConsole(in, out int) console {
+	c := console{in: in, out: out, resized: make(chan struct{}, 1)}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	go func() {
+		for range winch {
+			select {
+			case c.resized <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return c
+}
+
+func (c console) Resized() <-chan struct{} { return c.resized }
+
+func (c console) MakeRaw() (func(), error) {
+	old, err := term.MakeRaw(c.in)
+	if err != nil {
+		return nil, err
+	}
+	return func() { term.Restore(c.in, old) }, nil
+}
+
+func (c console) Size() (int, int, error) { return term.GetSize(c.out) }

@@ -69,6 +69,9 @@ type WireOptions struct {
 	// NoModel skips making the model (for commands that only look at the
 	// plugins, and that must work without an API key).
 	NoModel bool
+	// OnModelRetry, if set, is told when an OpenAI-compatible model's
+	// request failed and is tried again (openai.Options.OnRetry).
+	OnModelRetry func(openai.Retry)
 }
 
 // Wire builds everything the configuration describes. Every problem names
@@ -85,7 +88,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		return nil, err
 	}
 	if !opts.NoModel {
-		if s.Model, err = f.model(); err != nil {
+		if s.Model, err = f.model(opts); err != nil {
 			return nil, err
 		}
 	}
@@ -138,7 +141,7 @@ func (f *File) errorf(key, format string, args ...any) error {
 	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (f *File) model() (host.Model, error) {
+func (f *File) model(opts WireOptions) (host.Model, error) {
 	m := f.Model
 	switch m.Provider {
 	case "scripted":
@@ -152,7 +155,7 @@ func (f *File) model() (host.Model, error) {
 		if key == "" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
 			return nil, f.errorf("model.api_key_env", "the environment variable %s is empty or not set; OpenAI needs an API key", m.APIKeyEnv)
 		}
-		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration}
+		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry}
 		if m.Retries != nil {
 			o.Retries = *m.Retries
 			if o.Retries == 0 {

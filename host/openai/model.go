@@ -8,7 +8,10 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -40,6 +43,37 @@ type Options struct {
 	HTTPClient *http.Client
 	// Provider labels the messages (default "openai").
 	Provider string
+	// OnRetry, if set, is told of each failed attempt that is about to be
+	// tried again (a status line for a waiting user). It must not block.
+	OnRetry func(Retry)
+}
+
+// Retry is an attempt that failed and is tried again.
+type Retry struct {
+	Attempt int           // 1 for the first retry
+	Of      int           // the retries allowed (Options.Retries)
+	Status  int           // the HTTP status; 0 when the connection failed
+	Err     error         // the connection's error when Status is 0
+	Delay   time.Duration // the wait before the next attempt (at most; the client may wait less)
+}
+
+// String says what happened in a few words:
+// "rate limited (429), retry 1/2 in 2s".
+func (r Retry) String() string {
+	what := "connection failed"
+	switch {
+	case r.Status == http.StatusTooManyRequests:
+		what = "rate limited (429)"
+	case r.Status >= 500:
+		what = fmt.Sprintf("server error (%d)", r.Status)
+	case r.Status != 0:
+		what = fmt.Sprintf("HTTP %d", r.Status)
+	}
+	d := r.Delay.Round(100 * time.Millisecond)
+	if r.Delay >= 10*time.Second {
+		d = r.Delay.Round(time.Second)
+	}
+	return fmt.Sprintf("%s, retry %d/%d in %s", what, r.Attempt, r.Of, d)
 }
 
 // Model streams chat completions. It is safe for concurrent use.
@@ -99,7 +133,11 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	if err != nil {
 		return s.fail(ctx, err)
 	}
-	stream := m.client.Chat.Completions.NewStreaming(ctx, params)
+	var ro []option.RequestOption
+	if m.opts.OnRetry != nil {
+		ro = append(ro, option.WithMiddleware(m.retryWatch()))
+	}
+	stream := m.client.Chat.Completions.NewStreaming(ctx, params, ro...)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		// The request itself failed (after retries): no start event, as
@@ -119,4 +157,55 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 		return s.fail(ctx, ctx.Err())
 	}
 	return s.done()
+}
+
+// retryWatch is a per-request middleware that sees every attempt and tells
+// OnRetry about those openai-go's retry loop will try again (the same rule:
+// no response, x-should-retry, 408, 409, 429, 5xx), with the wait it will
+// take: Retry-After(-Ms) when the server says, else its backoff's ceiling.
+func (m *Model) retryWatch() option.Middleware {
+	attempt := 0
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if attempt >= m.opts.Retries || req.Context().Err() != nil {
+			return res, err
+		}
+		r := Retry{Attempt: attempt + 1, Of: m.opts.Retries, Err: err}
+		if res != nil {
+			r.Status = res.StatusCode
+			switch res.Header.Get("x-should-retry") {
+			case "false":
+				return res, err
+			case "":
+				if s := res.StatusCode; s != 408 && s != 409 && s != 429 && s < 500 {
+					return res, err
+				}
+			}
+		}
+		if r.Delay = retryDelay(res, attempt); r.Delay > 2*time.Minute {
+			return res, err // openai-go gives up on a wait this long
+		}
+		attempt++
+		m.opts.OnRetry(r)
+		return res, err
+	}
+}
+
+// retryDelay is the wait openai-go takes before the next attempt: what the
+// server asks for, or 0.5s·2^n capped at 8s (less up to a quarter of
+// jitter).
+func retryDelay(res *http.Response, attempt int) time.Duration {
+	if res != nil {
+		if ms, err := strconv.ParseFloat(res.Header.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 && ms < 1e9 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+		v := res.Header.Get("Retry-After")
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 1e6 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(time.Until(t), 0)
+		}
+	}
+	return min(time.Duration(0.5*float64(time.Second)*math.Pow(2, float64(attempt))), 8*time.Second)
 }

@@ -3,22 +3,21 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-// chatSession is chat's session and the configuration it runs with; its
-// slash commands act on both.
-type chatSession struct {
-	sess    *session.Session
-	setup   *config.Setup
-	cfgPath string
-	env     Env
+// chatStore is chat's session and the configuration it runs with; the
+// session slash commands act on both.
+type chatStore struct {
+	sess  *session.Session
+	setup *config.Setup
+	load  load // how the configuration was loaded, for /reload
+	env   Env
 }
 
-func openChatSession(ctx context.Context, sf *sessionFlags, s *config.Setup, cfgPath string, env Env) (*chatSession, int) {
+func openChatSession(ctx context.Context, sf *sessionFlags, s *config.Setup, l load, env Env) (*chatStore, int) {
 	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
 	if sess == nil {
 		s.Close()
@@ -27,70 +26,15 @@ func openChatSession(ctx context.Context, sf *sessionFlags, s *config.Setup, cfg
 	if n := len(sess.Messages()); n > 0 {
 		fmt.Fprintf(env.Stderr, "resumed session %s (%d messages)\n", sess.State().SessionID, n)
 	}
-	return &chatSession{sess: sess, setup: s, cfgPath: cfgPath, env: env}, ExitOK
+	return &chatStore{sess: sess, setup: s, load: l, env: env}, ExitOK
 }
 
-func (c *chatSession) close() {
+func (c *chatStore) close() {
 	c.sess.Close()
 	c.setup.Close()
 }
 
-const slashHelp = `/new              start a new session
-/resume [ID]      list this directory's sessions, or resume one
-/name NAME        name this session
-/session          file, id, messages and tokens of this session
-/reload           re-read agent.toml and the plugins (the transcript stays)
-/follow TEXT      queue a follow-up`
-
-// slash runs a slash command and reports whether line was one. Commands
-// that change the session wait until no run is active.
-func (c *chatSession) slash(ctx context.Context, line string, running bool) bool {
-	cmd, arg, _ := strings.Cut(line, " ")
-	arg = strings.TrimSpace(arg)
-	say := func(format string, args ...any) { fmt.Fprintf(c.env.Stderr, format+"\n", args...) }
-	busy := func() bool {
-		if running {
-			say("(%s waits until the agent is idle: Ctrl-C aborts the run)", cmd)
-		}
-		return running
-	}
-	switch cmd {
-	case "/help":
-		say("%s", slashHelp)
-	case "/session":
-		say("%s", describeSession(c.sess))
-	case "/name":
-		if err := c.sess.SetName(ctx, arg); err != nil {
-			say("error: %v", err)
-		} else {
-			say("(named %q)", arg)
-		}
-	case "/new":
-		if busy() {
-			break
-		}
-		if err := c.sess.NewSession(ctx, ""); err != nil {
-			say("error: %v", err)
-		} else {
-			say("(new session %s)", c.sess.State().SessionID)
-		}
-	case "/resume":
-		if busy() {
-			break
-		}
-		c.resume(ctx, arg, say)
-	case "/reload":
-		if busy() {
-			break
-		}
-		c.reload(ctx, say)
-	default:
-		return false
-	}
-	return true
-}
-
-func (c *chatSession) resume(ctx context.Context, ref string, say func(string, ...any)) {
+func (c *chatStore) resume(ctx context.Context, ref string, say func(string, ...any)) {
 	if ref == "" {
 		store, _, err := sessionStore(c.setup.File)
 		if err != nil {
@@ -110,8 +54,8 @@ func (c *chatSession) resume(ctx context.Context, ref string, say func(string, .
 	say("(resumed %s: %d messages)", c.sess.State().SessionID, len(c.sess.Messages()))
 }
 
-func (c *chatSession) reload(ctx context.Context, say func(string, ...any)) {
-	s, code := loadConfig(ctx, c.cfgPath, false, c.env)
+func (c *chatStore) reload(ctx context.Context, say func(string, ...any)) {
+	s, code := loadConfig(ctx, c.load, c.env)
 	if s == nil || code != ExitOK {
 		say("(reload failed: the previous configuration stays)")
 		return
@@ -123,5 +67,60 @@ func (c *chatSession) reload(ctx context.Context, say func(string, ...any)) {
 	}
 	c.setup.Close()
 	c.setup = s
-	say("(reloaded %s: %d tools, %d hooks)", c.cfgPath, len(s.Tools), len(s.Hooks))
+	say("(reloaded %s: %d tools, %d hooks)", c.load.path, len(s.Tools), len(s.Hooks))
+}
+
+// The session commands of chat's slash table (slash.go).
+
+func slashSession(c *chatSession, _ string) { c.r.note(describeSession(c.store.sess)) }
+
+func slashName(c *chatSession, arg string) {
+	if arg == "" {
+		c.r.note("(/name needs a NAME)")
+		return
+	}
+	if err := c.store.sess.SetName(c.ctx, arg); err != nil {
+		c.r.note(printable(fmt.Sprintf("error: %v", err)))
+		return
+	}
+	c.r.note(fmt.Sprintf("(named %q)", arg))
+}
+
+// idle says whether a command that changes the session may run now; while
+// a run goes, the command waits for its end.
+func (c *chatSession) idle(cmd string, again func()) bool {
+	if c.running != nil {
+		c.afterRun = append(c.afterRun, again)
+		c.r.note(fmt.Sprintf("(/%s runs once the agent is idle: Ctrl-C aborts the run)", cmd))
+		return false
+	}
+	return true
+}
+
+func slashNew(c *chatSession, arg string) {
+	if !c.idle("new", func() { slashNew(c, arg) }) {
+		return
+	}
+	if err := c.store.sess.NewSession(c.ctx, ""); err != nil {
+		c.r.note(printable(fmt.Sprintf("error: %v", err)))
+		return
+	}
+	c.r.note(fmt.Sprintf("(new session %s)", c.store.sess.State().SessionID))
+}
+
+func slashResume(c *chatSession, arg string) {
+	if c.idle("resume", func() { slashResume(c, arg) }) {
+		c.store.resume(c.ctx, arg, c.say)
+	}
+}
+
+func slashReload(c *chatSession, arg string) {
+	if c.idle("reload", func() { slashReload(c, arg) }) {
+		c.store.reload(c.ctx, c.say)
+	}
+}
+
+// say is a note in printf form.
+func (c *chatSession) say(format string, args ...any) {
+	c.r.note(printable(fmt.Sprintf(format, args...)))
 }

@@ -1,17 +1,13 @@
 // Package cli is the wasmagent command: its commands, flags, output and
 // exit codes. cmd/wasmagent only connects it to the process.
+//
+// Commands live in a table (commands.go); each command is one function in
+// a file of its own, so that adding one is a new file and a table line.
 package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"log/slog"
-	"os"
-
-	"github.com/wasmagent/wasmagent/host/config"
 )
 
 // Exit codes.
@@ -30,136 +26,31 @@ type Env struct {
 	Interrupt <-chan struct{}
 	// Terminal says stderr is a terminal (spinner, redrawn lines).
 	Terminal bool
+	// StdinTerminal says stdin is a terminal: run then never waits for a
+	// prompt on it.
+	StdinTerminal bool
+	// StdoutTerminal says stdout is a terminal: the model's text is then
+	// shown with control characters made visible (no escape sequences from
+	// a model reach the terminal).
+	StdoutTerminal bool
+	// Console, when stdin and stdout are one terminal, lets chat edit lines
+	// (nil otherwise: chat reads plain lines).
+	Console Console
+}
+
+// Console is the terminal chat edits lines on.
+type Console interface {
+	// MakeRaw puts the terminal in raw mode; restore undoes it.
+	MakeRaw() (restore func(), err error)
+	// Size is the terminal's width and height.
+	Size() (width, height int, err error)
+	// Resized receives a value when the terminal's size changed (nil:
+	// never).
+	Resized() <-chan struct{}
 }
 
 // Main runs the command line args (without the program name) and returns
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, usage)
-		return ExitUsage
-	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "run":
-		return runCmd(ctx, rest, env)
-	case "chat":
-		return chatCmd(ctx, rest, env)
-	case "tools":
-		return toolsCmd(ctx, rest, env)
-	case "sessions":
-		return sessionsCmd(ctx, rest, env)
-	case "rpc":
-		return rpcCmd(ctx, rest, env)
-	case "plugin":
-		if len(rest) > 0 && rest[0] == "inspect" {
-			return inspectCmd(ctx, rest[1:], env)
-		}
-		if len(rest) > 0 && rest[0] == "call" {
-			return callCmd(ctx, rest[1:], env)
-		}
-		fmt.Fprint(env.Stderr, pluginUsage)
-		return ExitUsage
-	case "config":
-		if len(rest) > 0 && rest[0] == "validate" {
-			return validateCmd(ctx, rest[1:], env)
-		}
-		fmt.Fprint(env.Stderr, "usage: wasmagent config validate [FILE]\n")
-		return ExitUsage
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(env.Stdout, usage)
-		return ExitOK
-	}
-	fmt.Fprintf(env.Stderr, "wasmagent: unknown command %q\n\n%s", cmd, usage)
-	return ExitUsage
-}
-
-const usage = `wasmagent runs an LLM agent whose tools and hooks are sandboxed WebAssembly plugins.
-
-Usage:
-  wasmagent run [--config FILE] [--json] PROMPT   one prompt, to the end
-  wasmagent chat [--config FILE]                  interactive session
-  wasmagent tools [--config FILE]                 the tools and hooks a configuration loads
-  wasmagent sessions ls|show|export|rm [ID]       stored conversations
-  wasmagent rpc [--config FILE]                   pi's RPC protocol on stdin/stdout
-  wasmagent plugin inspect FILE.wasm              what a plugin declares and imports
-  wasmagent plugin call FILE.wasm TOOL 'ARGS'     run one tool once
-  wasmagent config validate [FILE]                check a configuration
-
-The configuration is agent.toml in the current directory unless --config
-says otherwise. Run "wasmagent COMMAND --help" for a command's flags.
-
-Exit status: 0 on a normal end, 1 when the model or a tool failed, 2 for
-usage and configuration errors, 130 when interrupted.
-`
-
-const pluginUsage = `usage:
-  wasmagent plugin inspect FILE.wasm
-  wasmagent plugin call [grant flags] FILE.wasm TOOL 'ARGS_JSON'
-`
-
-// newFlags makes a flag set that prints its usage and examples on -h.
-func newFlags(name, synopsis, examples string, env Env) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: wasmagent %s\n\nFlags:\n", synopsis)
-		fs.PrintDefaults()
-		if examples != "" {
-			fmt.Fprintf(fs.Output(), "\nExamples:\n%s", examples)
-		}
-	}
-	return fs
-}
-
-// parse parses flags; -h gives exit 0 (usage shown), a bad flag exit 2.
-func parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	// Flags may come after positional arguments too ("run 'prompt' --json").
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitOK, false
-			}
-			return ExitUsage, false
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			pos = append(pos, args[0])
-			args = args[1:]
-		}
-	}
-	fs.Parse(append([]string{"--"}, pos...))
-	return 0, true
-}
-
-// loadConfig reads the configuration and wires it, reporting problems on
-// stderr. Plugin logs go to stderr at the configured level.
-func loadConfig(ctx context.Context, path string, noModel bool, env Env) (*config.Setup, int) {
-	f, err := config.Load(path)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return nil, ExitUsage
-	}
-	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[f.Runtime.LogLevel]
-	if f.Runtime.LogLevel == "" {
-		level = slog.LevelWarn
-	}
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
-	s, err := f.Wire(ctx, config.WireOptions{Logger: logger, NoModel: noModel})
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return nil, ExitUsage
-	}
-	for _, w := range s.Warnings {
-		fmt.Fprintln(env.Stderr, "warning: "+w)
-	}
-	return s, ExitOK
-}
-
-func defaultConfig() string {
-	if p := os.Getenv("WASMAGENT_CONFIG"); p != "" {
-		return p
-	}
-	return "agent.toml"
+	return dispatch(ctx, rootGroup, args, env)
 }

@@ -2,110 +2,28 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"path/filepath"
+	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/runtime"
 )
-
-func toolsCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("tools", "tools [--config FILE]", "  wasmagent tools --config agent.toml\n", env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	s, code := loadConfig(ctx, *cfg, true, env)
-	if s == nil {
-		return code
-	}
-	defer s.Close()
-	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOOL\tMODE\tPLUGIN\tSHA256\tGRANTS")
-	for _, t := range s.Tools {
-		mode := string(t.Mode)
-		if mode == "" {
-			mode = "parallel"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, mode, t.Plugin.Path(), t.Plugin.SHA256()[:12], grantsSummary(t.Grants))
-	}
-	w.Flush()
-	if len(s.Hooks) > 0 {
-		fmt.Fprintln(env.Stdout)
-		w = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "HOOK\tTOOLS\tPLUGIN\tSHA256\tGRANTS")
-		for _, h := range s.Hooks {
-			tools := "*"
-			if len(h.Tools) > 0 {
-				tools = strings.Join(h.Tools, ",")
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", h.Kind, tools, h.Plugin.Path(), h.Plugin.SHA256()[:12], grantsSummary(h.Grants))
-		}
-		w.Flush()
-	}
-	return ExitOK
-}
-
-// grantsSummary says in one line what a plugin may use.
-func grantsSummary(g runtime.Grants) string {
-	var parts []string
-	for _, d := range g.Dirs {
-		mode := "ro"
-		if d.Write {
-			mode = "rw"
-		}
-		parts = append(parts, fmt.Sprintf("dir %s=%s(%s)", d.Guest, d.Host, mode))
-	}
-	if len(g.Hosts) > 0 {
-		parts = append(parts, "hosts "+strings.Join(g.Hosts, ","))
-	}
-	if len(g.Config) > 0 {
-		parts = append(parts, "config "+strings.Join(slices.Sorted(maps.Keys(g.Config)), ","))
-	}
-	parts = append(parts, fmt.Sprintf("mem %dMiB", g.MemoryPages/16), "timeout "+g.Timeout.String())
-	return strings.Join(parts, "; ")
-}
-
-func validateCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("config validate", "config validate [FILE]", "  wasmagent config validate agent.toml\n", env)
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	path := defaultConfig()
-	if fs.NArg() > 0 {
-		path = fs.Arg(0)
-	}
-	s, code := loadConfig(ctx, path, true, env)
-	if s == nil {
-		return code
-	}
-	defer s.Close()
-	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
-	return ExitOK
-}
 
 func newRuntime(ctx context.Context) (*runtime.Runtime, error) {
 	return runtime.New(ctx, runtime.Options{})
 }
 
 func inspectCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("plugin inspect", "plugin inspect FILE.wasm", "  wasmagent plugin inspect plugins/calc/calc.wasm\n", env)
-	if code, ok := parse(fs, args); !ok {
+	f := newFlags("plugin inspect", "plugin inspect FILE.wasm", "  wasmagent plugin inspect plugins/calc/calc.wasm\n", env)
+	if code, ok := f.parse(args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return ExitUsage
+	if f.NArg() != 1 {
+		return f.fail("takes one FILE.wasm")
 	}
-	path := fs.Arg(0)
+	path := f.Arg(0)
 	rt, err := newRuntime(ctx)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
@@ -118,134 +36,45 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return ExitFailed
 	}
 	out := env.Stdout
-	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\nimports  %s\n", path, m.Size(), m.SHA256(), strings.Join(m.Exports(), " "), strings.Join(m.Imports(), " "))
+	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\n", path, m.Size(), m.SHA256(), strings.Join(m.Exports(), " "))
+	printImports(out, m.Imports())
 	p, err := wasmtool.Load(ctx, rt, path, wasmtool.Options{})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "describe: %v\n", err)
 		return ExitFailed
 	}
 	defer p.Close()
-	b, _ := json.MarshalIndent(p.Description(), "", "  ")
+	b, _ := marshalJSON(p.Description(), "  ")
 	fmt.Fprintf(out, "describe %s\n", b)
 	return ExitOK
 }
 
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
-func callCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("plugin call", "plugin call [grant flags] FILE.wasm TOOL 'ARGS_JSON'", `  wasmagent plugin call plugins/calc/calc.wasm calc '{"expression":"2^64/3"}'
-  wasmagent plugin call --dir .:/work --dir /tmp/out:/out:rw plugins/fs/fs.wasm read '{"path":"/work/README.md"}'
-  wasmagent plugin call --host api.github.com --config token=abc plugin.wasm fetch '{"url":"https://api.github.com"}'
-`, env)
-	var dirs, hosts, cfgs listFlag
-	fs.Var(&dirs, "dir", "grant a directory: `HOST:GUEST[:rw]` (read-only unless :rw; repeatable)")
-	fs.Var(&hosts, "host", "grant outbound HTTP to a `host` (name, *.name, *, optional :port; repeatable)")
-	fs.Var(&cfgs, "config", "a configuration value `key=value` (repeatable)")
-	timeout := fs.Duration("timeout", 30*time.Second, "the call's timeout")
-	memory := fs.Int("memory-mib", 128, "memory grant in MiB")
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() < 2 || fs.NArg() > 3 {
-		fs.Usage()
-		return ExitUsage
-	}
-	path, tool, rawArgs := fs.Arg(0), fs.Arg(1), "{}"
-	if fs.NArg() == 3 {
-		rawArgs = fs.Arg(2)
-	}
-	g := runtime.Grants{Hosts: hosts, Config: map[string]string{}, Timeout: *timeout, MemoryPages: uint32(*memory * 16)}
-	for _, d := range dirs {
-		parts := strings.Split(d, ":")
-		if len(parts) < 2 || len(parts) > 3 || (len(parts) == 3 && parts[2] != "rw" && parts[2] != "ro") {
-			fmt.Fprintf(env.Stderr, "--dir %q: write HOST:GUEST or HOST:GUEST:rw\n", d)
-			return ExitUsage
+// printImports lists "module.name" imports one module a line, in the order
+// modules first appear, each module's names sorted and without repeats.
+func printImports(w io.Writer, imports []string) {
+	var mods []string
+	names := map[string][]string{}
+	for _, imp := range imports {
+		mod, name, _ := strings.Cut(imp, ".")
+		if _, ok := names[mod]; !ok {
+			mods = append(mods, mod)
 		}
-		host, _ := filepath.Abs(parts[0])
-		g.Dirs = append(g.Dirs, runtime.Dir{Host: host, Guest: parts[1], Write: len(parts) == 3 && parts[2] == "rw"})
+		names[mod] = append(names[mod], name)
 	}
-	for _, c := range cfgs {
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			fmt.Fprintf(env.Stderr, "--config %q: write key=value\n", c)
-			return ExitUsage
+	if len(mods) == 0 {
+		fmt.Fprintln(w, "imports  (none)")
+		return
+	}
+	width := 0
+	for _, m := range mods {
+		width = max(width, len(m))
+	}
+	for i, m := range mods {
+		label := "imports"
+		if i > 0 {
+			label = ""
 		}
-		g.Config[k] = v
+		ns := slices.Compact(slices.Sorted(slices.Values(names[m])))
+		fmt.Fprintf(w, "%-8s %-*s  %s\n", label, width, m, strings.Join(ns, " "))
 	}
-	rt, err := newRuntime(ctx)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return ExitFailed
-	}
-	defer rt.Close(ctx)
-	p, err := wasmtool.Load(ctx, rt, path, wasmtool.Options{Grants: g})
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return ExitUsage
-	}
-	defer p.Close()
-	var t host.Tool
-	var names []string
-	for _, x := range p.Tools() {
-		names = append(names, x.Info().Name)
-		if x.Info().Name == tool {
-			t = x
-		}
-	}
-	if t == nil {
-		fmt.Fprintf(env.Stderr, "%s has no tool %q (it has %s)\n", path, tool, strings.Join(names, ", "))
-		return ExitUsage
-	}
-	// As the loop does: prepare, validate, execute.
-	prepared, err := json.RawMessage(rawArgs), error(nil)
-	if p, ok := t.(host.ArgumentPreparer); ok {
-		prepared, err = p.PrepareArguments(prepared)
-	}
-	if err == nil {
-		var schema *host.Schema
-		if schema, err = host.CompileSchema(t.Info().Parameters); err == nil {
-			prepared, err = schema.ValidateArguments(tool, prepared)
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return ExitFailed
-	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		select {
-		case <-env.Interrupt:
-			stop()
-		case <-ctx.Done():
-		}
-	}()
-	start := time.Now()
-	res, err := t.Execute(ctx, "call_1", prepared, func(partial any) {
-		b, _ := json.Marshal(partial)
-		fmt.Fprintf(env.Stderr, "update: %s\n", b)
-	})
-	took := time.Since(start).Round(time.Microsecond)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "error after %v: %v\n", took, err)
-		if errors.Is(err, context.Canceled) {
-			return ExitAborted
-		}
-		return ExitFailed
-	}
-	b, _ := json.MarshalIndent(res, "", "  ")
-	fmt.Fprintf(env.Stdout, "%s\n", b)
-	fmt.Fprintf(env.Stderr, "(%v)\n", took)
-	return ExitOK
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -15,15 +15,15 @@ func rpcCmd(ctx context.Context, args []string, env Env) int {
 `, env)
 	cfg := fs.String("config", defaultConfig(), "configuration `file`")
 	fs.String("mode", "rpc", "accepted for pi's RpcClient, which passes --mode rpc")
-	sf := addSessionFlags(fs)
-	if code, ok := parse(fs, args); !ok {
+	sf := addSessionFlags(fs.FlagSet)
+	if code, ok := fs.parse(args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(env.Stderr, "wasmagent rpc: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
-	s, code := loadConfig(ctx, *cfg, false, env)
+	s, code := loadConfig(ctx, load{path: *cfg}, env)
 	if s == nil {
 		return code
 	}

@@ -1,45 +1,40 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-type renderer interface {
-	event(ctx context.Context, e host.Event) error
-}
-
-func newRenderer(jsonOut bool, env Env) (renderer, func()) {
-	if jsonOut {
-		return &jsonRenderer{out: env.Stdout}, func() {}
-	}
-	r := newPlainRenderer(env.Stdout, env.Stderr, env.Terminal)
-	return r, r.close
-}
+// maxPrompt bounds a prompt read from stdin.
+const maxPrompt = 16 << 20
 
 func runCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("run", "run [--config FILE] [--json] PROMPT", `  wasmagent run "What is 2^64 / 3?"
+	f := newFlags("run", "run [flags] PROMPT|-", `  wasmagent run "What is 2^64 / 3?"
   wasmagent run --config examples/demo/agent.toml --json "Tidy the notes"
+  git diff | wasmagent run -          (the prompt from stdin)
 `, env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
-	jsonOut := fs.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
-	sf := addSessionFlags(fs)
-	if code, ok := parse(fs, args); !ok {
+	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	jsonOut := f.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
+	logLevel := logLevelFlag(f)
+	sf := addSessionFlags(f.FlagSet)
+	if code, ok := f.parse(args); !ok {
 		return code
 	}
-	prompt := strings.Join(fs.Args(), " ")
-	if strings.TrimSpace(prompt) == "" {
-		fmt.Fprintln(env.Stderr, "wasmagent run: no prompt")
-		fs.Usage()
-		return ExitUsage
+	prompt, err := readPrompt(f.Args(), env)
+	if err != nil {
+		return f.fail("%v", err)
 	}
-	s, code := loadConfig(ctx, *cfg, false, env)
+	r, done := newRenderer(*jsonOut, env)
+	defer done()
+	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry}, env)
 	if s == nil {
 		return code
 	}
@@ -49,7 +44,6 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer sess.Close()
-	r, done := newRenderer(*jsonOut, env)
 	a := sess.Agent()
 	a.Subscribe(r.event)
 	if audit := s.Audit(); audit != nil {
@@ -58,34 +52,57 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	result := make(chan error, 1)
 	go func() { result <- a.PromptText(ctx, prompt) }()
 	interrupted := false
-	var err error
-wait:
 	for {
 		select {
 		case err = <-result:
-			break wait
+			done()
+			return exitCode(a, err, interrupted, env)
 		case <-env.Interrupt:
 			if interrupted {
-				done()
 				return ExitAborted
 			}
 			interrupted = true
 			a.Abort()
 		}
 	}
-	done()
-	return exitCode(a, err, interrupted, env)
+}
+
+// readPrompt is the arguments joined, or stdin when they are "-", or when
+// there are none and stdin is not a terminal.
+func readPrompt(args []string, env Env) (string, error) {
+	fromStdin := (len(args) == 1 && args[0] == "-") || (len(args) == 0 && !env.StdinTerminal && env.Stdin != nil)
+	if !fromStdin {
+		prompt := strings.Join(args, " ")
+		if strings.TrimSpace(prompt) == "" {
+			return "", errors.New("no prompt (give it as arguments, or on stdin with -)")
+		}
+		return prompt, nil
+	}
+	if env.Stdin == nil {
+		return "", errors.New("no prompt: stdin is closed")
+	}
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxPrompt+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the prompt from stdin: %w", err)
+	}
+	if len(b) > maxPrompt {
+		return "", fmt.Errorf("the prompt on stdin is over %d MiB", maxPrompt>>20)
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return "", errors.New("no prompt: stdin was empty")
+	}
+	return strings.TrimRight(string(b), "\n"), nil
 }
 
 // exitCode reads how a run ended: its last assistant message.
 func exitCode(a *host.Agent, err error, interrupted bool, env Env) int {
 	var re *host.RunError
 	if errors.As(err, &re) {
-		fmt.Fprintf(env.Stderr, "error: %v\n", re.Err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(re.Err.Error()))
 		return ExitFailed
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %v\n", err)
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
 		return ExitFailed
 	}
 	msgs := a.State().Messages
@@ -106,97 +123,29 @@ func exitCode(a *host.Agent, err error, interrupted bool, env Env) int {
 	return ExitOK
 }
 
-func chatCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("chat", "chat [--config FILE]", `  wasmagent chat
-  (type a prompt; while the agent works, a line you type steers it;
-   /follow TEXT queues a follow-up; Ctrl-C aborts the run; Ctrl-C again
-   or Ctrl-D exits)
-`, env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
-	sf := addSessionFlags(fs)
-	if code, ok := parse(fs, args); !ok {
-		return code
-	}
-	s, code := loadConfig(ctx, *cfg, false, env)
-	if s == nil {
-		return code
-	}
-	cs, code := openChatSession(ctx, sf, s, *cfg, env)
-	if cs == nil {
-		return code
-	}
-	defer cs.close()
-	r, done := newRenderer(false, env)
-	defer done()
-	a := cs.sess.Agent()
-	a.Subscribe(r.event)
-	if audit := s.Audit(); audit != nil {
-		a.Subscribe(audit)
-	}
-
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(env.Stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	fmt.Fprintln(env.Stderr, "wasmagent chat: type a prompt (Ctrl-D to quit)")
-	var running chan error
-	lastInterrupt := false
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				if running != nil {
-					a.Abort()
-					<-running
-				}
-				return ExitOK
-			}
-			lastInterrupt = false
-			text := strings.TrimSpace(line)
-			if text == "" || cs.slash(ctx, text, running != nil) {
-				continue
-			}
-			if follow, ok := strings.CutPrefix(text, "/follow "); ok {
-				a.FollowUp(&host.UserMessage{Content: host.Text(follow)})
-				fmt.Fprintln(env.Stderr, "(follow-up queued)")
-				if running == nil {
-					running = start(ctx, a, func(ctx context.Context) error { return a.Continue(ctx) })
-				}
-				continue
-			}
-			if running != nil {
-				a.Steer(&host.UserMessage{Content: host.Text(text)})
-				fmt.Fprintln(env.Stderr, "(steering)")
-				continue
-			}
-			running = start(ctx, a, func(ctx context.Context) error { return a.PromptText(ctx, text) })
-		case err := <-running:
-			running = nil
-			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
-				fmt.Fprintf(env.Stderr, "error: %v\n", err)
-			}
-		case <-env.Interrupt:
-			if running != nil && !lastInterrupt {
-				a.Abort()
-				fmt.Fprintln(env.Stderr, "(aborted; Ctrl-C again to quit)")
-				lastInterrupt = true
-				continue
-			}
-			if running != nil {
-				<-running
-			}
-			return ExitAborted
-		}
-	}
+// eventRenderer is a renderer that also hears of the model's retries.
+type eventRenderer interface {
+	renderer
+	retry(r openai.Retry)
 }
 
-func start(ctx context.Context, a *host.Agent, f func(context.Context) error) chan error {
-	ch := make(chan error, 1)
-	go func() { ch <- f(ctx) }()
-	return ch
+type jsonRetry struct {
+	*jsonRenderer
+	status io.Writer
+}
+
+// retry: a retry is not one of pi's events; it is said on stderr.
+func (j jsonRetry) retry(r openai.Retry) { fmt.Fprintln(j.status, r.String()) }
+
+type plainRetry struct{ *plainRenderer }
+
+func (p plainRetry) retry(r openai.Retry) { p.plainRenderer.retry(r.String()) }
+
+func newRenderer(jsonOut bool, env Env) (eventRenderer, func()) {
+	if jsonOut {
+		return jsonRetry{&jsonRenderer{out: env.Stdout}, env.Stderr}, func() {}
+	}
+	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+	var once sync.Once
+	return plainRetry{r}, func() { once.Do(r.close) }
 }

@@ -130,6 +130,13 @@ const sessionsUsage = `usage:
 ID may be any unique prefix of a session id.
 `
 
+// sessionsSub is the command "sessions SUB" of the command table.
+func sessionsSub(sub string) func(context.Context, []string, Env) int {
+	return func(ctx context.Context, args []string, env Env) int {
+		return sessionsCmd(ctx, append([]string{sub}, args...), env)
+	}
+}
+
 func sessionsCmd(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, sessionsUsage)
@@ -142,7 +149,7 @@ func sessionsCmd(ctx context.Context, args []string, env Env) int {
 	if sub == "export" {
 		fs.StringVar(&format, "format", "md", "md (Markdown) or jsonl (the session file as it is)")
 	}
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := fs.parse(args); !ok {
 		return code
 	}
 	var file *config.File

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+const callSynopsis = `plugin call [flags] FILE.wasm TOOL ['ARGS_JSON']
+       wasmagent plugin call --hook before|after [flags] FILE.wasm ['CALL_JSON']`
+
+const callExamples = `  wasmagent plugin call plugins/calc/calc.wasm calc '{"expression":"2^64/3"}'
+  wasmagent plugin call --dir .:/work --dir /tmp/out:/out:rw plugins/fs/fs.wasm read '{"path":"/work/README.md"}'
+  wasmagent plugin call --host api.github.com --set token=abc plugin.wasm fetch '{"url":"https://api.github.com"}'
+  echo '{"expression":"1+1"}' | wasmagent plugin call --input - plugins/calc/calc.wasm calc
+  wasmagent plugin call --hook before plugins/policy/policy.wasm --tool write --args '{"path":"/etc/passwd"}'
+  wasmagent plugin call --hook before policy.wasm '{"toolCall":{"id":"c1","name":"write","arguments":{}},"args":{}}'
+
+A tool call runs as the loop runs it: prepare, validate against the schema,
+execute; the result is printed as JSON. A hook call (--hook) runs the
+plugin's beforeToolCall or afterToolCall on a sample call — the JSON the host
+would send (docs/abi.md), or one made from --tool, --args, --result and
+--is-error — and prints its decision: {} allows (before) or keeps the
+result (after).
+`
+
+func callCmd(ctx context.Context, args []string, env Env) int {
+	f := newFlags("plugin call", callSynopsis, callExamples, env)
+	gf := addGrantFlags(f)
+	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `file`, or from stdin with -")
+	logLevel := f.String("log-level", "warn", "the plugin's log `level` on stderr: debug, info, warn or error")
+	hook := f.String("hook", "", "dry-run a hook instead of a tool: `before|after`")
+	hf := addHookCallFlags(f)
+	if err := refuseConfigValue(args); err != nil {
+		return f.fail("%v", err)
+	}
+	if code, ok := f.parse(args); !ok {
+		return code
+	}
+	level, err := parseLevel(*logLevel)
+	if err != nil {
+		return f.fail("%v", err)
+	}
+	g, err := gf.grants()
+	if err != nil {
+		return f.fail("%v", err)
+	}
+	var c call
+	switch *hook {
+	case "":
+		if hf.set() {
+			return f.fail("--tool, --args, --result and --is-error go with --hook")
+		}
+		c, err = newToolCall(f.Args(), *input, env)
+	case "before", "after":
+		c, err = newHookCall(*hook, f.Args(), *input, hf, env)
+	default:
+		return f.fail("--hook %q: want before or after", *hook)
+	}
+	if err != nil {
+		return f.fail("%v", err)
+	}
+	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level)})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitFailed
+	}
+	defer rt.Close(ctx)
+	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
+	}
+	defer p.Close()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-env.Interrupt:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	start := time.Now()
+	out, code := c.run(ctx, p, env)
+	if code == ExitOK {
+		if err := printJSON(env.Stdout, out); err != nil {
+			fmt.Fprintf(env.Stderr, "printing the result: %v\n", err)
+			return ExitFailed
+		}
+	}
+	if code == ExitOK || code == ExitFailed {
+		fmt.Fprintf(env.Stderr, "(%v)\n", time.Since(start).Round(time.Microsecond))
+	}
+	return code
+}
+
+// A call is what plugin call runs: a tool, or a hook on a sample call.
+type call interface {
+	path() string
+	// run calls the plugin and returns what to print, or reports the
+	// failure on stderr with a non-zero exit code.
+	run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int)
+}
+
+// readInput is the JSON positional argument, or --input's file or stdin.
+func readInput(positional []string, input, what string, env Env) (string, error) {
+	switch {
+	case input != "" && len(positional) > 0:
+		return "", fmt.Errorf("give %s either as an argument or with --input, not both", what)
+	case input == "-":
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, maxPrompt))
+		if err != nil {
+			return "", fmt.Errorf("--input -: %w", err)
+		}
+		return string(b), nil
+	case input != "":
+		b, err := os.ReadFile(input)
+		if err != nil {
+			return "", fmt.Errorf("--input: %w", err)
+		}
+		return string(b), nil
+	case len(positional) > 0:
+		return positional[0], nil
+	}
+	return "", nil
+}
+
+type toolCall struct {
+	file, tool string
+	args       json.RawMessage
+}
+
+func newToolCall(args []string, input string, env Env) (*toolCall, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return nil, errors.New("want FILE.wasm TOOL ['ARGS_JSON']")
+	}
+	raw, err := readInput(args[2:], input, "ARGS_JSON", env)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(raw) == "" {
+		raw = "{}"
+	}
+	if !json.Valid([]byte(raw)) {
+		return nil, fmt.Errorf("ARGS_JSON is not valid JSON: %s", clip(raw, 80))
+	}
+	return &toolCall{file: args[0], tool: args[1], args: json.RawMessage(raw)}, nil
+}
+
+func (c *toolCall) path() string { return c.file }
+
+func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int) {
+	var t host.Tool
+	var names []string
+	for _, x := range p.Tools() {
+		names = append(names, x.Info().Name)
+		if x.Info().Name == c.tool {
+			t = x
+		}
+	}
+	if t == nil {
+		has := "no tools"
+		if len(names) > 0 {
+			has = "tools " + strings.Join(names, ", ")
+		}
+		if hooks := p.Description().Hooks; len(hooks) > 0 {
+			has += "; hooks " + strings.Join(hooks, ", ") + " (call those with --hook before|after)"
+		}
+		fmt.Fprintf(env.Stderr, "%s has no tool %q (it has %s)\n", c.file, c.tool, has)
+		return nil, ExitUsage
+	}
+	// As the loop does: prepare, validate, execute.
+	prepared, err := c.args, error(nil)
+	if p, ok := t.(host.ArgumentPreparer); ok {
+		prepared, err = p.PrepareArguments(prepared)
+	}
+	if err == nil {
+		var schema *host.Schema
+		if schema, err = host.CompileSchema(t.Info().Parameters); err == nil {
+			prepared, err = schema.ValidateArguments(c.tool, prepared)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return nil, ExitFailed
+	}
+	res, err := t.Execute(ctx, "call_1", prepared, func(partial any) {
+		b, _ := marshalJSON(partial, "")
+		fmt.Fprintf(env.Stderr, "update: %s\n", b)
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
+		if errors.Is(err, context.Canceled) {
+			return nil, ExitAborted
+		}
+		return nil, ExitFailed
+	}
+	return res, ExitOK
+}

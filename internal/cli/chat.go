@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+const chatExamples = `  wasmagent chat
+  (type a prompt; while the agent works, a line you type steers it;
+   /follow TEXT queues a follow-up, /help lists the commands; Ctrl-C
+   aborts a run, clears the line at the prompt, and on an empty line
+   twice quits, as does Ctrl-D)
+`
+
+// input is what chat reads: a line, a Ctrl-C (typed in the line editor,
+// with what was on the line), or the end of input.
+type input struct {
+	line      string
+	interrupt bool
+	cleared   bool // the Ctrl-C cleared a line that had text
+	eof       bool
+}
+
+// chatSession is one chat: the agent, its renderer, and whether a run is
+// going.
+type chatSession struct {
+	ctx      context.Context
+	a        *host.Agent
+	r        *plainRenderer
+	console  *consoleScreen // nil when reading plain lines
+	store    *chatStore     // the session and the configuration
+	afterRun []func()       // session commands typed during a run
+	env      Env
+	running  chan error
+}
+
+func chatCmd(ctx context.Context, args []string, env Env) int {
+	f := newFlags("chat", "chat [flags]", chatExamples, env)
+	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	logLevel := logLevelFlag(f)
+	sf := addSessionFlags(f.FlagSet)
+	if code, ok := f.parse(args); !ok {
+		return code
+	}
+	if f.NArg() > 0 {
+		return f.fail("takes no arguments (type the prompts once it starts)")
+	}
+	c := &chatSession{ctx: ctx, env: env}
+	inputs := make(chan input, 16)
+	if env.Console != nil {
+		restore, err := env.Console.MakeRaw()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "wasmagent chat: the terminal: %v\n", err)
+			return ExitFailed
+		}
+		defer restore()
+		w, h, _ := env.Console.Size()
+		c.console = newConsoleScreen(env.Stdin, env.Stdout, w, h)
+		c.console.t.SetBracketedPasteMode(true)
+		defer c.console.close(env.Stdout)
+		c.r = newPlainRenderer(c.console, true)
+		c.r.maxLive = max(w-30, 20)
+	} else {
+		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+	}
+	defer c.r.close()
+	l := load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry}
+	s, code := loadConfig(ctx, l, c.errEnv(env))
+	if s == nil {
+		return code
+	}
+	if c.store, code = openChatSession(ctx, sf, s, l, c.errEnv(env)); c.store == nil {
+		return code
+	}
+	defer c.store.close()
+	c.a = c.store.sess.Agent()
+	c.a.Subscribe(c.r.event)
+	if audit := s.Audit(); audit != nil {
+		c.a.Subscribe(audit)
+	}
+	c.r.note("wasmagent chat: type a prompt (Ctrl-D to quit, /help for commands)")
+	if c.console != nil {
+		go readConsole(c.console, inputs)
+	} else {
+		go readLines(env.Stdin, inputs)
+	}
+	return c.loop(inputs, env.Interrupt, c.resized(env))
+}
+
+// resized is the console's resize signal, or nil.
+func (c *chatSession) resized(env Env) <-chan struct{} {
+	if c.console == nil {
+		return nil
+	}
+	return env.Console.Resized()
+}
+
+func (c *chatSession) resize() {
+	w, h, err := c.env.Console.Size()
+	if err == nil {
+		c.console.resize(w, h)
+	}
+}
+
+// errEnv is env with stderr through the console when there is one (raw
+// mode needs \r\n, and the prompt must be redrawn below).
+func (c *chatSession) errEnv(env Env) Env {
+	if c.console != nil {
+		env.Stderr = c.console.t
+	}
+	return env
+}
+
+func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct{}) int {
+	lastInterrupt := false
+	for {
+		select {
+		case in := <-inputs:
+			switch {
+			case in.eof:
+				c.stop()
+				return ExitOK
+			case in.interrupt:
+				if in.cleared && c.running == nil {
+					lastInterrupt = false
+					continue
+				}
+				if c.interrupt(lastInterrupt) {
+					return ExitAborted
+				}
+				lastInterrupt = true
+			default:
+				lastInterrupt = false
+				c.handle(in.line)
+			}
+		case err := <-c.running:
+			c.running = nil
+			c.setBusy(false)
+			if c.console != nil {
+				// At the editor's prompt, quitting takes two Ctrl-C of
+				// its own, whatever stopped the run.
+				lastInterrupt = false
+			}
+			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
+				c.r.note(printable(fmt.Sprintf("error: %v", err)))
+			}
+			for len(c.afterRun) > 0 && c.running == nil {
+				f := c.afterRun[0]
+				c.afterRun = c.afterRun[1:]
+				f()
+			}
+		case <-resized:
+			c.resize()
+		case <-interrupt:
+			if c.interrupt(lastInterrupt) {
+				return ExitAborted
+			}
+			lastInterrupt = true
+		}
+	}
+}
+
+// interrupt handles a Ctrl-C: it aborts a run; at the prompt, a second one
+// in a row quits (true).
+func (c *chatSession) interrupt(again bool) (quit bool) {
+	if again || (c.running == nil && c.console == nil) {
+		c.stop()
+		return true
+	}
+	if c.running != nil {
+		c.a.Abort()
+		if c.console != nil {
+			c.r.note("(aborted)")
+		} else {
+			c.r.note("(aborted; Ctrl-C again to quit)")
+		}
+		return false
+	}
+	c.r.note("(Ctrl-C again or Ctrl-D to quit)")
+	return false
+}
+
+// handle acts on a typed line: a slash command, a steer while a run goes,
+// else a new prompt.
+func (c *chatSession) handle(line string) {
+	text := strings.TrimSpace(line)
+	if text == "" {
+		return
+	}
+	if cmd, arg, ok := findSlash(text); ok {
+		cmd.run(c, arg)
+		return
+	}
+	if c.running != nil {
+		c.a.Steer(&host.UserMessage{Content: host.Text(text)})
+		c.r.note("(steering)")
+		return
+	}
+	c.start(func(ctx context.Context) error { return c.a.PromptText(ctx, text) })
+}
+
+func (c *chatSession) start(f func(context.Context) error) {
+	ch := make(chan error, 1)
+	go func() { ch <- f(c.ctx) }()
+	c.running = ch
+	c.setBusy(true)
+}
+
+// stop aborts a run that is going and waits for it.
+func (c *chatSession) stop() {
+	if c.running != nil {
+		c.a.Abort()
+		<-c.running
+		c.running = nil
+	}
+}
+
+func (c *chatSession) setBusy(b bool) {
+	if c.console != nil {
+		c.console.setBusy(b)
+	}
+}
+
+// readLines reads plain lines (stdin not a terminal).
+func readLines(r io.Reader, out chan<- input) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		out <- input{line: sc.Text()}
+	}
+	out <- input{eof: true}
+}
+
+// readConsole reads edited lines; Ctrl-C comes through the key callback.
+func readConsole(c *consoleScreen, out chan<- input) {
+	t := c.t
+	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
+		if key != ctrlCKey {
+			return "", 0, false
+		}
+		out <- input{interrupt: true, cleared: line != ""}
+		return "", 0, true
+	}
+	// A paste of several lines is one input: its lines come marked as
+	// pasted, and the line entered after them (typed, or the paste's
+	// last) ends it.
+	var pasted []string
+	for {
+		line, err := t.ReadLine()
+		if errors.Is(err, term.ErrPasteIndicator) {
+			c.entered(line)
+			pasted = append(pasted, line)
+			continue
+		}
+		if err != nil {
+			out <- input{eof: true}
+			return
+		}
+		c.entered(line)
+		if len(pasted) > 0 {
+			line = strings.Join(append(pasted, line), "\n")
+			pasted = nil
+		}
+		out <- input{line: line}
+	}
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A command is a line of the command table: a name, the synopsis its usage
+// shows, what it does in a few words, and either a function or a group of
+// subcommands.
+type command struct {
+	name     string
+	synopsis string // after "wasmagent "
+	summary  string
+	run      func(ctx context.Context, args []string, env Env) int
+	group    *group
+}
+
+// A group is a table of commands under one name ("plugin", "config", or
+// the root).
+type group struct {
+	path     string // "wasmagent", "wasmagent plugin"
+	intro    string // printed above the command list
+	outro    string // printed below it
+	commands []command
+}
+
+// rootGroup is the command table. A new command is a file with its
+// function and a line here.
+var rootGroup = &group{
+	path:  "wasmagent",
+	intro: "wasmagent runs an LLM agent whose tools and hooks are sandboxed WebAssembly plugins.\n",
+	outro: `The configuration is agent.toml in the current directory unless --config
+(or WASMAGENT_CONFIG) says otherwise. Run "wasmagent help COMMAND" or
+"wasmagent COMMAND --help" for a command's flags; "wasmagent --version"
+for the version.
+
+Exit status: 0 on a normal end, 1 when the model or a tool failed, 2 for
+usage and configuration errors, 130 when interrupted.
+`,
+	commands: []command{
+		{name: "run", synopsis: "run [flags] PROMPT|-", summary: "one prompt, to the end (PROMPT from stdin when - or absent)", run: runCmd},
+		{name: "chat", synopsis: "chat [flags]", summary: "interactive session", run: chatCmd},
+		{name: "tools", synopsis: "tools [flags]", summary: "the tools and hooks a configuration loads", run: toolsCmd},
+		{name: "sessions", synopsis: "sessions ls|show|export|rm ...", summary: "stored conversations", group: sessionsGroup},
+		{name: "rpc", synopsis: "rpc [flags]", summary: "pi's RPC protocol on stdin/stdout", run: rpcCmd},
+		{name: "plugin", synopsis: "plugin inspect|call ...", summary: "look at or call one plugin", group: pluginGroup},
+		{name: "config", synopsis: "config validate [FILE]", summary: "check a configuration", group: configGroup},
+		{name: "version", synopsis: "version", summary: "the version and the plugin ABI it speaks", run: versionCmd},
+	},
+}
+
+var pluginGroup = &group{
+	path: "wasmagent plugin",
+	commands: []command{
+		{name: "inspect", synopsis: "plugin inspect FILE.wasm", summary: "what a plugin declares, exports and imports", run: inspectCmd},
+		{name: "call", synopsis: "plugin call [flags] FILE.wasm TOOL ['ARGS_JSON']", summary: "run one tool once, or dry-run a hook (--hook)", run: callCmd},
+	},
+}
+
+var sessionsGroup = &group{
+	path:  "wasmagent sessions",
+	outro: "ID may be any unique prefix of a session id.\n",
+	commands: []command{
+		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls")},
+		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show")},
+		{name: "export", synopsis: "sessions export [--config FILE] [--format md|jsonl] ID|PATH", summary: "Markdown, or the session file as it is", run: sessionsSub("export")},
+		{name: "rm", synopsis: "sessions rm [--config FILE] ID|PATH", summary: "delete a session", run: sessionsSub("rm")},
+	},
+}
+
+var configGroup = &group{
+	path: "wasmagent config",
+	commands: []command{
+		{name: "validate", synopsis: "config validate [FILE]", summary: "check a configuration", run: validateCmd},
+	},
+}
+
+// dispatch runs the command args name in g. Help (-h, --help, help
+// [COMMAND]) goes to stdout with exit 0; a missing or unknown command is a
+// usage error on stderr.
+func dispatch(ctx context.Context, g *group, args []string, env Env) int {
+	if len(args) == 0 {
+		g.usage(env.Stderr)
+		return ExitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help":
+		g.usage(env.Stdout)
+		return ExitOK
+	case "help":
+		if len(rest) == 0 {
+			g.usage(env.Stdout)
+			return ExitOK
+		}
+		// "help plugin call" is "plugin call --help".
+		return dispatch(ctx, g, append(append([]string{}, rest...), "--help"), env)
+	case "-version", "--version":
+		if g == rootGroup {
+			return versionCmd(ctx, rest, env)
+		}
+	}
+	for _, c := range g.commands {
+		if c.name != name {
+			continue
+		}
+		if c.group != nil {
+			return dispatch(ctx, c.group, rest, env)
+		}
+		return c.run(ctx, rest, env)
+	}
+	fmt.Fprintf(env.Stderr, "%s: unknown command %q\n\n", g.path, name)
+	g.usage(env.Stderr)
+	return ExitUsage
+}
+
+func (g *group) usage(w io.Writer) {
+	var b strings.Builder
+	if g.intro != "" {
+		b.WriteString(g.intro + "\n")
+	}
+	b.WriteString("Usage:\n")
+	width := 0
+	for _, c := range g.commands {
+		width = max(width, len(c.synopsis))
+	}
+	for _, c := range g.commands {
+		fmt.Fprintf(&b, "  wasmagent %-*s  %s\n", width, c.synopsis, c.summary)
+	}
+	if g.outro != "" {
+		b.WriteString("\n" + g.outro)
+	}
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+)
+
+// ctrlCKey stands for Ctrl-C in the line editor: term.Terminal reads a
+// Ctrl-C as the end of input, the same as Ctrl-D, so ctrlCReader turns the
+// byte into this private-use rune and the editor's key callback sees it.
+const ctrlCKey = '\ue003'
+
+// ctrlCReader replaces each Ctrl-C byte (0x03) of r by ctrlCKey.
+type ctrlCReader struct {
+	r       io.Reader
+	pending []byte
+}
+
+func (c *ctrlCReader) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 {
+		buf := make([]byte, max(len(p)/3, 1))
+		n, err := c.r.Read(buf)
+		for _, b := range buf[:n] {
+			if b == 3 {
+				c.pending = append(c.pending, string(ctrlCKey)...)
+			} else {
+				c.pending = append(c.pending, b)
+			}
+		}
+		if len(c.pending) == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
+}
+
+// consoleScreen is chat's screen on a terminal in raw mode: a line editor
+// (golang.org/x/term) keeps the prompt and the line being typed on the
+// last row, below everything written, so typed input never mixes with the
+// output. While the agent works, the prompt shows the live line.
+//
+// A line of text still streaming (open) is kept on its own row above the
+// prompt: each delta rewrites that row, and a line typed and entered while
+// it streams is wiped from the screen so the text goes on where it was.
+type consoleScreen struct {
+	t     *term.Terminal
+	width int
+
+	mu     sync.Mutex
+	open   string // the streamed line not yet ended, on the row(s) above the prompt
+	busy   bool
+	status string
+}
+
+const (
+	promptIdle = "\033[1m›\033[22m "
+	promptBusy = "\033[2m›\033[22m "
+)
+
+func newConsoleScreen(in io.Reader, out io.Writer, width, height int) *consoleScreen {
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{&ctrlCReader{r: in}, out}, promptIdle)
+	if width <= 0 || height <= 0 {
+		width, height = 80, 24
+	}
+	t.SetSize(width, height)
+	return &consoleScreen{t: t, width: width}
+}
+
+// close turns bracketed paste off and wipes the prompt row, so that the
+// shell's prompt starts on a clean row.
+func (c *consoleScreen) close(out io.Writer) {
+	c.t.SetBracketedPasteMode(false)
+	io.WriteString(out, "\r\033[K")
+}
+
+// resize takes the terminal's new size.
+func (c *consoleScreen) resize(width, height int) {
+	if width <= 0 || height <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.width = width
+	c.mu.Unlock()
+	c.t.SetSize(width, height)
+}
+
+// up moves the cursor from the prompt row to the start of the open line.
+func (c *consoleScreen) up() string {
+	if c.open == "" {
+		return ""
+	}
+	rows := (utf8.RuneCountInString(c.open)-1)/c.width + 1
+	return "\033[" + itoa(rows) + "A\r"
+}
+
+func (c *consoleScreen) text(s string) {
+	s = printable(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	buf := c.up() + c.open + s
+	full := c.open + s
+	if i := strings.LastIndexByte(full, '\n'); i >= 0 {
+		c.open = full[i+1:]
+	} else {
+		c.open = full
+	}
+	if c.open != "" {
+		buf += "\n" // the prompt goes below the open line
+	}
+	c.t.Write([]byte(buf))
+}
+
+func (c *consoleScreen) line(s string)      { c.t.Write([]byte(s + "\n")) }
+func (c *consoleScreen) styled() bool       { return true }
+func (c *consoleScreen) liveWithText() bool { return true }
+
+// entered is called when the editor returned line: if a line of text is
+// open, the typed rows (now between it and the prompt) are wiped.
+func (c *consoleScreen) entered(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == "" {
+		return
+	}
+	typed := (visualLen(c.prompt())+utf8.RuneCountInString(line)-1)/c.width + 1
+	open := (utf8.RuneCountInString(c.open)-1)/c.width + 1
+	// The cursor is at the start of the row below the typed rows: go up
+	// to the open line, rewrite it, clear the typed rows, and come back
+	// to the first of them for the prompt.
+	buf := "\033[" + itoa(typed+open) + "A\r" + c.open + "\n\033[2K" + strings.Repeat("\n\033[2K", typed-1)
+	if typed > 1 {
+		buf += "\033[" + itoa(typed-1) + "A"
+	}
+	c.t.Write([]byte(buf + "\r"))
+}
+
+func (c *consoleScreen) live(s string) {
+	c.mu.Lock()
+	c.status = s
+	c.mu.Unlock()
+	c.repaint()
+}
+
+// setBusy switches the prompt between the idle marker and the status.
+func (c *consoleScreen) setBusy(busy bool) {
+	c.mu.Lock()
+	c.busy = busy
+	c.mu.Unlock()
+	c.repaint()
+}
+
+func (c *consoleScreen) repaint() {
+	c.mu.Lock()
+	p := c.prompt()
+	c.mu.Unlock()
+	c.t.SetPrompt(p)
+	c.t.Write(nil)
+}
+
+// prompt is the idle marker, or while busy the status.
+func (c *consoleScreen) prompt() string {
+	switch {
+	case !c.busy:
+		return promptIdle
+	case c.status != "":
+		return "\033[2m" + c.status + " ›\033[22m "
+	}
+	return promptBusy
+}
+
+// visualLen counts the runes of s outside ANSI escape sequences.
+func visualLen(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		case r == '\033':
+			esc = true
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}

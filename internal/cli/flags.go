@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// flags is a command's flag set: -h/--help prints its usage on stdout
+// (exit 0), a bad flag prints the problem and the usage on stderr (exit 2).
+type flags struct {
+	*flag.FlagSet
+	synopsis, examples string
+	env                Env
+	msgs               bytes.Buffer // what the flag package says
+}
+
+func newFlags(name, synopsis, examples string, env Env) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), synopsis: synopsis, examples: examples, env: env}
+	f.SetOutput(&f.msgs)
+	f.Usage = func() {} // printed by parse, to the right stream
+	return f
+}
+
+// usage prints the synopsis, the flags if there are any, and examples.
+func (f *flags) usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: wasmagent %s\n", f.synopsis)
+	first := true
+	f.VisitAll(func(fl *flag.Flag) {
+		if first {
+			fmt.Fprint(w, "\nFlags:\n")
+			first = false
+		}
+		name, help := flag.UnquoteUsage(fl)
+		fmt.Fprintf(w, "  --%s", fl.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		if d := fl.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
+			help += fmt.Sprintf(" (default %s)", d)
+		}
+		fmt.Fprintf(w, "\n      %s\n", help)
+	})
+	if f.examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s", f.examples)
+	}
+}
+
+// parse parses args; flags may come after positional arguments too
+// ("run 'prompt' --json"), and "--" ends the flags.
+func (f *flags) parse(args []string) (code int, ok bool) {
+	var pos []string
+	for len(args) > 0 {
+		if err := f.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				f.usage(f.env.Stdout)
+				return ExitOK, false
+			}
+			f.env.Stderr.Write(f.msgs.Bytes())
+			f.shortUsage()
+			return ExitUsage, false
+		}
+		rest := f.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		args = rest
+		if len(args) > 0 {
+			pos = append(pos, args[0])
+			args = args[1:]
+		}
+	}
+	f.Parse(append([]string{"--"}, pos...))
+	return ExitOK, true
+}
+
+// fail reports a usage problem with the command's usage, and gives exit 2.
+func (f *flags) fail(format string, args ...any) int {
+	fmt.Fprintf(f.env.Stderr, "wasmagent %s: %s\n", f.Name(), fmt.Sprintf(format, args...))
+	f.shortUsage()
+	return ExitUsage
+}
+
+// shortUsage is the synopsis and where the rest is, after a usage error.
+func (f *flags) shortUsage() {
+	fmt.Fprintf(f.env.Stderr, "usage: wasmagent %s\nRun \"wasmagent %s --help\" for the flags and examples.\n", f.synopsis, f.Name())
+}
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func defaultConfig() string {
+	if p := os.Getenv("WASMAGENT_CONFIG"); p != "" {
+		return p
+	}
+	return "agent.toml"
+}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/sdk"
+)
+
+// hookCallFlags make a sample call without writing the host's JSON.
+type hookCallFlags struct {
+	tool, args, result *string
+	isError            *bool
+}
+
+func addHookCallFlags(f *flags) *hookCallFlags {
+	return &hookCallFlags{
+		tool:    f.String("tool", "", "with --hook: the sample call's tool `name`"),
+		args:    f.String("args", "", "with --hook: the sample call's arguments, a JSON `object` (default {})"),
+		result:  f.String("result", "", "with --hook after: the sample result's `text`"),
+		isError: f.Bool("is-error", false, "with --hook after: the sample result is an error"),
+	}
+}
+
+func (h *hookCallFlags) set() bool {
+	return *h.tool != "" || *h.args != "" || *h.result != "" || *h.isError
+}
+
+// hookCall is a hook run on a sample call: in is the JSON the host sends to
+// before_tool_call or after_tool_call.
+type hookCall struct {
+	kind, file string
+	in         sdk.AfterInput // AfterInput holds BeforeInput's fields too
+}
+
+func newHookCall(kind string, args []string, input string, hf *hookCallFlags, env Env) (*hookCall, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, errors.New("want --hook before|after FILE.wasm ['CALL_JSON'] (or --tool and --args instead of CALL_JSON)")
+	}
+	c := &hookCall{kind: kind, file: args[0]}
+	raw, err := readInput(args[1:], input, "CALL_JSON", env)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case raw != "" && hf.set():
+		return nil, errors.New("give CALL_JSON or --tool/--args/--result/--is-error, not both")
+	case raw != "":
+		if err := c.decode([]byte(raw)); err != nil {
+			return nil, err
+		}
+	default:
+		if err := c.fromFlags(hf); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// decode reads CALL_JSON strictly: a misspelt field would otherwise test a
+// call the host never sends.
+func (c *hookCall) decode(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var err error
+	if c.kind == "before" {
+		var in sdk.BeforeInput
+		err = dec.Decode(&in)
+		c.in = sdk.AfterInput{ToolCall: in.ToolCall, Args: in.Args}
+	} else {
+		err = dec.Decode(&c.in)
+	}
+	if err != nil {
+		return fmt.Errorf("CALL_JSON: %v (want the JSON the host sends to %s; see docs/abi.md)", err, c.export())
+	}
+	if dec.More() {
+		return errors.New("CALL_JSON: more than one JSON value")
+	}
+	if c.in.ToolCall.Name == "" {
+		return errors.New(`CALL_JSON: toolCall.name is missing (as in {"toolCall":{"id":"call_1","name":"write","arguments":{}}})`)
+	}
+	if c.in.ToolCall.ID == "" {
+		c.in.ToolCall.ID = "call_1"
+	}
+	if len(c.in.Args) == 0 {
+		c.in.Args = c.in.ToolCall.Arguments
+	}
+	return nil
+}
+
+func (c *hookCall) fromFlags(hf *hookCallFlags) error {
+	if *hf.tool == "" {
+		return errors.New("--hook needs CALL_JSON or --tool NAME")
+	}
+	if c.kind == "before" && (*hf.result != "" || *hf.isError) {
+		return errors.New("--result and --is-error go with --hook after")
+	}
+	args := json.RawMessage(`{}`)
+	if *hf.args != "" {
+		if !json.Valid([]byte(*hf.args)) {
+			return fmt.Errorf("--args is not valid JSON: %s", clip(*hf.args, 80))
+		}
+		args = json.RawMessage(*hf.args)
+	}
+	c.in = sdk.AfterInput{ToolCall: sdk.ToolCall{ID: "call_1", Name: *hf.tool, Arguments: args}, Args: args, IsError: *hf.isError}
+	c.in.Result.Content = []sdk.Content{{Type: "text", Text: *hf.result}}
+	return nil
+}
+
+func (c *hookCall) export() string {
+	if c.kind == "before" {
+		return sdk.ExportBeforeToolCall
+	}
+	return sdk.ExportAfterToolCall
+}
+
+func (c *hookCall) path() string { return c.file }
+
+func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int) {
+	tc := host.ToolCall{ID: c.in.ToolCall.ID, Name: c.in.ToolCall.Name, Arguments: c.in.ToolCall.Arguments}
+	call := host.ToolCallContext{
+		AssistantMessage: &host.AssistantMessage{Content: host.Contents{tc}, StopReason: host.StopReasonToolUse},
+		ToolCall:         tc,
+		Args:             c.in.Args,
+		Context:          &host.Context{},
+	}
+	call.Context.Messages = []host.Message{call.AssistantMessage}
+	var out any
+	var err error
+	if c.kind == "before" {
+		h := p.BeforeToolCall()
+		if h == nil {
+			return nil, c.noHook(env, sdk.HookBeforeToolCall, p)
+		}
+		var r *host.BeforeToolCallResult
+		if r, err = h.BeforeToolCall(ctx, &call); err == nil {
+			if r == nil {
+				r = &host.BeforeToolCallResult{}
+			}
+			verdict := "allowed"
+			if r.Block {
+				verdict = "blocked: " + printable(r.Reason)
+			}
+			fmt.Fprintln(env.Stderr, verdict)
+			out = r
+		}
+	} else {
+		h := p.AfterToolCall()
+		if h == nil {
+			return nil, c.noHook(env, sdk.HookAfterToolCall, p)
+		}
+		var content host.Contents
+		if content, err = hostContents(c.in.Result.Content); err != nil {
+			fmt.Fprintf(env.Stderr, "CALL_JSON: result.content: %v\n", err)
+			return nil, ExitUsage
+		}
+		res := host.ToolResult{Content: content}
+		if len(c.in.Result.Details) > 0 {
+			res.Details = c.in.Result.Details
+		}
+		var r *host.AfterToolCallResult
+		if r, err = h.AfterToolCall(ctx, &host.AfterToolCallContext{ToolCallContext: call, Result: res, IsError: c.in.IsError}); err == nil {
+			if r == nil {
+				r = &host.AfterToolCallResult{}
+			}
+			out = r
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "error: %s\n", printable(err.Error()))
+		if errors.Is(err, context.Canceled) {
+			return nil, ExitAborted
+		}
+		return nil, ExitFailed
+	}
+	return out, ExitOK
+}
+
+func (c *hookCall) noHook(env Env, hook string, p *wasmtool.Plugin) int {
+	has := "none"
+	if hooks := p.Description().Hooks; len(hooks) > 0 {
+		has = strings.Join(hooks, ", ")
+	}
+	fmt.Fprintf(env.Stderr, "%s has no %s hook (its hooks: %s)\n", c.file, hook, has)
+	return ExitUsage
+}
+
+// hostContents turns the ABI's content blocks into the host's.
+func hostContents(blocks []sdk.Content) (host.Contents, error) {
+	out := make(host.Contents, 0, len(blocks))
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			out = append(out, host.TextContent{Text: b.Text})
+		case "image":
+			out = append(out, host.ImageContent{Data: b.Data, MimeType: b.MimeType})
+		default:
+			return nil, fmt.Errorf("[%d]: type %q is neither text nor image", i, b.Type)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/host/openai"
+)
+
+// load says how a command loads its configuration.
+type load struct {
+	path     string
+	noModel  bool               // commands that only look at the plugins
+	logLevel string             // --log-level; "" keeps [runtime] log_level
+	onRetry  func(openai.Retry) // the model's retries, for the status line
+}
+
+// loadConfig reads the configuration and wires it, reporting problems on
+// stderr. Plugin logs go to stderr at the configured level.
+func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
+	f, err := config.Load(l.path)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return nil, ExitUsage
+	}
+	name := l.logLevel
+	if name == "" {
+		name = f.Runtime.LogLevel
+	}
+	level, err := parseLevel(name)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return nil, ExitUsage
+	}
+	s, err := f.Wire(ctx, config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return nil, ExitUsage
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(env.Stderr, "warning: "+w)
+	}
+	return s, ExitOK
+}
+
+// parseLevel reads a log level name; "" is warn.
+func parseLevel(name string) (slog.Level, error) {
+	switch strings.ToLower(name) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "", "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", name)
+}
+
+func newLogger(env Env, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// logLevelFlag adds --log-level to a command.
+func logLevelFlag(f *flags) *string {
+	return f.String("log-level", "", "plugin and runtime log `level` on stderr: debug, info, warn or error (default: [runtime] log_level, else warn)")
+}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// A slashCommand is a chat line that starts with /NAME. A new one is a
+// line in slashCommands (and, if it is long, a file of its own).
+type slashCommand struct {
+	name, args, help string
+	run              func(c *chatSession, arg string)
+}
+
+var slashCommands []slashCommand
+
+func init() {
+	slashCommands = []slashCommand{
+		{"follow", "TEXT", "queue TEXT as a follow-up: it runs when the agent would stop", slashFollow},
+		{"new", "", "start a new session", slashNew},
+		{"resume", "[ID]", "list this directory's sessions, or resume one (a unique id prefix is enough)", slashResume},
+		{"name", "NAME", "name this session", slashName},
+		{"session", "", "file, id, messages and tokens of this session", slashSession},
+		{"reload", "", "re-read agent.toml and the plugins (the transcript stays)", slashReload},
+		{"help", "", "list these commands", slashHelp},
+	}
+}
+
+// findSlash reads "/name arg" when name is a known command. Other lines
+// that start with "/" (a path, say) are prompts.
+func findSlash(text string) (slashCommand, string, bool) {
+	if !strings.HasPrefix(text, "/") {
+		return slashCommand{}, "", false
+	}
+	name, arg, _ := strings.Cut(text[1:], " ")
+	for _, c := range slashCommands {
+		if c.name == name {
+			return c, strings.TrimSpace(arg), true
+		}
+	}
+	return slashCommand{}, "", false
+}
+
+func slashFollow(c *chatSession, arg string) {
+	if arg == "" {
+		c.r.note("(/follow needs a TEXT)")
+		return
+	}
+	c.a.FollowUp(&host.UserMessage{Content: host.Text(arg)})
+	c.r.note("(follow-up queued)")
+	if c.running == nil {
+		c.start(func(ctx context.Context) error { return c.a.Continue(ctx) })
+	}
+}
+
+func slashHelp(c *chatSession, _ string) {
+	var b strings.Builder
+	b.WriteString("A line typed while the agent works steers it. Commands:")
+	for _, s := range slashCommands {
+		fmt.Fprintf(&b, "\n  /%-14s %s", strings.TrimSpace(s.name+" "+s.args), s.help)
+	}
+	b.WriteString("\nCtrl-C aborts a run or clears the line; twice on an empty line, or Ctrl-D, quits.")
+	c.r.note(b.String())
+}

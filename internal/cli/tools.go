@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+func toolsCmd(ctx context.Context, args []string, env Env) int {
+	f := newFlags("tools", "tools [flags]", "  wasmagent tools --config agent.toml\n", env)
+	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	logLevel := logLevelFlag(f)
+	if code, ok := f.parse(args); !ok {
+		return code
+	}
+	if f.NArg() > 0 {
+		return f.fail("takes no arguments (the configuration is --config FILE)")
+	}
+	s, code := loadConfig(ctx, load{path: *cfg, noModel: true, logLevel: *logLevel}, env)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOOL\tMODE\tPLUGIN\tSHA256\tGRANTS")
+	for _, t := range s.Tools {
+		mode := string(t.Mode)
+		if mode == "" {
+			mode = "parallel"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, mode, t.Plugin.Path(), t.Plugin.SHA256()[:12], grantsSummary(t.Grants))
+	}
+	w.Flush()
+	if len(s.Hooks) > 0 {
+		fmt.Fprintln(env.Stdout)
+		w = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "HOOK\tTOOLS\tPLUGIN\tSHA256\tGRANTS")
+		for _, h := range s.Hooks {
+			tools := "*"
+			if len(h.Tools) > 0 {
+				tools = strings.Join(h.Tools, ",")
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", h.Kind, tools, h.Plugin.Path(), h.Plugin.SHA256()[:12], grantsSummary(h.Grants))
+		}
+		w.Flush()
+	}
+	return ExitOK
+}
+
+// grantsSummary says in one line what a plugin may use.
+func grantsSummary(g runtime.Grants) string {
+	var parts []string
+	for _, d := range g.Dirs {
+		mode := "ro"
+		if d.Write {
+			mode = "rw"
+		}
+		parts = append(parts, fmt.Sprintf("dir %s=%s(%s)", d.Guest, d.Host, mode))
+	}
+	if len(g.Hosts) > 0 {
+		parts = append(parts, "hosts "+strings.Join(g.Hosts, ","))
+	}
+	if len(g.Config) > 0 {
+		parts = append(parts, "config "+strings.Join(slices.Sorted(maps.Keys(g.Config)), ","))
+	}
+	parts = append(parts, fmt.Sprintf("mem %dMiB", g.MemoryPages/16), "timeout "+g.Timeout.String())
+	return strings.Join(parts, "; ")
+}
+
+func validateCmd(ctx context.Context, args []string, env Env) int {
+	f := newFlags("config validate", "config validate [FILE]", "  wasmagent config validate agent.toml\n", env)
+	logLevel := logLevelFlag(f)
+	if code, ok := f.parse(args); !ok {
+		return code
+	}
+	if f.NArg() > 1 {
+		return f.fail("takes one file")
+	}
+	path := defaultConfig()
+	if f.NArg() > 0 {
+		path = f.Arg(0)
+	}
+	s, code := loadConfig(ctx, load{path: path, noModel: true, logLevel: *logLevel}, env)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
+	return ExitOK
+}
