@@ -29,6 +29,8 @@ type AgentOptions struct {
 	AfterToolCall       []AfterToolCallHook
 	ToolExecution       ExecutionMode
 	MaxConcurrency      int
+	MaxToolCalls        int // Config.MaxToolCalls
+	MaxArgumentBytes    int // Config.MaxArgumentBytes
 	SteeringMode        QueueMode
 	FollowUpMode        QueueMode
 	Now                 func() time.Time
@@ -226,6 +228,8 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 		ShouldStopAfterTurn: o.ShouldStopAfterTurn,
 		ToolExecution:       o.ToolExecution,
 		MaxConcurrency:      o.MaxConcurrency,
+		MaxToolCalls:        o.MaxToolCalls,
+		MaxArgumentBytes:    o.MaxArgumentBytes,
 		BeforeToolCall:      slices.Clone(o.BeforeToolCall),
 		AfterToolCall:       slices.Clone(o.AfterToolCall),
 		Now:                 o.Now,

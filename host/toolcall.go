@@ -21,6 +21,9 @@ type prepared struct {
 // the before-hooks (LOOP.md 6.4). It returns either a prepared call or an
 // immediate error outcome.
 func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*prepared, *finalized) {
+	if text := r.overLimit(msg, call); text != "" {
+		return nil, immediate(call, text)
+	}
 	tool := findTool(r.c.Tools, call.Name)
 	if tool == nil {
 		return nil, immediate(call, fmt.Sprintf("Tool %s not found", call.Name))
@@ -30,6 +33,9 @@ func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*prepared, *finaliz
 	})
 	if err != nil {
 		return nil, immediate(call, err.Error())
+	}
+	if text := argumentsTooLarge(r.cfg, call.Name, "are, once validated,", len(args)); text != "" {
+		return nil, immediate(call, text)
 	}
 	hc := &ToolCallContext{AssistantMessage: msg, ToolCall: call, Args: args, Context: r.c}
 	for _, h := range r.cfg.BeforeToolCall {

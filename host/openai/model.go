@@ -40,6 +40,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// Provider labels the messages (default "openai").
 	Provider string
+	// MaxResponseBytes caps the bytes of one streamed response, as read
+	// from the connection (default DefaultMaxResponseBytes, 64 MiB): a
+	// response that goes past it ends the message with stop reason "error"
+	// and a text that names the cap.
+	MaxResponseBytes int64
 }
 
 // Model streams chat completions. It is safe for concurrent use.
@@ -70,6 +75,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Retries < 0 {
 		opts.Retries = 0
 	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if opts.Provider == "" {
 		opts.Provider = "openai"
 	}
@@ -99,7 +107,7 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	if err != nil {
 		return s.fail(ctx, err)
 	}
-	stream := m.client.Chat.Completions.NewStreaming(ctx, params)
+	stream := m.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(capBody(m.opts.MaxResponseBytes)))
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		// The request itself failed (after retries): no start event, as
