@@ -119,7 +119,9 @@ func TestResponseCap(t *testing.T) {
 func TestSnapshotsNeverChange(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		s, want := randomMessage(rng)
+		s, content := openaitest.RandomMessage(rng, 120, 40)
+		wantJSON, _ := json.Marshal(content)
+		want := string(wantJSON)
 		body := s.Finish("tool_calls").Bytes()
 		m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://snap.invalid/v1", Retries: -1, HTTPClient: &http.Client{Transport: bodyTransport(body)}})
 		if err != nil {
@@ -149,64 +151,4 @@ func TestSnapshotsNeverChange(t *testing.T) {
 			}
 		}
 	}
-}
-
-// randomMessage streams a message of random blocks in random fragments
-// (tool calls' fragments interleaved) and returns the JSON of the content
-// the adapter should assemble.
-func randomMessage(rng *rand.Rand) (*openaitest.Stream, string) {
-	s := &openaitest.Stream{}
-	var want host.Contents
-	frags := func(text string) []string {
-		var out []string
-		for len(text) > 0 {
-			n := min(len(text), 1+rng.IntN(40))
-			out = append(out, text[:n])
-			text = text[n:]
-		}
-		return out
-	}
-	word := func() string {
-		return strings.Repeat(string(rune('a'+rng.IntN(26))), 1+rng.IntN(120))
-	}
-	for range 1 + rng.IntN(3) {
-		if rng.IntN(2) == 0 {
-			t := word()
-			for _, f := range frags(t) {
-				s.Reasoning(f)
-			}
-			want = append(want, host.ThinkingContent{Thinking: t})
-		}
-		t := word() + " " + word()
-		for _, f := range frags(t) {
-			s.Text(f)
-		}
-		if n := len(want); n > 0 {
-			if prev, ok := want[n-1].(host.TextContent); ok { // text after text continues the block
-				want[n-1] = host.TextContent{Text: prev.Text + t}
-				continue
-			}
-		}
-		want = append(want, host.TextContent{Text: t})
-	}
-	calls := 1 + rng.IntN(5)
-	pending := make([][]string, calls)
-	for i := range calls {
-		args := fmt.Sprintf(`{"i":%d,"s":"%s"}`, i, word())
-		s.Call(i, fmt.Sprintf("call_%d", i), "tool")
-		pending[i] = frags(args)
-		want = append(want, host.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "tool", Arguments: json.RawMessage(args)})
-	}
-	for left := calls; left > 0; {
-		i := rng.IntN(calls)
-		if len(pending[i]) == 0 {
-			continue
-		}
-		s.Args(i, pending[i][0])
-		if pending[i] = pending[i][1:]; len(pending[i]) == 0 {
-			left--
-		}
-	}
-	b, _ := json.Marshal(want)
-	return s, string(b)
 }

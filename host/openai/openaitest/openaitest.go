@@ -84,3 +84,22 @@ func Serve(t testing.TB, bodies ...[]byte) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// Client is an HTTP client that answers the i-th request with bodies[i]
+// (the last one again once they run out) without a network, for fuzzing
+// and benchmarks.
+func Client(bodies ...[]byte) *http.Client {
+	var hits atomic.Int32
+	return &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		i := min(int(hits.Add(1))-1, len(bodies)-1)
+		return &http.Response{
+			StatusCode: http.StatusOK, Request: r,
+			Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body:   io.NopCloser(bytes.NewReader(bodies[i])),
+		}, nil
+	})}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,0 +1,237 @@
+package eventwire
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// Mode selects what message_update lines carry (see the package doc).
+type Mode string
+
+// The modes of an Encoder.
+const (
+	ModePi     Mode = "pi"
+	ModeDeltas Mode = "deltas"
+	ModeAll    Mode = "all"
+)
+
+// Defaults of Options.
+const (
+	DefaultFloor = 4 << 20
+	DefaultRatio = 4
+)
+
+// Options configure an Encoder. The zero value is ModePi with the default
+// budget.
+type Options struct {
+	Mode Mode
+	// Floor is what a message's updates may spend whatever its size
+	// (default DefaultFloor, 4 MiB): up to it, a message streams update
+	// by update as pi's does.
+	Floor int64
+	// Ratio is what a message's updates may spend beyond the floor, per
+	// byte of the message (default DefaultRatio).
+	Ratio int64
+}
+
+// Check reports what is wrong with o, naming the field.
+func (o Options) Check() error {
+	switch o.Mode {
+	case "", ModePi, ModeDeltas, ModeAll:
+	default:
+		return fmt.Errorf("mode %q is not %q, %q or %q", o.Mode, ModePi, ModeDeltas, ModeAll)
+	}
+	if o.Floor < 0 {
+		return fmt.Errorf("floor %d is negative", o.Floor)
+	}
+	if o.Ratio < 0 {
+		return fmt.Errorf("ratio %d is negative", o.Ratio)
+	}
+	return nil
+}
+
+// Encoder encodes events and hands each JSON object to its send function.
+type Encoder struct {
+	send func(obj []byte) error
+	opts Options
+
+	mu        sync.Mutex
+	err       error                    // send's first error, returned ever after
+	spent     int64                    // bytes of the current message's updates sent
+	factor    float64                  // encoded bytes per estimated byte, at least 1
+	held      *host.MessageUpdateEvent // an update not sent yet
+	heldDelta strings.Builder          // its delta: the held deltas, concatenated
+}
+
+// New returns an Encoder that calls send with each event's JSON object (no
+// newline). send must not retain obj.
+func New(send func(obj []byte) error, opts Options) *Encoder {
+	if opts.Mode == "" {
+		opts.Mode = ModePi
+	}
+	if opts.Floor == 0 {
+		opts.Floor = DefaultFloor
+	}
+	if opts.Ratio == 0 {
+		opts.Ratio = DefaultRatio
+	}
+	return &Encoder{send: send, opts: opts, factor: 1}
+}
+
+// NewLines returns an Encoder that writes each event to w as one line.
+func NewLines(w io.Writer, opts Options) *Encoder {
+	return New(func(obj []byte) error {
+		_, err := w.Write(append(obj, '\n'))
+		return err
+	}, opts)
+}
+
+var _ host.Listener = (*Encoder)(nil).Event
+
+// Event encodes e, or holds it back (a message_update over its message's
+// budget). It has the signature of a host.Listener. After send fails once,
+// Event returns that error without sending again.
+func (w *Encoder) Event(_ context.Context, e host.Event) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.opts.Mode == ModeAll {
+		return w.write(host.MarshalEvent(e))
+	}
+	switch e := e.(type) {
+	case host.MessageUpdateEvent:
+		w.update(e)
+		return w.err
+	case host.MessageStartEvent:
+		if _, ok := e.Message.(*host.AssistantMessage); ok {
+			w.spent, w.factor, w.held = 0, 1, nil
+		}
+	case host.MessageEndEvent:
+		if _, ok := e.Message.(*host.AssistantMessage); ok && w.held != nil {
+			// The message_end carries everything a held update would;
+			// in ModeDeltas a held delta goes out first all the same, so
+			// that a client's concatenated deltas are whole.
+			if w.opts.Mode == ModeDeltas {
+				w.flush()
+			}
+			w.held = nil
+		}
+	}
+	return w.write(host.MarshalEvent(e))
+}
+
+// update takes in the next update: merged with the held one when both are
+// deltas of one block, otherwise replacing it (sent first in ModeDeltas,
+// dropped in ModePi, where the newer update's message supersedes it); then
+// sends what is held if the budget allows.
+func (w *Encoder) update(u host.MessageUpdateEvent) {
+	if w.held != nil && mergeable(w.held.AssistantMessageEvent, u.AssistantMessageEvent) {
+		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
+		w.held = &u
+	} else {
+		if w.held != nil && w.opts.Mode == ModeDeltas {
+			w.flush()
+		}
+		w.held = &u
+		w.heldDelta.Reset()
+		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
+	}
+	w.trySend()
+}
+
+func mergeable(a, b host.AssistantMessageEvent) bool {
+	switch a.Type {
+	case host.StreamTextDelta, host.StreamThinkingDelta, host.StreamToolCallDelta:
+		return a.Type == b.Type && a.ContentIndex == b.ContentIndex
+	}
+	return false
+}
+
+// trySend sends the held update if the message's budget allows it. The
+// estimate (linear in the message's blocks, not its bytes) decides whether
+// to encode; the encoded size decides whether to send, and corrects later
+// estimates, so that few encodings are thrown away.
+func (w *Encoder) trySend() {
+	allowance := w.opts.Floor + w.opts.Ratio*messageSize(w.held.Message)
+	est := updateSize(w.held, w.opts.Mode == ModePi)
+	if w.spent+int64(float64(est)*w.factor) > allowance {
+		return
+	}
+	b, err := w.encodeHeld()
+	if err != nil {
+		w.err = err
+		return
+	}
+	if f := float64(len(b)+1) / float64(est); f > w.factor {
+		w.factor = f
+	}
+	if w.spent+int64(len(b)+1) > allowance {
+		return
+	}
+	w.spent += int64(len(b) + 1)
+	w.held = nil
+	w.err = w.send(b)
+}
+
+// flush sends the held update whatever the budget (ModeDeltas, where an
+// update is never dropped).
+func (w *Encoder) flush() {
+	b, err := w.encodeHeld()
+	if err == nil {
+		w.spent += int64(len(b) + 1)
+		err = w.send(b)
+	}
+	w.held = nil
+	w.err = err
+}
+
+func (w *Encoder) encodeHeld() ([]byte, error) {
+	u := *w.held
+	u.AssistantMessageEvent.Delta = w.heldDelta.String()
+	if w.opts.Mode == ModeDeltas {
+		return marshalDelta(u.AssistantMessageEvent)
+	}
+	return host.MarshalEvent(u)
+}
+
+func (w *Encoder) write(b []byte, err error) error {
+	if err == nil {
+		err = w.send(b)
+	}
+	w.err = err
+	return err
+}
+
+// deltaUpdate is a message_update of ModeDeltas: pi's event without the
+// partial message, and without the message beside it.
+type deltaUpdate struct {
+	Type  string     `json:"type"`
+	Event deltaEvent `json:"assistantMessageEvent"`
+}
+
+type deltaEvent struct {
+	Type         string         `json:"type"`
+	ContentIndex int            `json:"contentIndex"`
+	Delta        *string        `json:"delta,omitempty"`
+	Content      *string        `json:"content,omitempty"`
+	ToolCall     *host.ToolCall `json:"toolCall,omitempty"`
+}
+
+func marshalDelta(e host.AssistantMessageEvent) ([]byte, error) {
+	d := deltaEvent{Type: e.Type, ContentIndex: e.ContentIndex, ToolCall: e.ToolCall}
+	switch e.Type {
+	case host.StreamTextDelta, host.StreamThinkingDelta, host.StreamToolCallDelta:
+		d.Delta = &e.Delta
+	case host.StreamTextEnd, host.StreamThinkingEnd:
+		d.Content = &e.Content
+	}
+	return json.Marshal(deltaUpdate{Type: "message_update", Event: d})
+}
