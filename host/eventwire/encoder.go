@@ -3,7 +3,6 @@ package eventwire
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ const (
 // Options configure an Encoder. The zero value is ModePi with the default
 // budget.
 type Options struct {
+	// Mode is ModePi, ModeDeltas or ModeAll; anything else is ModePi.
 	Mode Mode
 	// Floor is what a message's updates may spend whatever its size
 	// (default DefaultFloor, 4 MiB): up to it, a message streams update
@@ -38,22 +38,6 @@ type Options struct {
 	// Ratio is what a message's updates may spend beyond the floor, per
 	// byte of the message (default DefaultRatio).
 	Ratio int64
-}
-
-// Check reports what is wrong with o, naming the field.
-func (o Options) Check() error {
-	switch o.Mode {
-	case "", ModePi, ModeDeltas, ModeAll:
-	default:
-		return fmt.Errorf("mode %q is not %q, %q or %q", o.Mode, ModePi, ModeDeltas, ModeAll)
-	}
-	if o.Floor < 0 {
-		return fmt.Errorf("floor %d is negative", o.Floor)
-	}
-	if o.Ratio < 0 {
-		return fmt.Errorf("ratio %d is negative", o.Ratio)
-	}
-	return nil
 }
 
 // Encoder encodes events and hands each JSON object to its send function.
@@ -72,7 +56,7 @@ type Encoder struct {
 // New returns an Encoder that calls send with each event's JSON object (no
 // newline). send must not retain obj.
 func New(send func(obj []byte) error, opts Options) *Encoder {
-	if opts.Mode == "" {
+	if opts.Mode != ModeDeltas && opts.Mode != ModeAll {
 		opts.Mode = ModePi
 	}
 	if opts.Floor == 0 {

@@ -11,25 +11,14 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 )
 
 // jsonRenderer prints every event as one JSON object a line (pi's event
-// names and fields).
-type jsonRenderer struct {
-	mu  sync.Mutex
-	out io.Writer
-}
+// names and fields), within the byte budget of [events] (host/eventwire).
+type jsonRenderer struct{ enc *eventwire.Encoder }
 
-func (r *jsonRenderer) event(_ context.Context, e host.Event) error {
-	b, err := host.MarshalEvent(e)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, err = fmt.Fprintf(r.out, "%s\n", b)
-	return err
-}
+func (r jsonRenderer) event(ctx context.Context, e host.Event) error { return r.enc.Event(ctx, e) }
 
 // plainRenderer streams the assistant's text to out and shows tool calls,
 // their progress and their results compactly on status: on a terminal, a

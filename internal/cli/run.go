@@ -8,15 +8,16 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 )
 
 type renderer interface {
 	event(ctx context.Context, e host.Event) error
 }
 
-func newRenderer(jsonOut bool, env Env) (renderer, func()) {
+func newRenderer(jsonOut bool, events eventwire.Options, env Env) (renderer, func()) {
 	if jsonOut {
-		return &jsonRenderer{out: env.Stdout}, func() {}
+		return jsonRenderer{eventwire.NewLines(env.Stdout, events)}, func() {}
 	}
 	r := newPlainRenderer(env.Stdout, env.Stderr, env.Terminal)
 	return r, r.close
@@ -42,7 +43,7 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	r, done := newRenderer(*jsonOut, env)
+	r, done := newRenderer(*jsonOut, s.Events, env)
 	a := host.NewAgent(s.Options)
 	a.Subscribe(r.event)
 	if audit := s.Audit(); audit != nil {
@@ -114,7 +115,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	r, done := newRenderer(false, env)
+	r, done := newRenderer(false, s.Events, env)
 	defer done()
 	a := host.NewAgent(s.Options)
 	a.Subscribe(r.event)
