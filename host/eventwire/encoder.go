@@ -49,8 +49,15 @@ type Encoder struct {
 	err       error                    // send's first error, returned ever after
 	spent     int64                    // bytes of the current message's updates sent
 	factor    float64                  // encoded bytes per estimated byte, at least 1
-	held      *host.MessageUpdateEvent // an update not sent yet
+	held      *host.MessageUpdateEvent // ModePi: an update not sent yet
 	heldDelta strings.Builder          // its delta: the held deltas, concatenated
+	deltas    []*heldDelta             // ModeDeltas: held deltas, one per block, in order
+}
+
+// heldDelta is the deltas of one block not sent yet (ModeDeltas).
+type heldDelta struct {
+	e     host.AssistantMessageEvent
+	delta strings.Builder
 }
 
 // New returns an Encoder that calls send with each event's JSON object (no
@@ -92,38 +99,39 @@ func (w *Encoder) Event(_ context.Context, e host.Event) error {
 	}
 	switch e := e.(type) {
 	case host.MessageUpdateEvent:
-		w.update(e)
+		if w.opts.Mode == ModeDeltas {
+			w.updateDeltas(e)
+		} else {
+			w.update(e)
+		}
 		return w.err
 	case host.MessageStartEvent:
 		if _, ok := e.Message.(*host.AssistantMessage); ok {
-			w.spent, w.factor, w.held = 0, 1, nil
+			w.spent, w.factor, w.held, w.deltas = 0, 1, nil, nil
 		}
 	case host.MessageEndEvent:
-		if _, ok := e.Message.(*host.AssistantMessage); ok && w.held != nil {
-			// The message_end carries everything a held update would;
-			// in ModeDeltas a held delta goes out first all the same, so
-			// that a client's concatenated deltas are whole.
-			if w.opts.Mode == ModeDeltas {
-				w.flush()
-			}
+		if _, ok := e.Message.(*host.AssistantMessage); ok {
+			// The message_end carries everything a held update would
+			// (ModePi drops it); held deltas go out first all the same,
+			// so that a client's concatenated deltas are whole.
 			w.held = nil
+			w.flushDeltas(-1)
+			if w.err != nil {
+				return w.err
+			}
 		}
 	}
 	return w.write(host.MarshalEvent(e))
 }
 
-// update takes in the next update: merged with the held one when both are
-// deltas of one block, otherwise replacing it (sent first in ModeDeltas,
-// dropped in ModePi, where the newer update's message supersedes it); then
-// sends what is held if the budget allows.
+// update takes in the next update (ModePi): merged with the held one when
+// both are deltas of one block, otherwise replacing it (the newer update's
+// message supersedes it); then sends what is held if the budget allows.
 func (w *Encoder) update(u host.MessageUpdateEvent) {
 	if w.held != nil && mergeable(w.held.AssistantMessageEvent, u.AssistantMessageEvent) {
 		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
 		w.held = &u
 	} else {
-		if w.held != nil && w.opts.Mode == ModeDeltas {
-			w.flush()
-		}
 		w.held = &u
 		w.heldDelta.Reset()
 		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
@@ -145,7 +153,7 @@ func mergeable(a, b host.AssistantMessageEvent) bool {
 // estimates, so that few encodings are thrown away.
 func (w *Encoder) trySend() {
 	allowance := w.opts.Floor + w.opts.Ratio*messageSize(w.held.Message)
-	est := updateSize(w.held, w.opts.Mode == ModePi)
+	est := updateSize(w.held, true)
 	if w.spent+int64(float64(est)*w.factor) > allowance {
 		return
 	}
@@ -165,24 +173,76 @@ func (w *Encoder) trySend() {
 	w.err = w.send(b)
 }
 
-// flush sends the held update whatever the budget (ModeDeltas, where an
-// update is never dropped).
-func (w *Encoder) flush() {
-	b, err := w.encodeHeld()
+// updateDeltas takes in the next update (ModeDeltas). A delta joins the
+// held deltas of its block; held deltas go out when the budget allows,
+// one update per block. A start or end goes out at once (a block's end
+// after its held deltas): nothing is ever dropped.
+func (w *Encoder) updateDeltas(u host.MessageUpdateEvent) {
+	e := u.AssistantMessageEvent
+	switch e.Type {
+	case host.StreamTextDelta, host.StreamThinkingDelta, host.StreamToolCallDelta:
+		var h *heldDelta
+		for _, d := range w.deltas {
+			if mergeable(d.e, e) {
+				h = d
+				break
+			}
+		}
+		if h == nil {
+			h = &heldDelta{e: e}
+			w.deltas = append(w.deltas, h)
+		}
+		h.delta.WriteString(e.Delta)
+		est := int64(0)
+		for _, d := range w.deltas {
+			est += int64(80 + d.delta.Len())
+		}
+		if w.spent+int64(float64(est)*w.factor) <= w.opts.Floor+w.opts.Ratio*messageSize(u.Message) {
+			w.flushDeltas(-1)
+		}
+		return
+	case host.StreamTextEnd, host.StreamThinkingEnd, host.StreamToolCallEnd:
+		w.flushDeltas(e.ContentIndex)
+	}
+	if w.err == nil {
+		w.sendDelta(e)
+	}
+}
+
+// flushDeltas sends the held deltas of block index, or of every block
+// when index is -1.
+func (w *Encoder) flushDeltas(index int) {
+	kept := w.deltas[:0]
+	for _, d := range w.deltas {
+		if index >= 0 && d.e.ContentIndex != index {
+			kept = append(kept, d)
+			continue
+		}
+		if w.err == nil {
+			e := d.e
+			e.Delta = d.delta.String()
+			w.sendDelta(e)
+		}
+	}
+	clear(w.deltas[len(kept):])
+	w.deltas = kept
+}
+
+func (w *Encoder) sendDelta(e host.AssistantMessageEvent) {
+	b, err := marshalDelta(e)
 	if err == nil {
+		if f := float64(len(b)+1) / float64(80+len(e.Delta)); f > w.factor && e.Delta != "" {
+			w.factor = f
+		}
 		w.spent += int64(len(b) + 1)
 		err = w.send(b)
 	}
-	w.held = nil
 	w.err = err
 }
 
 func (w *Encoder) encodeHeld() ([]byte, error) {
 	u := *w.held
 	u.AssistantMessageEvent.Delta = w.heldDelta.String()
-	if w.opts.Mode == ModeDeltas {
-		return marshalDelta(u.AssistantMessageEvent)
-	}
 	return host.MarshalEvent(u)
 }
 

@@ -212,8 +212,9 @@ func checkDeltas(t testing.TB, ls []line, final *host.AssistantMessage, opts eve
 			t.Fatalf("block %d: its end has %.80q", j, ended[j])
 		}
 	}
-	if bound := opts.Floor + (opts.Ratio+6)*int64(len(want)); int64(spent) > bound {
-		t.Fatalf("updates wrote %d bytes, over the bound %d", spent, bound)
+	if bound := opts.Floor + (opts.Ratio+2)*int64(len(want)) + 300*int64(len(final.Content)); int64(spent) > bound {
+		t.Fatalf("updates wrote %d bytes, over the bound %d (floor %d + %d × message %d + 300 × %d blocks)",
+			spent, bound, opts.Floor, opts.Ratio+2, len(want), len(final.Content))
 	}
 	return spent
 }
@@ -267,5 +268,31 @@ func TestSmallMessagesStreamAsPi(t *testing.T) {
 	}
 	if n := bytes.Count(pi.Bytes(), []byte(`"type":"text_delta"`)); n != 13 {
 		t.Fatalf("%d text deltas, want 13", n)
+	}
+}
+
+// The smallest blocks cost the most per byte: one-letter thinking and text
+// blocks in turn, then empty tool calls. Both modes keep their bounds.
+func TestTinyBlocks(t *testing.T) {
+	s := &openaitest.Stream{}
+	for range 200 {
+		s.Reasoning("r").Text("t")
+	}
+	for i := range 200 {
+		s.Call(i, "c", "t")
+	}
+	body := s.Finish("tool_calls").Bytes()
+	for _, mode := range []eventwire.Mode{eventwire.ModePi, eventwire.ModeDeltas} {
+		opts := eventwire.Options{Mode: mode, Floor: 1, Ratio: 1}
+		var out bytes.Buffer
+		final, _ := run(t, adapter(t, body), opts, &out)
+		if len(final.Content) != 600 {
+			t.Fatalf("%d blocks", len(final.Content))
+		}
+		if ls := firstMessage(t, out.Bytes()); mode == eventwire.ModePi {
+			checkPi(t, ls, final, opts)
+		} else {
+			checkDeltas(t, ls, final, opts)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/openai/openaitest"
 )
 
 // bodyTransport answers every request with body as an SSE stream, without
@@ -35,6 +37,13 @@ func FuzzStream(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":99999999999}]}}]}\n\n"))
+	many := &openaitest.Stream{}
+	for i := range 200 {
+		many.Call(i, fmt.Sprint("c", i), "t").Args(i, "{}")
+	}
+	f.Add(many.Finish("tool_calls").Bytes())
+	cut := (&openaitest.Stream{}).Text("a").Reasoning("b").Call(0, "c", "t").Args(0, `{"x":`).Bytes()
+	f.Add(append(cut, `data: {"choices":[{"index":0,"del`...))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://fuzz.invalid/v1", Retries: -1, HTTPClient: &http.Client{Transport: bodyTransport(body)}})
 		if err != nil {
