@@ -15,9 +15,10 @@ import (
 
 // `run --json` with an 8 MB tool argument streamed in 4 KB fragments: what
 // the binary writes stays within the bound docs/events.md states (the
-// message's updates within floor + ratio × the message, the whole output
-// within floor + (ratio + 6) × the message), every message_update carries
-// a state the message went through, and message_end the whole message.
+// message's updates within 2 × (floor + ratio × the message), the whole
+// output within 2 × floor + (2 × ratio + 6) × the message), every
+// message_update carries a state the message went through, and
+// message_end the whole message.
 func TestRunJSONBigArgument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and streams 8 MB")
@@ -78,7 +79,7 @@ func TestRunJSONBigArgument(t *testing.T) {
 		t.Fatalf("no whole message (%v)", err)
 	}
 	floor, ratio := int64(eventwire.DefaultFloor), int64(eventwire.DefaultRatio)
-	if updates > floor+ratio*final || int64(len(out)) > floor+(ratio+6)*final {
+	if updates > 2*(floor+ratio*final) || int64(len(out)) > 2*floor+(2*ratio+6)*final {
 		t.Fatalf("wrote %d bytes of updates and %d in all for a message of %d bytes", updates, len(out), final)
 	}
 	t.Logf("message %d bytes: updates %d bytes, output %d bytes", final, updates, len(out))

@@ -8,7 +8,7 @@
 // message, twice (as "message" and as "assistantMessageEvent.partial"):
 // streaming a message of S bytes in n fragments writes about n × S bytes,
 // and an 800 KB tool argument in 4 KB fragments becomes 165 MB of output.
-// An Encoder spends on a message's updates at most Floor + Ratio × S bytes
+// An Encoder gives a message's updates a budget of Floor + Ratio × S bytes
 // (S the message's size so far) and holds back what does not fit; the
 // message_end line always carries the whole message. docs/events.md says
 // which clients see what in each mode; RATIONALE.md ("Why a byte budget
@@ -18,10 +18,14 @@
 //
 //  1. ModePi (the default): every line is one pi sends. Updates go out as
 //     they come while the message's budget allows; past it, an update is
-//     held until the budget has grown enough to send it, consecutive
+//     held until the budget has grown enough to send it, and consecutive
 //     deltas of one block merge into one update (delta concatenated,
-//     message as after the last), and a held update that a later one
-//     supersedes is dropped. Every message and partial sent is exact.
+//     message as after the last). A held update that a later one of
+//     another block or kind supersedes is dropped, except a held delta,
+//     which still goes out while the message has spent less than twice
+//     its budget. Every message and partial sent is exact; the updates of
+//     a message spend at most 2 × (Floor + Ratio × M), M the message's
+//     size.
 //  2. ModeDeltas: message_update lines carry no "message" and no
 //     "partial" — only what changed. Nothing is ever dropped; past the
 //     budget, consecutive deltas of one block merge.

@@ -111,9 +111,12 @@ func (w *Encoder) Event(_ context.Context, e host.Event) error {
 		}
 	case host.MessageEndEvent:
 		if _, ok := e.Message.(*host.AssistantMessage); ok {
-			// The message_end carries everything a held update would
-			// (ModePi drops it); held deltas go out first all the same,
-			// so that a client's concatenated deltas are whole.
+			// The message_end carries everything a held update would;
+			// held deltas go out first all the same (in ModePi within
+			// twice the budget), so that concatenated deltas are whole.
+			if w.held != nil && w.heldDelta.Len() > 0 {
+				w.trySend(2)
+			}
 			w.held = nil
 			w.flushDeltas(-1)
 			if w.err != nil {
@@ -125,18 +128,29 @@ func (w *Encoder) Event(_ context.Context, e host.Event) error {
 }
 
 // update takes in the next update (ModePi): merged with the held one when
-// both are deltas of one block, otherwise replacing it (the newer update's
-// message supersedes it); then sends what is held if the budget allows.
+// both are deltas of one block. Otherwise the held update is superseded:
+// a held delta still goes out if the message has spent less than twice
+// its budget (so that clients that concatenate deltas, as pi's README
+// shows, get whole blocks whenever a message has a sane number of them);
+// anything else held is dropped, its state being in the newer update's
+// message. Then what is held goes out if the budget allows.
 func (w *Encoder) update(u host.MessageUpdateEvent) {
 	if w.held != nil && mergeable(w.held.AssistantMessageEvent, u.AssistantMessageEvent) {
 		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
 		w.held = &u
-	} else {
-		w.held = &u
-		w.heldDelta.Reset()
-		w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
+		w.trySend(1)
+		return
 	}
-	w.trySend()
+	if w.held != nil && w.heldDelta.Len() > 0 {
+		w.trySend(2)
+		if w.err != nil {
+			return
+		}
+	}
+	w.held = &u
+	w.heldDelta.Reset()
+	w.heldDelta.WriteString(u.AssistantMessageEvent.Delta)
+	w.trySend(1)
 }
 
 func mergeable(a, b host.AssistantMessageEvent) bool {
@@ -147,12 +161,12 @@ func mergeable(a, b host.AssistantMessageEvent) bool {
 	return false
 }
 
-// trySend sends the held update if the message's budget allows it. The
-// estimate (linear in the message's blocks, not its bytes) decides whether
-// to encode; the encoded size decides whether to send, and corrects later
-// estimates, so that few encodings are thrown away.
-func (w *Encoder) trySend() {
-	allowance := w.opts.Floor + w.opts.Ratio*messageSize(w.held.Message)
+// trySend sends the held update if times the message's budget allows it.
+// The estimate (linear in the message's blocks, not its bytes) decides
+// whether to encode; the encoded size decides whether to send, and
+// corrects later estimates, so that few encodings are thrown away.
+func (w *Encoder) trySend(times int64) {
+	allowance := times * (w.opts.Floor + w.opts.Ratio*messageSize(w.held.Message))
 	est := updateSize(w.held, true)
 	if w.spent+int64(float64(est)*w.factor) > allowance {
 		return

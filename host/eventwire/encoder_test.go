@@ -120,8 +120,8 @@ func checkPi(t testing.TB, ls []line, final *host.AssistantMessage, opts eventwi
 			}
 		}
 	}
-	if bound := opts.Floor + opts.Ratio*int64(len(want)); int64(spent) > bound {
-		t.Fatalf("updates wrote %d bytes, over the bound %d (floor %d + %d × message %d)", spent, bound, opts.Floor, opts.Ratio, len(want))
+	if bound := 2 * (opts.Floor + opts.Ratio*int64(len(want))); int64(spent) > bound {
+		t.Fatalf("updates wrote %d bytes, over the bound %d (2 × (floor %d + %d × message %d))", spent, bound, opts.Floor, opts.Ratio, len(want))
 	}
 	return spent
 }
@@ -295,4 +295,50 @@ func TestTinyBlocks(t *testing.T) {
 			checkDeltas(t, ls, final, opts)
 		}
 	}
+}
+
+// pi's README streams an answer by writing each text_delta's delta. In
+// ModePi, past the floor, such a client still gets every block whole: held
+// deltas are merged, never dropped, for a message of a few blocks.
+func TestConcatenatedDeltasStayWhole(t *testing.T) {
+	s := &openaitest.Stream{}
+	var thinking, text strings.Builder
+	for i := range 3000 {
+		w := fmt.Sprintf("t%d ", i)
+		thinking.WriteString(w)
+		s.Reasoning(w)
+	}
+	for i := range 6000 {
+		w := fmt.Sprintf("w%d ", i)
+		text.WriteString(w)
+		s.Text(w)
+	}
+	args := `{"s":"` + strings.Repeat("x", 100_000) + `"}`
+	s.Call(0, "call_0", "tool")
+	for i := 0; i < len(args); i += 7 {
+		s.Args(0, args[i:min(i+7, len(args))])
+	}
+	body := s.Finish("tool_calls").Bytes()
+	opts := eventwire.Options{Floor: 64 << 10, Ratio: 4}
+	var out bytes.Buffer
+	final, updates := run(t, adapter(t, body), opts, &out)
+	ls := firstMessage(t, out.Bytes())
+	spent := checkPi(t, ls, final, opts)
+	deltas := map[int]*strings.Builder{0: {}, 1: {}, 2: {}}
+	n := 0
+	for _, l := range ls {
+		if l.Type == "message_update" {
+			n++
+			if l.Event.Delta != nil {
+				deltas[l.Event.ContentIndex].WriteString(*l.Event.Delta)
+			}
+		}
+	}
+	if deltas[0].String() != thinking.String() || deltas[1].String() != text.String() || deltas[2].String() != args {
+		t.Fatalf("concatenated deltas: %d, %d, %d bytes; want %d, %d, %d", deltas[0].Len(), deltas[1].Len(), deltas[2].Len(), thinking.Len(), text.Len(), len(args))
+	}
+	if n >= updates/10 {
+		t.Fatalf("%d of %d updates sent: the budget did not hold any back", n, updates)
+	}
+	t.Logf("%d of %d updates sent, %d bytes", n, updates, spent)
 }

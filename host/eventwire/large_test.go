@@ -25,9 +25,9 @@ func bigArgument(size, frag int) []byte {
 
 // An 8 MB argument streamed in 4 KB fragments from an httptest server:
 // everything the events write stays within the stated bound (the updates
-// within floor + ratio × the message; the whole run within floor +
-// (ratio + 6) × the message), and a pi client reading the lines rebuilds
-// every state and the final message. In ModeAll the same run would write
+// within 2 × (floor + ratio × the message); the whole run within
+// 2 × floor + (2 × ratio + 6) × the message), and a pi client reading the
+// lines rebuilds every state and the final message. In ModeAll the same run would write
 // some 2,000 updates of 16 MB each.
 func Test8MBArgument(t *testing.T) {
 	if testing.Short() {
@@ -55,7 +55,7 @@ func Test8MBArgument(t *testing.T) {
 				spent = checkDeltas(t, ls, final, opts)
 			}
 			size := int64(len(ls[len(ls)-1].Message))
-			if bound := opts.Floor + (opts.Ratio+6)*size; int64(out.Len()) > bound {
+			if bound := 2*opts.Floor + (2*opts.Ratio+6)*size; int64(out.Len()) > bound {
 				t.Fatalf("the run wrote %d bytes, over %d", out.Len(), bound)
 			}
 			t.Log(fmt.Sprintf("%s: message %d bytes, %d updates emitted by the loop, %d lines; updates wrote %d bytes, the run %d",
