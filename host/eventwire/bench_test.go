@@ -23,7 +23,7 @@ func (c *counter) Write(p []byte) (int, error) { *c += counter(len(p)); return l
 // (over an in-memory transport) and the event lines, in ModeAll (every
 // update in full, the behaviour before the budget: "all") and in the
 // default ModePi ("pi"). out-bytes is what the lines weigh. The 8 MB run
-// in ModeAll writes some 32 GB; it runs only with
+// in ModeAll writes some 16 GB; it runs only with
 // WASMAGENT_BENCH_SLOW=1.
 func BenchmarkJSONEvents(b *testing.B) {
 	done := (&openaitest.Stream{}).Text("done").Finish("stop").Bytes()
@@ -38,7 +38,7 @@ func BenchmarkJSONEvents(b *testing.B) {
 		for _, mode := range []eventwire.Mode{eventwire.ModeAll, eventwire.ModePi} {
 			b.Run(fmt.Sprintf("%s/%s", size.name, mode), func(b *testing.B) {
 				if size.bytes > 1_000_000 && mode == eventwire.ModeAll && os.Getenv("WASMAGENT_BENCH_SLOW") == "" {
-					b.Skip("writes some 32 GB; set WASMAGENT_BENCH_SLOW=1 to run it")
+					b.Skip("writes some 16 GB; set WASMAGENT_BENCH_SLOW=1 to run it")
 				}
 				var out counter
 				for b.Loop() {

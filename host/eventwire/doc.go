@@ -27,8 +27,9 @@
 //     a message spend at most 2 × (Floor + Ratio × M), M the message's
 //     size.
 //  2. ModeDeltas: message_update lines carry no "message" and no
-//     "partial" — only what changed. Nothing is ever dropped; past the
-//     budget, consecutive deltas of one block merge.
+//     "partial" — only what changed. Nothing is ever dropped: starts and
+//     ends go out as they come, and past the budget the deltas of each
+//     block are held and merged (a block's before its end).
 //  3. ModeAll: every event as pi sends it, without a bound (to diff a run
 //     against pi's own, and to measure what the bound saves).
 //
