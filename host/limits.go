@@ -22,6 +22,9 @@ type callLimits struct {
 }
 
 func (l *callLimits) next(msg *AssistantMessage) int {
+	if msg == nil {
+		return 1 // a call outside any message is the first of its own
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.msg != msg {
