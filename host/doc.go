@@ -14,9 +14,12 @@
 // Each tool call goes through five stages:
 //
 //  1. tool_execution_start, with the raw arguments;
-//  2. prepare: look the tool up, PrepareArguments, pi's coercion pass and
-//     JSON Schema validation, then the before-hooks in order (the first
-//     block wins) — a failure here is an immediate error result;
+//  2. prepare: the caps on the message (unlike pi, a call past
+//     Config.MaxToolCalls, 128 by default, or with arguments over
+//     Config.MaxArgumentBytes does not run), look the tool up,
+//     PrepareArguments, pi's coercion pass and JSON Schema validation,
+//     then the before-hooks in order (the first block wins) — a failure
+//     here is an immediate error result;
 //  3. execute, with the context of the run and an update callback;
 //  4. finalize: the after-hooks in order, each overriding the result field
 //     by field, each seeing the previous one's result;
