@@ -32,11 +32,11 @@ type Options struct {
 	// Mode is ModePi, ModeDeltas or ModeAll; anything else is ModePi.
 	Mode Mode
 	// Floor is what a message's updates may spend whatever its size
-	// (default DefaultFloor, 4 MiB): up to it, a message streams update
-	// by update as pi's does.
+	// (0: DefaultFloor, 4 MiB; negative: none): up to it, a message
+	// streams update by update as pi's does.
 	Floor int64
 	// Ratio is what a message's updates may spend beyond the floor, per
-	// byte of the message (default DefaultRatio).
+	// byte of the message (0: DefaultRatio; negative: none).
 	Ratio int64
 }
 
@@ -72,6 +72,7 @@ func New(send func(obj []byte) error, opts Options) *Encoder {
 	if opts.Ratio == 0 {
 		opts.Ratio = DefaultRatio
 	}
+	opts.Floor, opts.Ratio = max(opts.Floor, 0), max(opts.Ratio, 0)
 	return &Encoder{send: send, opts: opts, factor: 1}
 }
 
