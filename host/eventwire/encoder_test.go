@@ -303,23 +303,23 @@ func TestTinyBlocks(t *testing.T) {
 func TestConcatenatedDeltasStayWhole(t *testing.T) {
 	s := &openaitest.Stream{}
 	var thinking, text strings.Builder
-	for i := range 3000 {
+	for i := range 1000 {
 		w := fmt.Sprintf("t%d ", i)
 		thinking.WriteString(w)
 		s.Reasoning(w)
 	}
-	for i := range 6000 {
+	for i := range 2000 {
 		w := fmt.Sprintf("w%d ", i)
 		text.WriteString(w)
 		s.Text(w)
 	}
-	args := `{"s":"` + strings.Repeat("x", 100_000) + `"}`
+	args := `{"s":"` + strings.Repeat("x", 30_000) + `"}`
 	s.Call(0, "call_0", "tool")
 	for i := 0; i < len(args); i += 7 {
 		s.Args(0, args[i:min(i+7, len(args))])
 	}
 	body := s.Finish("tool_calls").Bytes()
-	opts := eventwire.Options{Floor: 64 << 10, Ratio: 4}
+	opts := eventwire.Options{Floor: 16 << 10, Ratio: 4}
 	var out bytes.Buffer
 	final, updates := run(t, adapter(t, body), opts, &out)
 	ls := firstMessage(t, out.Bytes())

@@ -23,17 +23,18 @@ func bigArgument(size, frag int) []byte {
 	return s.Finish("tool_calls").Bytes()
 }
 
-// An 8 MB argument streamed in 4 KB fragments from an httptest server:
+// An 8 MB argument (bigArgumentSize) streamed in 4 KB fragments from an
+// httptest server:
 // everything the events write stays within the stated bound (the updates
 // within 2 × (floor + ratio × the message); the whole run within
 // 2 × floor + (2 × ratio + 6) × the message), and a pi client reading the
 // lines rebuilds every state and the final message. In ModeAll the same run would write
 // some 2,000 updates of 16 MB each.
-func Test8MBArgument(t *testing.T) {
+func TestBigArgument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 8 MB")
 	}
-	body := bigArgument(8_000_000, 4096)
+	body := bigArgument(bigArgumentSize, 4096)
 	for _, mode := range []eventwire.Mode{eventwire.ModePi, eventwire.ModeDeltas} {
 		t.Run(string(mode), func(t *testing.T) {
 			srv := openaitest.Serve(t, body, (&openaitest.Stream{}).Text("done").Finish("stop").Bytes())
@@ -44,7 +45,7 @@ func Test8MBArgument(t *testing.T) {
 			opts := eventwire.Options{Mode: mode, Floor: eventwire.DefaultFloor, Ratio: eventwire.DefaultRatio}
 			var out bytes.Buffer
 			final, updates := run(t, m, opts, &out)
-			if len(final.Content) != 1 || len(final.Content[0].(host.ToolCall).Arguments) < 8_000_000 || final.StopReason != host.StopReasonToolUse {
+			if len(final.Content) != 1 || len(final.Content[0].(host.ToolCall).Arguments) < bigArgumentSize || final.StopReason != host.StopReasonToolUse {
 				t.Fatalf("final message: %s %q", final.StopReason, final.ErrorMessage)
 			}
 			ls := firstMessage(t, out.Bytes())
