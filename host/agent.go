@@ -32,6 +32,8 @@ type AgentOptions struct {
 	OnHook              func(HookReport)
 	ToolExecution       ExecutionMode
 	MaxConcurrency      int
+	MaxToolCalls        int // Config.MaxToolCalls
+	MaxArgumentBytes    int // Config.MaxArgumentBytes
 	SteeringMode        QueueMode
 	FollowUpMode        QueueMode
 	Now                 func() time.Time
@@ -229,6 +231,8 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 		ShouldStopAfterTurn: o.ShouldStopAfterTurn,
 		ToolExecution:       o.ToolExecution,
 		MaxConcurrency:      o.MaxConcurrency,
+		MaxToolCalls:        o.MaxToolCalls,
+		MaxArgumentBytes:    o.MaxArgumentBytes,
 		BeforeToolCall:      slices.Clone(o.BeforeToolCall),
 		AfterToolCall:       slices.Clone(o.AfterToolCall),
 		Approver:            o.Approver,

@@ -51,6 +51,16 @@ type Config struct {
 	// MaxConcurrency caps how many calls of a parallel batch execute at
 	// once; 0 means no cap (pi's behaviour).
 	MaxConcurrency int
+	// MaxToolCalls is the most tool calls of one assistant message that
+	// run: later calls of the message are each answered with an error
+	// result that says so, and the run goes on (0 means
+	// DefaultMaxToolCalls, 128; negative means no cap, pi's behaviour).
+	MaxToolCalls int
+	// MaxArgumentBytes caps one call's arguments, both as the model sent
+	// them and as validated: a call over it is answered with an error
+	// result that names the cap (0 means DefaultMaxArgumentBytes, 16 MiB;
+	// negative means no cap).
+	MaxArgumentBytes int
 	// BeforeToolCall hooks run in order, gates (HookOptions.Gate) after
 	// the others; the first to block wins (docs/hooks.md).
 	BeforeToolCall []BeforeToolCallHook

@@ -14,12 +14,14 @@
 // Each tool call goes through five stages:
 //
 //  1. tool_execution_start, with the raw arguments;
-//  2. prepare: look the tool up, PrepareArguments, pi's coercion pass
-//     (with JavaScript's Number() and String()) and JSON Schema
-//     validation, then the before-hooks: those that may rewrite in order,
-//     then the gates (the first block wins; see docs/hooks.md for
-//     rewrite, ask and the fallbacks) — a failure here is an immediate
-//     error result;
+//  2. prepare: the caps (unlike pi, a call past Config.MaxToolCalls of
+//     its message, 128 by default, or with arguments over
+//     Config.MaxArgumentBytes does not run), look the tool up,
+//     PrepareArguments, pi's coercion pass (with JavaScript's Number() and
+//     String()) and JSON Schema validation, then the before-hooks: those
+//     that may rewrite in order, then the gates (the first block wins; see
+//     docs/hooks.md for rewrite, ask and the fallbacks) — a failure here
+//     is an immediate error result;
 //  3. execute, with the context of the run and an update callback that
 //     queues the update and returns at once;
 //  4. finalize: the after-hooks in order, each overriding the result field

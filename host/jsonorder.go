@@ -25,7 +25,7 @@ func encodeOrdered(v any, order *keyOrder) (json.RawMessage, error) {
 	if err := w.write(v, order); err != nil {
 		return nil, err
 	}
-	return w.b.Bytes(), nil
+	return escapeSeparators(w.b.Bytes()), nil
 }
 
 type orderedWriter struct {

@@ -154,7 +154,19 @@ func encodeJSON(v any) (json.RawMessage, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return escapeSeparators(bytes.TrimRight(b.Bytes(), "\n")), nil
+}
+
+// escapeSeparators writes U+2028 and U+2029, which JavaScript line readers
+// split on, as escapes, the way json.Marshal does (an encoder without HTML
+// escaping keeps them raw inside json.RawMessage values). Raw, they can
+// occur only inside strings, so the replacement is exact.
+func escapeSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029")) {
+		return b
+	}
+	b = bytes.ReplaceAll(b, []byte("\u2028"), []byte(`\u2028`))
+	return bytes.ReplaceAll(b, []byte("\u2029"), []byte(`\u2029`))
 }
 
 // indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order.

@@ -76,6 +76,7 @@ type run struct {
 	em          *emitter
 	tools       *ToolRunner
 	newMessages []Message
+	limits      callLimits // caps on the calls of one message (limits.go)
 
 	// onFailure, if set, is told the synthetic message of a failed run
 	// before its agent_end is delivered (the Agent records it there).

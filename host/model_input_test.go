@@ -64,27 +64,52 @@ func TestHostileModelOutput(t *testing.T) {
 	}
 }
 
-// 200 calls in one message: every one runs and is answered, in order.
+// 200 calls in one message: every one is answered, in order, and the run
+// goes on. Calls past the cap (128 by default) are answered with an error
+// result that says so, without running.
 func Test200CallsInOneMessage(t *testing.T) {
-	var cs []host.ToolCall
-	for i := range 200 {
-		cs = append(cs, host.ToolCall{ID: fmt.Sprintf("c%03d", i), Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"text":"%d"}`, i))})
-	}
-	m := scripted.Of(calls(cs...), say("done"))
-	msgs, err := host.RunLoop(context.Background(), []host.Message{user("q")}, &host.Context{Tools: []host.Tool{hosttest.Echo("echo")}}, &host.Config{Model: m}, func(context.Context, host.Event) error { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, msg := range msgs {
-		if r, ok := msg.(*host.ToolResultMessage); ok {
-			if r.ToolCallID != fmt.Sprintf("c%03d", n) || r.IsError {
-				t.Fatalf("result %d: %+v", n, r)
+	for _, c := range []struct {
+		name     string
+		max, ran int
+	}{{"default cap", 0, host.DefaultMaxToolCalls}, {"cap 7", 7, 7}, {"cap 200", 200, 200}, {"no cap", -1, 200}} {
+		t.Run(c.name, func(t *testing.T) {
+			var cs []host.ToolCall
+			for i := range 200 {
+				cs = append(cs, host.ToolCall{ID: fmt.Sprintf("c%03d", i), Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"text":"%d"}`, i))})
 			}
-			n++
-		}
+			m := scripted.Of(calls(cs...), say("done"))
+			msgs, err := host.RunLoop(context.Background(), []host.Message{user("q")}, &host.Context{Tools: []host.Tool{hosttest.Echo("echo")}}, &host.Config{Model: m, MaxToolCalls: c.max}, func(context.Context, host.Event) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAnswered(t, msgs, 200, c.ran, "at most")
+		})
 	}
-	if n != 200 {
-		t.Fatalf("%d results", n)
+}
+
+// checkAnswered checks that the n calls c000… were each answered in order,
+// the first ran of them by the tool and the others with an error containing
+// want, and that the run went on to a last assistant message.
+func checkAnswered(t *testing.T, msgs []host.Message, n, ran int, want string) {
+	t.Helper()
+	i := 0
+	for _, msg := range msgs {
+		r, ok := msg.(*host.ToolResultMessage)
+		if !ok {
+			continue
+		}
+		if r.ToolCallID != fmt.Sprintf("c%03d", i) || r.IsError != (i >= ran) {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+		if r.IsError && !strings.Contains(r.Content.TextOf(), want) {
+			t.Fatalf("result %d: %q does not say %q", i, r.Content.TextOf(), want)
+		}
+		i++
+	}
+	if i != n {
+		t.Fatalf("%d results, want %d", i, n)
+	}
+	if last, ok := msgs[len(msgs)-1].(*host.AssistantMessage); !ok || last.StopReason != host.StopReasonStop {
+		t.Fatalf("the run did not go on: last message %+v", msgs[len(msgs)-1])
 	}
 }

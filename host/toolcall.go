@@ -7,17 +7,22 @@ import (
 // runner is the run's ToolRunner: the loop and other doors share its stages.
 func (r *run) runner() *ToolRunner {
 	return &ToolRunner{
-		Tools:           r.c.Tools,
-		BeforeToolCall:  r.cfg.BeforeToolCall,
-		AfterToolCall:   r.cfg.AfterToolCall,
-		Approver:        r.cfg.Approver,
-		ApprovalTimeout: r.cfg.ApprovalTimeout,
-		OnHook:          r.cfg.OnHook,
+		Tools:            r.c.Tools,
+		BeforeToolCall:   r.cfg.BeforeToolCall,
+		AfterToolCall:    r.cfg.AfterToolCall,
+		Approver:         r.cfg.Approver,
+		ApprovalTimeout:  r.cfg.ApprovalTimeout,
+		OnHook:           r.cfg.OnHook,
+		MaxArgumentBytes: r.cfg.MaxArgumentBytes,
 	}
 }
 
-// prepare is stages 1–2 of a call of msg (LOOP.md 6.4).
+// prepare is stages 1–2 of a call of msg (LOOP.md 6.4), after the cap on
+// the calls of one message.
 func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*PreparedCall, *CallOutcome) {
+	if text := r.overLimit(msg); text != "" {
+		return nil, immediate(call, text)
+	}
 	return r.tools.Prepare(r.ctx, r.c, msg, call)
 }
 

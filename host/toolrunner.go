@@ -33,6 +33,9 @@ type ToolRunner struct {
 	// OnHook, if set, is told every hook's decision (audit logs). It must
 	// be safe for concurrent use and must not block.
 	OnHook func(HookReport)
+	// MaxArgumentBytes caps one call's arguments, as sent and as
+	// validated (0: DefaultMaxArgumentBytes; negative: no cap).
+	MaxArgumentBytes int
 }
 
 // PreparedCall is a call that passed stages 1–2 and may execute.
@@ -68,6 +71,9 @@ func (tr *ToolRunner) Run(ctx context.Context, c *Context, msg *AssistantMessage
 // Prepare is stages 1–2: it returns either a call ready to execute or an
 // immediate error outcome (not found, invalid, blocked, declined).
 func (tr *ToolRunner) Prepare(ctx context.Context, c *Context, msg *AssistantMessage, call ToolCall) (*PreparedCall, *CallOutcome) {
+	if text := argumentsTooLarge(tr.MaxArgumentBytes, call.Name, "are", len(call.Arguments)); text != "" {
+		return nil, immediate(call, text)
+	}
 	tool := findTool(tr.Tools, call.Name)
 	if tool == nil {
 		return nil, immediate(call, fmt.Sprintf("Tool %s not found", call.Name))
@@ -77,6 +83,9 @@ func (tr *ToolRunner) Prepare(ctx context.Context, c *Context, msg *AssistantMes
 	})
 	if err != nil {
 		return nil, immediate(call, err.Error())
+	}
+	if text := argumentsTooLarge(tr.MaxArgumentBytes, call.Name, "are, once validated,", len(args)); text != "" {
+		return nil, immediate(call, text)
 	}
 	p := &PreparedCall{Call: call, Tool: tool, Args: args, msg: msg, c: c}
 	if reason, blocked := tr.before(ctx, p); blocked {

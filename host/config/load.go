@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -146,6 +147,7 @@ var knownKeys = []string{
 	"provider", "name", "base_url", "api_key_env", "temperature", "max_tokens", "reasoning_effort", "timeout", "retries", "script",
 	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
 	"cache_dir", "max_memory", "log_level",
+	"max_response_bytes", "max_tool_calls", "max_argument_bytes", "events", "updates", "floor", "ratio",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
 	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
 	"sessions", "dir",
@@ -201,6 +203,13 @@ func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v
 func (c *checker) check() {
 	c.checkModel()
 	c.checkAgent()
+	ev := c.f.Events
+	if ev.Updates != "" && !oneOf(ev.Updates, "pi", "deltas", "all") {
+		c.errorf("events.updates", `%q is not "pi", "deltas" or "all"`, ev.Updates)
+	}
+	if ev.Ratio < 0 {
+		c.errorf("events.ratio", "%d is negative", ev.Ratio)
+	}
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {
@@ -316,6 +325,12 @@ func (c *checker) checkAgent() {
 	}
 	if a.MaxTurns < 0 {
 		c.errorf("agent.max_turns", "%d is negative", a.MaxTurns)
+	}
+	if a.MaxToolCalls < -1 {
+		c.errorf("agent.max_tool_calls", "%d is not a count of calls (or -1 for no cap)", a.MaxToolCalls)
+	}
+	if int64(a.MaxArgumentBytes) > math.MaxInt32 {
+		c.errorf("agent.max_argument_bytes", "%d bytes is over 2GiB", a.MaxArgumentBytes)
 	}
 	for key, v := range map[string]string{"agent.steering_mode": a.SteeringMode, "agent.follow_up_mode": a.FollowUpMode} {
 		if v != "" && !oneOf(v, "one-at-a-time", "all") {

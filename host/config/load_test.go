@@ -53,6 +53,7 @@ max_tokens = 1000
 reasoning_effort = "low"
 timeout = "90s"
 retries = 3
+max_response_bytes = "32MiB"
 
 [agent]
 system_prompt_file = "prompt.md"
@@ -62,6 +63,13 @@ max_concurrency = 2
 max_turns = 10
 steering_mode = "all"
 follow_up_mode = "one-at-a-time"
+max_tool_calls = 200
+max_argument_bytes = "1MiB"
+
+[events]
+updates = "deltas"
+floor = "64KiB"
+ratio = 8
 
 [runtime]
 cache_dir = "cache"
@@ -109,6 +117,10 @@ order = -1
 	}
 	if tool.Config["token"].Env != "TOKEN" || *tool.Config["token"].Default != "none" || tool.Config["root"].Literal != "/work" {
 		t.Fatalf("config: %+v", tool.Config)
+	}
+	if f.Model.MaxResponseBytes != 32<<20 || f.Agent.MaxToolCalls != 200 || f.Agent.MaxArgumentBytes != 1<<20 ||
+		f.Events != (config.Events{Updates: "deltas", Floor: 64 << 10, Ratio: 8}) {
+		t.Fatalf("caps: %+v %+v %+v", f.Model, f.Agent, f.Events)
 	}
 	if f.Hooks[0].Order != -1 || len(f.Hooks[0].Tools) != 2 || f.Model.Timeout.Seconds() != 90 || *f.Model.Retries != 3 {
 		t.Fatalf("hook/model: %+v %+v", f.Hooks[0], f.Model)

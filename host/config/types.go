@@ -23,6 +23,7 @@ type File struct {
 	Audit   Audit        `toml:"audit"`
 	// Sessions is [sessions]: where conversations are kept.
 	Sessions Sessions `toml:"sessions"`
+	Events   Events   `toml:"events"`
 
 	lines lineIndex
 }
@@ -39,6 +40,9 @@ type Model struct {
 	Timeout         Duration `toml:"timeout"`
 	Retries         *int     `toml:"retries"`
 	Script          string   `toml:"script"` // provider "scripted": the script file
+	// MaxResponseBytes caps the bytes of one streamed response (default
+	// 64 MiB).
+	MaxResponseBytes Size `toml:"max_response_bytes"`
 }
 
 // Agent is [agent].
@@ -51,6 +55,21 @@ type Agent struct {
 	MaxTurns         int    `toml:"max_turns"`
 	SteeringMode     string `toml:"steering_mode"`
 	FollowUpMode     string `toml:"follow_up_mode"`
+	// MaxToolCalls is the most calls of one message that run; later ones
+	// are answered with an error result (default 128; -1: no cap).
+	MaxToolCalls int `toml:"max_tool_calls"`
+	// MaxArgumentBytes caps one call's arguments, as sent and as
+	// validated (default 16 MiB).
+	MaxArgumentBytes Size `toml:"max_argument_bytes"`
+}
+
+// Events is [events]: what event lines carry for clients outside the
+// process (run --json and later transports), and their byte budget per
+// message (host/eventwire).
+type Events struct {
+	Updates string `toml:"updates"` // "pi" (default), "deltas" or "all"
+	Floor   Size   `toml:"floor"`   // default 4 MiB
+	Ratio   int64  `toml:"ratio"`   // default 4
 }
 
 // Sessions is [sessions].

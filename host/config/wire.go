@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
@@ -25,8 +26,11 @@ type Setup struct {
 	Runtime *runtime.Runtime
 	Model   host.Model
 	Options host.AgentOptions
-	Tools   []ToolInfo
-	Hooks   []HookInfo
+	// Events configure the event lines written for clients outside the
+	// process ([events]).
+	Events eventwire.Options
+	Tools  []ToolInfo
+	Hooks  []HookInfo
 	// Warnings are things worth saying that do not stop the start: grants
 	// a plugin never asked for.
 	Warnings []string
@@ -112,6 +116,9 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	s.Options.ThinkingLevel = a.Thinking
 	s.Options.ToolExecution = host.ExecutionMode(a.ToolExecution)
 	s.Options.MaxConcurrency = a.MaxConcurrency
+	s.Options.MaxToolCalls = a.MaxToolCalls
+	s.Options.MaxArgumentBytes = int(a.MaxArgumentBytes)
+	s.Events = eventwire.Options{Mode: eventwire.Mode(f.Events.Updates), Floor: int64(f.Events.Floor), Ratio: f.Events.Ratio}
 	s.Options.SteeringMode = host.QueueMode(a.SteeringMode)
 	s.Options.FollowUpMode = host.QueueMode(a.FollowUpMode)
 	if a.MaxTurns > 0 {
@@ -155,7 +162,7 @@ func (f *File) model(opts WireOptions) (host.Model, error) {
 		if key == "" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
 			return nil, f.errorf("model.api_key_env", "the environment variable %s is empty or not set; OpenAI needs an API key", m.APIKeyEnv)
 		}
-		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry}
+		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry, MaxResponseBytes: int64(m.MaxResponseBytes)}
 		if m.Retries != nil {
 			o.Retries = *m.Retries
 			if o.Retries == 0 {

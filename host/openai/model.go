@@ -46,6 +46,11 @@ type Options struct {
 	// OnRetry, if set, is told of each failed attempt that is about to be
 	// tried again (a status line for a waiting user). It must not block.
 	OnRetry func(Retry)
+	// MaxResponseBytes caps the bytes of one streamed response, as read
+	// from the connection (default DefaultMaxResponseBytes, 64 MiB): a
+	// response that goes past it ends the message with stop reason "error"
+	// and a text that names the cap.
+	MaxResponseBytes int64
 }
 
 // Retry is an attempt that failed and is tried again.
@@ -104,6 +109,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Retries < 0 {
 		opts.Retries = 0
 	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if opts.Provider == "" {
 		opts.Provider = "openai"
 	}
@@ -133,7 +141,7 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	if err != nil {
 		return s.fail(ctx, err)
 	}
-	var ro []option.RequestOption
+	ro := []option.RequestOption{option.WithMiddleware(capBody(m.opts.MaxResponseBytes))}
 	if m.opts.OnRetry != nil {
 		ro = append(ro, option.WithMiddleware(m.retryWatch()))
 	}

@@ -166,7 +166,7 @@ func TestLlamaCppLength(t *testing.T) {
 func TestStreamFailures(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{"malformed", "the server sent a chunk that is not valid JSON"},
-		{"cut", "the stream ended without a finish reason"},
+		{"cut", "the stream ended before the model finished"},
 		{"stream_error", "the server failed during the stream: The server is overloaded, please retry."},
 	} {
 		t.Run(c.file, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -19,14 +20,21 @@ import (
 // thinking blocks in the order they start (a block ends when another kind
 // begins), tool calls keyed by their index, so that several calls whose
 // argument fragments interleave are put together right.
+//
+// Snapshots share what they can: the open block's text lives in a
+// strings.Builder and each call's arguments in a byte slice that only ever
+// grows, so a snapshot takes the text or arguments as they stand without
+// copying them, and a later append never changes what an earlier snapshot
+// holds. Streaming a block costs time linear in its size, not quadratic.
 type assembler struct {
-	emit    func(host.AssistantMessageEvent)
-	msg     *host.AssistantMessage
-	open    int           // index in msg.Content of the open text or thinking block, or -1
-	calls   map[int64]int // tool call index → index in msg.Content
-	args    map[int64]*strings.Builder
-	finish  string
-	started bool
+	emit     func(host.AssistantMessageEvent)
+	msg      *host.AssistantMessage
+	open     int             // index in msg.Content of the open text or thinking block, or -1
+	openText strings.Builder // the open block's text so far
+	calls    map[int64]int   // tool call index → index in msg.Content
+	args     map[int64][]byte
+	finish   string
+	started  bool
 }
 
 func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *assembler {
@@ -38,7 +46,7 @@ func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *a
 		},
 		open:  -1,
 		calls: map[int64]int{},
-		args:  map[int64]*strings.Builder{},
+		args:  map[int64][]byte{},
 	}
 }
 
@@ -75,10 +83,14 @@ func (a *assembler) chunk(c oai.ChatCompletionChunk) error {
 		}
 		d := ch.Delta
 		if r := reasoning(d); r != "" {
-			a.appendText(true, r)
+			if err := a.appendText(true, r); err != nil {
+				return err
+			}
 		}
 		if d.Content != "" {
-			a.appendText(false, d.Content)
+			if err := a.appendText(false, d.Content); err != nil {
+				return err
+			}
 		}
 		for _, tc := range d.ToolCalls {
 			if err := a.toolCall(tc); err != nil {
@@ -111,7 +123,7 @@ func reasoning(d oai.ChatCompletionChunkChoiceDelta) string {
 
 // appendText adds to the open text (or thinking) block, starting one, and
 // ending the open block of the other kind, when needed.
-func (a *assembler) appendText(thinking bool, s string) {
+func (a *assembler) appendText(thinking bool, s string) error {
 	if a.open >= 0 {
 		_, isThinking := a.msg.Content[a.open].(host.ThinkingContent)
 		if isThinking != thinking {
@@ -123,23 +135,29 @@ func (a *assembler) appendText(thinking bool, s string) {
 		true:  {host.StreamThinkingStart, host.StreamThinkingDelta, host.StreamThinkingEnd},
 	}[thinking]
 	if a.open < 0 {
+		if len(a.msg.Content) >= MaxContentBlocks {
+			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
+		}
 		if thinking {
 			a.msg.Content = append(a.msg.Content, host.ThinkingContent{})
 		} else {
 			a.msg.Content = append(a.msg.Content, host.TextContent{})
 		}
 		a.open = len(a.msg.Content) - 1
+		a.openText.Reset()
 		a.emit(host.AssistantMessageEvent{Type: kind[0], ContentIndex: a.open, Partial: a.snapshot()})
 	}
+	a.openText.WriteString(s)
 	switch b := a.msg.Content[a.open].(type) {
 	case host.ThinkingContent:
-		b.Thinking += s
+		b.Thinking = a.openText.String()
 		a.msg.Content[a.open] = b
 	case host.TextContent:
-		b.Text += s
+		b.Text = a.openText.String()
 		a.msg.Content[a.open] = b
 	}
 	a.emit(host.AssistantMessageEvent{Type: kind[1], ContentIndex: a.open, Delta: s, Partial: a.snapshot()})
+	return nil
 }
 
 func (a *assembler) endOpen() {
@@ -156,21 +174,23 @@ func (a *assembler) endOpen() {
 	}
 }
 
-// maxToolCalls bounds the tool calls of one message (a server that
-// streams an endless list is refused).
-const maxToolCalls = 128
+// MaxContentBlocks bounds the content blocks (text, thinking, tool calls)
+// of one message: a server that streams more is refused as a flood. It is
+// far above any tool-call cap a host sets (the loop answers calls past its
+// own cap with an error result; see host.Config.MaxToolCalls), and it keeps
+// the cost of each event's snapshot bounded.
+const MaxContentBlocks = 4096
 
 func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) error {
 	i, ok := a.calls[tc.Index]
 	if !ok {
-		if len(a.calls) >= maxToolCalls {
-			return fmt.Errorf("the server sent more than %d tool calls in one message", maxToolCalls)
+		if len(a.msg.Content) >= MaxContentBlocks {
+			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
 		}
 		a.endOpen()
 		a.msg.Content = append(a.msg.Content, host.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage{}})
 		i = len(a.msg.Content) - 1
 		a.calls[tc.Index] = i
-		a.args[tc.Index] = &strings.Builder{}
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallStart, ContentIndex: i, Partial: a.snapshot()})
 	}
 	call := a.msg.Content[i].(host.ToolCall)
@@ -181,9 +201,9 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 		call.Name = tc.Function.Name
 	}
 	if frag := tc.Function.Arguments; frag != "" {
-		b := a.args[tc.Index]
-		b.WriteString(frag)
-		call.Arguments = json.RawMessage(b.String())
+		b := append(a.args[tc.Index], frag...)
+		a.args[tc.Index] = b
+		call.Arguments = json.RawMessage(b[:len(b):len(b)])
 		a.msg.Content[i] = call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: frag, Partial: a.snapshot()})
 		return nil
@@ -225,7 +245,7 @@ func (a *assembler) done() *host.AssistantMessage {
 	case "content_filter":
 		return a.failMsg(errors.New("the server's content filter stopped the response"))
 	case "":
-		return a.failMsg(errors.New("the stream ended without a finish reason (the response was cut off)"))
+		return a.failMsg(errCut)
 	default:
 		a.msg.StopReason = host.StopReasonStop
 	}
@@ -262,6 +282,9 @@ func (a *assembler) failMsg(err error) *host.AssistantMessage {
 	return a.snapshot()
 }
 
+// errCut is a stream that stopped before the server said why it ended.
+var errCut = errors.New("the stream ended before the model finished (no finish reason came; the response was cut off)")
+
 // describe makes an error readable: an API error gives its status and the
 // server's own message; a timeout says so.
 func describe(err error) error {
@@ -278,6 +301,13 @@ func describe(err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("the request timed out: %w", err)
+	}
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return big
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: the connection closed mid-response", errCut)
 	}
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {

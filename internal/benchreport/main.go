@@ -158,6 +158,7 @@ var sections = []struct{ title, prefix, note string }{
 	{"Memory", "Memory", "Resident memory per pooled instance (50 pooled), and the host's peak with 100 Go-plugin calls in flight."},
 	{"Stopping guest code", "Stopper/", "Fuel instrumentation against wazero's `WithCloseOnContextDone` and against nothing (the floor, unsafe), on Go plugin code."},
 	{"Abort", "AbortLatency", "How long an infinite loop runs on after its call's context is cancelled."},
+	{"Event output", "JSONEvents/", "`run --json` for one tool argument of 80 KB, 800 KB and 8 MB streamed in 4 KB fragments (loop, openai adapter over an in-memory transport, event lines): `all` is every update in full, as before the budget and as pi sends them; `pi` is the default budget (docs/events.md). `out-bytes` is what the lines weigh. The 8 MB `all` run (some 16 GB) runs only with WASMAGENT_BENCH_SLOW=1."},
 	{"The loop against pi", "Loop", "20 turns of 3 parallel trivial tool calls: pi-agent-core 0.73.1 under Node with native JS tools and the faux provider (`make bench-pi`), wasmagent with Go tools, and wasmagent with Wasm tools, each call in a fresh instance (`small`: a module with no language runtime; `go`: a standard-Go plugin)."},
 }
 

@@ -3,12 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 )
 
 type renderer interface {
@@ -16,22 +15,13 @@ type renderer interface {
 }
 
 // jsonRenderer prints every event as one JSON object a line (pi's event
-// names and fields).
+// names and fields), within the byte budget of [events] (host/eventwire).
 type jsonRenderer struct {
-	mu  sync.Mutex
 	out io.Writer
+	enc *eventwire.Encoder
 }
 
-func (r *jsonRenderer) event(_ context.Context, e host.Event) error {
-	b, err := host.MarshalEvent(e)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, err = fmt.Fprintf(r.out, "%s\n", b)
-	return err
-}
+func (r *jsonRenderer) event(ctx context.Context, e host.Event) error { return r.enc.Event(ctx, e) }
 
 func compactJSON(raw json.RawMessage) string {
 	var v any

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/session"
 )
@@ -39,6 +40,9 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
+	if j, ok := r.(jsonRetry); ok {
+		j.withEvents(s.Events)
+	}
 	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
 	if sess == nil {
 		return code
@@ -134,6 +138,10 @@ type jsonRetry struct {
 	status io.Writer
 }
 
+// withEvents sets what event lines carry (agent.toml [events]) once the
+// configuration is read; no event comes before.
+func (r *jsonRenderer) withEvents(o eventwire.Options) { r.enc = eventwire.NewLines(r.out, o) }
+
 // retry: a retry is not one of pi's events; it is said on stderr.
 func (j jsonRetry) retry(r openai.Retry) { fmt.Fprintln(j.status, r.String()) }
 
@@ -143,7 +151,7 @@ func (p plainRetry) retry(r openai.Retry) { p.plainRenderer.retry(r.String()) }
 
 func newRenderer(jsonOut bool, env Env) (eventRenderer, func()) {
 	if jsonOut {
-		return jsonRetry{&jsonRenderer{out: env.Stdout}, env.Stderr}, func() {}
+		return jsonRetry{&jsonRenderer{out: env.Stdout, enc: eventwire.NewLines(env.Stdout, eventwire.Options{})}, env.Stderr}, func() {}
 	}
 	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
 	var once sync.Once

@@ -1,0 +1,71 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// RandomMessage streams a message of random shape — thinking and text
+// blocks, then one to five tool calls whose argument fragments interleave —
+// in fragments of 1 to maxFrag bytes, with words of up to maxWord bytes. It
+// returns the stream (not finished: call Finish) and the content the
+// adapter should assemble from it.
+func RandomMessage(rng *rand.Rand, maxWord, maxFrag int) (*Stream, host.Contents) {
+	s := &Stream{}
+	var want host.Contents
+	frags := func(text string) []string {
+		var out []string
+		for len(text) > 0 {
+			n := min(len(text), 1+rng.IntN(maxFrag))
+			out = append(out, text[:n])
+			text = text[n:]
+		}
+		return out
+	}
+	word := func() string {
+		return strings.Repeat(string(rune('a'+rng.IntN(26))), 1+rng.IntN(maxWord))
+	}
+	for range 1 + rng.IntN(3) {
+		if rng.IntN(2) == 0 {
+			t := word()
+			for _, f := range frags(t) {
+				s.Reasoning(f)
+			}
+			want = append(want, host.ThinkingContent{Thinking: t})
+		}
+		t := word() + " <&> " + word()
+		for _, f := range frags(t) {
+			s.Text(f)
+		}
+		if n := len(want); n > 0 {
+			if prev, ok := want[n-1].(host.TextContent); ok { // text after text continues the block
+				want[n-1] = host.TextContent{Text: prev.Text + t}
+				continue
+			}
+		}
+		want = append(want, host.TextContent{Text: t})
+	}
+	calls := 1 + rng.IntN(5)
+	pending := make([][]string, calls)
+	for i := range calls {
+		args := fmt.Sprintf(`{"i":%d,"s":"%s\"\n"}`, i, word())
+		s.Call(i, fmt.Sprintf("call_%d", i), "tool")
+		pending[i] = frags(args)
+		want = append(want, host.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "tool", Arguments: json.RawMessage(args)})
+	}
+	for left := calls; left > 0; {
+		i := rng.IntN(calls)
+		if len(pending[i]) == 0 {
+			continue
+		}
+		s.Args(i, pending[i][0])
+		if pending[i] = pending[i][1:]; len(pending[i]) == 0 {
+			left--
+		}
+	}
+	return s, want
+}
