@@ -1,0 +1,177 @@
+package wasmbuild
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ErrNoNode says an AssemblyScript plugin cannot be built here: node or
+// npm is not on PATH.
+var ErrNoNode = errors.New("node and npm are needed to build AssemblyScript plugins, and one of them is not on PATH")
+
+// HaveNode reports whether node and npm are on PATH.
+func HaveNode() bool {
+	_, errNode := exec.LookPath("node")
+	_, errNpm := exec.LookPath("npm")
+	return errNode == nil && errNpm == nil
+}
+
+// ASForTest builds the AssemblyScript plugin in dir (relative to the
+// module root) and returns the path of its Wasm file; without node it
+// skips the test, saying why.
+func ASForTest(tb testing.TB, dir string) string {
+	tb.Helper()
+	path, err := ASCached(dir)
+	if errors.Is(err, ErrNoNode) {
+		tb.Skipf("skipping: %s is an AssemblyScript plugin: %v", dir, err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// ASCached builds the AssemblyScript plugin in dir (a directory with
+// package.json, package-lock.json, asconfig.json and assembly/index.ts,
+// relative to the module root) and returns the path of its Wasm file in
+// the user cache directory. Dependencies come from the lockfile (npm ci,
+// again only when the lockfile changes); the build is skipped when no
+// source file of the plugin or of sdk/assemblyscript changed. Concurrent
+// test processes take turns through a lock file.
+func ASCached(dir string) (string, error) {
+	if !HaveNode() {
+		return "", ErrNoNode
+	}
+	mu.Lock()
+	r := built["as:"+dir]
+	if r == nil {
+		r = &buildResult{}
+		built["as:"+dir] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() { r.path, r.err = asBuild(dir) })
+	return r.path, r.err
+}
+
+func asBuild(dir string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	abs := filepath.Join(root, dir)
+	out := filepath.Join(cacheDir(), "testplugins")
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return "", err
+	}
+	unlock, err := lockFile(filepath.Join(out, "as-"+shortHash(abs)+".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if err := NpmCI(abs); err != nil {
+		return "", err
+	}
+	sum, err := sourceHash(abs, filepath.Join(root, "sdk", "assemblyscript"))
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, filepath.Base(abs)+"-as-"+sum+".wasm")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := filepath.Join(out, "build-"+sum+".wasm")
+	defer os.Remove(tmp)
+	if err := ASC(abs, tmp); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// NpmCI installs dir's dependencies from its package-lock.json, unless
+// node_modules was installed from the same lockfile already.
+func NpmCI(dir string) error {
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return fmt.Errorf("%s: AssemblyScript plugins pin their dependencies in a package-lock.json: %w", dir, err)
+	}
+	h := sha256.Sum256(lock)
+	stamp := filepath.Join(dir, "node_modules", ".wasmagent-lockfile-sha256")
+	if b, err := os.ReadFile(stamp); err == nil && string(b) == hex.EncodeToString(h[:]) {
+		return nil
+	}
+	if err := run(dir, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, []byte(hex.EncodeToString(h[:])), 0o600)
+}
+
+// ASC compiles dir's assembly/index.ts with its asconfig.json into out,
+// with the AssemblyScript compiler dir's lockfile pins.
+func ASC(dir, out string) error {
+	return run(dir, "node", filepath.Join("node_modules", "assemblyscript", "bin", "asc.js"),
+		filepath.Join("assembly", "index.ts"), "--config", "asconfig.json", "-o", out)
+}
+
+func run(dir, name string, args ...string) error {
+	cmd := exec.CommandContext(context.Background(), name, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("in %s: %s %s: %v\n%s", dir, name, strings.Join(args, " "), err, stderr.String())
+	}
+	return nil
+}
+
+// sourceHash hashes the files a build reads: each directory's
+// assembly/*.ts, asconfig.json, package.json and package-lock.json.
+func sourceHash(dirs ...string) (string, error) {
+	h := sha256.New()
+	for _, d := range dirs {
+		var files []string
+		for _, f := range []string{"asconfig.json", "package.json", "package-lock.json"} {
+			if _, err := os.Stat(filepath.Join(d, f)); err == nil {
+				files = append(files, f)
+			}
+		}
+		err := filepath.WalkDir(filepath.Join(d, "assembly"), func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !e.IsDir() && strings.HasSuffix(p, ".ts") {
+				rel, _ := filepath.Rel(d, p)
+				files = append(files, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(d, f))
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
