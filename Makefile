@@ -20,11 +20,23 @@ build:
 	$(GO) build ./...
 
 # Every first-party plugin, built from source to plugins/<name>/<name>.wasm
-# (git-ignored) with the standard Go toolchain; -trimpath makes the bytes,
-# and so a sha256 pin, the same in every checkout.
+# (git-ignored). Go plugins with the standard Go toolchain; -trimpath
+# makes the bytes, and so a sha256 pin, the same in every checkout.
+# AssemblyScript plugins (a package.json) with npm: dependencies from the
+# committed lockfile (npm ci), then the pinned asc; without node and npm
+# they are skipped, each named with the reason.
 plugins:
 	@for d in plugins/*/; do \
 		n=$$(basename $$d); \
+		if [ -f $$d/package.json ]; then \
+			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+				echo "(cd plugins/$$n && npm ci && npm run build)"; \
+				(cd $$d && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) || exit 1; \
+			else \
+				echo "skipped plugins/$$n: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
+			fi; \
+			continue; \
+		fi; \
 		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
 	done
