@@ -157,6 +157,7 @@ var sections = []struct{ title, prefix, note string }{
 	{"Cold start", "ColdStart/", "In process (runtime, 1 Go plugin) and as a new `wasmagent` process to its first tool result and the end of a one-turn session (cmd, 1 and 10 Go plugins)."},
 	{"Memory", "Memory", "Resident memory per pooled instance (50 pooled), and the host's peak with 100 Go-plugin calls in flight."},
 	{"Stopping guest code", "Stopper/", "Fuel instrumentation against wazero's `WithCloseOnContextDone` and against nothing (the floor, unsafe), on Go plugin code."},
+	{"Plugin languages", "Languages/", "The same trivial tool call on a fresh instance with no pool (`call`), the file size (`bytes`) and the resident memory per pooled instance (`memory`), for a module with no language runtime (`small`), an AssemblyScript plugin (`as`: plugins/text, built with sdk/assemblyscript; needs Node.js) and a standard-Go plugin (`go`)."},
 	{"Abort", "AbortLatency", "How long an infinite loop runs on after its call's context is cancelled."},
 	{"The loop against pi", "Loop", "20 turns of 3 parallel trivial tool calls: pi-agent-core 0.73.1 under Node with native JS tools and the faux provider (`make bench-pi`), wasmagent with Go tools, and wasmagent with Wasm tools, each call in a fresh instance (`small`: a module with no language runtime; `go`: a standard-Go plugin)."},
 }
