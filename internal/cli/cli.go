@@ -54,6 +54,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if len(rest) > 0 && rest[0] == "call" {
 			return callCmd(ctx, rest[1:], env)
 		}
+		if len(rest) > 0 && rest[0] == "hook" {
+			return hookCmd(ctx, rest[1:], env)
+		}
 		fmt.Fprint(env.Stderr, pluginUsage)
 		return ExitUsage
 	case "config":
@@ -78,6 +81,8 @@ Usage:
   wasmagent tools [--config FILE]                 the tools and hooks a configuration loads
   wasmagent plugin inspect FILE.wasm              what a plugin declares and imports
   wasmagent plugin call FILE.wasm TOOL 'ARGS'     run one tool once
+  wasmagent plugin hook FILE.wasm before|after TOOL 'ARGS' ['RESULT']
+                                                  run a hook once on a call
   wasmagent config validate [FILE]                check a configuration
 
 The configuration is agent.toml in the current directory unless --config
@@ -90,6 +95,7 @@ usage and configuration errors, 130 when interrupted.
 const pluginUsage = `usage:
   wasmagent plugin inspect FILE.wasm
   wasmagent plugin call [grant flags] FILE.wasm TOOL 'ARGS_JSON'
+  wasmagent plugin hook [--config key=value] [--is-error] FILE.wasm before|after TOOL 'ARGS_JSON' ['RESULT_JSON']
 `
 
 // newFlags makes a flag set that prints its usage and examples on -h.
