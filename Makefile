@@ -31,7 +31,7 @@ plugins:
 		if [ -f $$d/package.json ]; then \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 				echo "(cd plugins/$$n && npm ci && npm run build)"; \
-				(cd $$d && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) || exit 1; \
+				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run --silent build) || exit 1; \
 			else \
 				echo "skipped plugins/$$n: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
 			fi; \

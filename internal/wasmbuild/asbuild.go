@@ -110,7 +110,7 @@ func NpmCI(dir string) error {
 	if b, err := os.ReadFile(stamp); err == nil && string(b) == hex.EncodeToString(h[:]) {
 		return nil
 	}
-	if err := run(dir, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
+	if err := run(dir, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
 		return err
 	}
 	return os.WriteFile(stamp, []byte(hex.EncodeToString(h[:])), 0o600)
