@@ -124,9 +124,9 @@ export function setError(msg: string): void {
 export function configGet(key: string): string | null {
   const k = allocString(key);
   const v = config_get(k);
+  const value: string | null = v == 0 ? null : String.UTF8.decode(takeBytes(v));
   free(k);
-  if (v == 0) return null;
-  return String.UTF8.decode(takeBytes(v));
+  return value;
 }
 
 /** Writes a message to the host's log at an Extism level (0 trace … 4 error). */
@@ -158,9 +158,7 @@ export class RawResponse {
 export function httpRequest(request: string, body: ArrayBuffer | null): RawResponse {
   const req = allocString(request);
   const b: u64 = body === null ? 0 : allocBytes(body);
-  const res = http_request(req, b);
-  free(req);
-  if (b != 0) free(b);
+  const res = http_request(req, b); // the host frees req and b
   const r = new RawResponse();
   r.status = http_status_code();
   if (res != 0) r.body = takeBytes(res);
