@@ -70,6 +70,7 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./sdk/assemblyscript/ -run '^$$' -fuzz FuzzJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in
