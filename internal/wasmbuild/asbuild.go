@@ -60,11 +60,47 @@ func ASCached(dir string) (string, error) {
 		built["as:"+dir] = r
 	}
 	mu.Unlock()
-	r.once.Do(func() { r.path, r.err = asBuild(dir) })
+	r.once.Do(func() { r.path, r.err = npmBuild(dir, "as", ASC) })
 	return r.path, r.err
 }
 
-func asBuild(dir string) (string, error) {
+// WATForTest assembles dir/plugin.wat with wabt's wat2wasm (npm wabt,
+// pinned in dir's lockfile; dir/assemble.mjs runs it) and returns the
+// path of the Wasm file; without node it skips the test, saying why.
+func WATForTest(tb testing.TB, dir string) string {
+	tb.Helper()
+	path, err := watCached(dir)
+	if errors.Is(err, ErrNoNode) {
+		tb.Skipf("skipping: %s is assembled with npm wabt: %v", dir, err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func watCached(dir string) (string, error) {
+	if !HaveNode() {
+		return "", ErrNoNode
+	}
+	mu.Lock()
+	r := built["wat:"+dir]
+	if r == nil {
+		r = &buildResult{}
+		built["wat:"+dir] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() {
+		r.path, r.err = npmBuild(dir, "wat", func(abs, out string) error {
+			return run(abs, "node", "assemble.mjs", "plugin.wat", out)
+		})
+	})
+	return r.path, r.err
+}
+
+// npmBuild installs dir's npm dependencies and runs build into a cached
+// file named for the sources' hash, under a lock.
+func npmBuild(dir, kind string, build func(abs, out string) error) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
@@ -86,13 +122,13 @@ func asBuild(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(out, filepath.Base(abs)+"-as-"+sum+".wasm")
+	path := filepath.Join(out, filepath.Base(abs)+"-"+kind+"-"+sum+".wasm")
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
 	tmp := filepath.Join(out, "build-"+sum+".wasm")
 	defer os.Remove(tmp)
-	if err := ASC(abs, tmp); err != nil {
+	if err := build(abs, tmp); err != nil {
 		return "", err
 	}
 	return path, os.Rename(tmp, path)
@@ -134,22 +170,22 @@ func run(dir, name string, args ...string) error {
 	return nil
 }
 
-// sourceHash hashes the files a build reads: each directory's
-// assembly/*.ts, asconfig.json, package.json and package-lock.json.
+// sourceHash hashes the files a build reads in each directory: its
+// .ts, .wat and .mjs files, asconfig.json, package.json and
+// package-lock.json (node_modules, build and testdata aside).
 func sourceHash(dirs ...string) (string, error) {
 	h := sha256.New()
 	for _, d := range dirs {
 		var files []string
-		for _, f := range []string{"asconfig.json", "package.json", "package-lock.json"} {
-			if _, err := os.Stat(filepath.Join(d, f)); err == nil {
-				files = append(files, f)
-			}
-		}
-		err := filepath.WalkDir(filepath.Join(d, "assembly"), func(p string, e fs.DirEntry, err error) error {
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if !e.IsDir() && strings.HasSuffix(p, ".ts") {
+			if e.IsDir() && p != d && (e.Name() == "node_modules" || e.Name() == "build" || e.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			name := e.Name()
+			if !e.IsDir() && (slices.Contains([]string{".ts", ".wat", ".mjs"}, filepath.Ext(name)) || slices.Contains([]string{"asconfig.json", "package.json", "package-lock.json"}, name)) {
 				rel, _ := filepath.Rel(d, p)
 				files = append(files, rel)
 			}
