@@ -1,7 +1,7 @@
 // The exports' work: read the host's JSON, run what was registered, write
 // JSON back (docs/abi.md, "Exports").
 import * as kernel from "./kernel";
-import { Value, Kind, quote, parseBytes } from "./json";
+import { Value, Kind, quote, parse, parseBytes } from "./json";
 import { Content } from "./result";
 import { Call, ToolCall, BeforeInput, AfterInput, registry, needsJSON } from "./plugin";
 
@@ -67,7 +67,12 @@ function description(): Outcome {
       let ts = "{\"name\":" + quote(t.name);
       if (t.label.length > 0) ts += ",\"label\":" + quote(t.label);
       ts += ",\"description\":" + quote(t.description);
-      if (t.parameters.length > 0) ts += ",\"parameters\":" + parseBytes(String.UTF8.encode(t.parameters)).value!.toString();
+      if (t.parameters.length > 0) {
+        const p = parse(t.parameters);
+        const v = p.value;
+        if (v === null) return failed("registerTool \"" + t.name + "\": parameters is not valid JSON: " + p.error);
+        ts += ",\"parameters\":" + v.toString();
+      }
       if (t.executionMode.length > 0) ts += ",\"executionMode\":" + quote(t.executionMode);
       if (t.prepare !== null) ts += ",\"prepareArguments\":true";
       tools.push(ts + "}");
