@@ -212,10 +212,13 @@ func TestLog(t *testing.T) {
 	if _, err := run(t, p, "log", `{}`); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := run(t, p, "abort", `{}`); err == nil {
+		t.Fatal("abort did not fail the call")
+	}
 	mu.Lock()
 	out := buf.String()
 	mu.Unlock()
-	for _, want := range []string{"level=DEBUG msg=\"debug line\"", "level=INFO msg=\"info line\"", "level=WARN msg=\"warn line\"", "level=ERROR msg=\"error line\""} {
+	for _, want := range []string{"level=ERROR msg=\"the plugin aborted in execute: kaboom (", "level=DEBUG msg=\"debug line\"", "level=INFO msg=\"info line\"", "level=WARN msg=\"warn line\"", "level=ERROR msg=\"error line\""} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log has no %s:\n%s", want, out)
 		}
@@ -277,6 +280,25 @@ func TestHooks(t *testing.T) {
 	json.Unmarshal([]byte(jsonOf(r.Details)), &d)
 	if !reflect.DeepEqual(d, map[string]any{"seen": "text:orig;image:image/gif;", "wasError": true, "details": map[string]any{"n": float64(1)}}) {
 		t.Fatalf("details %v", d)
+	}
+}
+
+// Registration mistakes make the host refuse the plugin, each named.
+func TestRegistrationMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the plugin in the host")
+	}
+	_, err := wasmtool.Load(context.Background(), plugintest.Runtime(t), wasmbuild.ASForTest(t, "internal/testplugins/asbad"), wasmtool.Options{})
+	if err == nil {
+		t.Fatal("the host loaded a plugin with registration mistakes")
+	}
+	for _, want := range []string{
+		`registerTool "ok": registered twice`, "registerTool: a tool has no name", "the plugin has no name",
+		`registerTool "broken": parameters is not valid JSON: JSON at offset 17`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the load error does not say %q:\n%v", want, err)
+		}
 	}
 }
 

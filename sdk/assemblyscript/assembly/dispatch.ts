@@ -51,12 +51,12 @@ function handle(name: string, input: ArrayBuffer): Outcome {
   return failed("sdk: no export \"" + name + "\"");
 }
 
-/** The description as JSON, or what is wrong with the registrations. */
+/** The description as JSON, or every mistake of the registrations. */
 function description(): Outcome {
-  if (registry.errors.length > 0) return failed(registry.errors.join("\n"));
-  if (registry.name.length == 0) return failed("sdk: the plugin has no name: call setInfo in the plugin's top-level code");
+  const errs = registry.errors.slice();
+  if (registry.name.length == 0) errs.push("sdk: the plugin has no name: call setInfo in the plugin's top-level code");
   if (registry.tools.length == 0 && registry.before === null && registry.after === null) {
-    return failed("sdk: the plugin registers no tool and no hook");
+    errs.push("sdk: the plugin registers no tool and no hook");
   }
   let s = "{\"abi\":" + ABI_VERSION.toString() + ",\"name\":" + quote(registry.name);
   if (registry.version.length > 0) s += ",\"version\":" + quote(registry.version);
@@ -70,8 +70,8 @@ function description(): Outcome {
       if (t.parameters.length > 0) {
         const p = parse(t.parameters);
         const v = p.value;
-        if (v === null) return failed("registerTool \"" + t.name + "\": parameters is not valid JSON: " + p.error);
-        ts += ",\"parameters\":" + v.toString();
+        if (v === null) errs.push("registerTool \"" + t.name + "\": parameters is not valid JSON: " + p.error);
+        else ts += ",\"parameters\":" + v.toString();
       }
       if (t.executionMode.length > 0) ts += ",\"executionMode\":" + quote(t.executionMode);
       if (t.prepare !== null) ts += ",\"prepareArguments\":true";
@@ -79,6 +79,7 @@ function description(): Outcome {
     }
     s += ",\"tools\":[" + tools.join(",") + "]";
   }
+  if (errs.length > 0) return failed(errs.join("\n"));
   const hooks = new Array<string>();
   if (registry.before !== null) hooks.push("\"beforeToolCall\"");
   if (registry.after !== null) hooks.push("\"afterToolCall\"");
