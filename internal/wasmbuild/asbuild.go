@@ -18,7 +18,7 @@ import (
 
 // ErrNoNode says an AssemblyScript plugin cannot be built here: node or
 // npm is not on PATH.
-var ErrNoNode = errors.New("node and npm are needed to build AssemblyScript plugins, and one of them is not on PATH")
+var ErrNoNode = errors.New("node or npm is not on PATH (Node.js 20 and npm build it)")
 
 // HaveNode reports whether node and npm are on PATH.
 func HaveNode() bool {
