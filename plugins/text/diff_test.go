@@ -153,3 +153,31 @@ func TestDiffLarge(t *testing.T) {
 		t.Fatalf("details %v", d)
 	}
 }
+
+// Texts of megabytes, as a model may pass whole files: a diff of two
+// 30000-line texts that differ in two lines is two hunks, and counting
+// 4 MiB works within the default grants.
+func TestLargeTexts(t *testing.T) {
+	p := load(t)
+	var a strings.Builder
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&a, "line %d of the text with some words\n", i)
+	}
+	b := strings.Replace(a.String(), "line 15000 ", "LINE 15000 ", 1)
+	b = strings.Replace(b, "line 29999 of the text with some words\n", "the end", 1)
+	got, d, err := call(t, p, "diff", map[string]any{"a": a.String(), "b": b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if patched, err := apply(a.String(), got); err != nil || patched != b {
+		t.Fatalf("the diff does not apply: %v", err)
+	}
+	if d["hunks"] != float64(2) || d["added"] != float64(2) || d["removed"] != float64(2) || d["minimal"] != true {
+		t.Fatalf("details %v", d)
+	}
+	big := strings.Repeat(a.String(), 4)
+	text, _, err := call(t, p, "count", map[string]any{"text": big})
+	if want := fmt.Sprintf("120000 lines, 960000 words, %d characters, %d bytes", len(big), len(big)); err != nil || text != want {
+		t.Fatalf("count: %q %v, want %q", text, err, want)
+	}
+}
