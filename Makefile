@@ -71,6 +71,7 @@ fuzz:
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./sdk/assemblyscript/ -run '^$$' -fuzz FuzzJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./plugins/text/ -run '^$$' -fuzz FuzzDiff -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in

@@ -1,12 +1,18 @@
 package text_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // apply applies a unified diff to a, checking every context and removed
@@ -180,4 +186,37 @@ func TestLargeTexts(t *testing.T) {
 	if want := fmt.Sprintf("120000 lines, 960000 words, %d characters, %d bytes", len(big), len(big)); err != nil || text != want {
 		t.Fatalf("count: %q %v, want %q", text, err, want)
 	}
+}
+
+// For any pair of texts, the diff applies back and is minimal.
+func FuzzDiff(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nc\nd", 3)
+	f.Add("", "x", 0)
+	f.Add("same\n", "same\n", 1)
+	f.Add("a\r\nb", "a\nb\r\n", 2)
+	if testing.Short() {
+		f.Skip("builds and runs the plugin in the host")
+	}
+	p, err := wasmtool.Load(context.Background(), plugintest.Runtime(f), wasmbuild.ASForTest(f, "plugins/text"), wasmtool.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(p.Close)
+	f.Fuzz(func(t *testing.T, a, b string, lines int) {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) {
+			t.Skip("JSON arguments carry only UTF-8")
+		}
+		lines = min(max(lines, 0), 1000)
+		got, d, err := call(t, p, "diff", map[string]any{"a": a, "b": b, "context": lines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if patched, err := apply(a, got); err != nil || patched != b {
+			t.Fatalf("diff of %q and %q (context %d):\n%s\napplied: %q, %v", a, b, lines, got, patched, err)
+		}
+		al, bl := splitLines(a), splitLines(b)
+		if common := lcs(al, bl); d["minimal"] == true && (d["removed"] != float64(len(al)-common) || d["added"] != float64(len(bl)-common)) {
+			t.Fatalf("diff of %q and %q is not minimal: %v, LCS %d", a, b, d, common)
+		}
+	})
 }

@@ -157,6 +157,12 @@ func TestFind(t *testing.T) {
 			t.Fatalf("find %q in %q:\n got  %q (%v)\n want %q (%d)", q, text, got, d["count"], want.String(), n)
 		}
 	}
+	// Lower-casing "İ" gives two characters; the column is still the
+	// one in the line as given.
+	got, _, err := call(t, p, "find", map[string]any{"text": "İİx ab", "query": "X", "ignoreCase": true})
+	if err != nil || got != "1:3: İİx ab\n" {
+		t.Fatalf("column after a character whose lower case is longer: %q %v", got, err)
+	}
 	got, d, err := call(t, p, "find", map[string]any{"text": "Ab\nab\nAB", "query": "aB", "ignoreCase": true, "maxResults": 2})
 	if err != nil || got != "1:1: Ab\n2:1: ab\n(stopped after 2 matches)\n" || d["truncated"] != true {
 		t.Fatalf("ignoreCase, maxResults: %q %v %v", got, d, err)

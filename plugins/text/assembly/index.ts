@@ -83,9 +83,8 @@ function find(c: Call, args: Value): Result {
       if (at < 0) break;
       if (n == maxResults) { truncated = true; break; }
       n++;
-      // Columns count code points, 1-based, in the line as given (a
-      // case change may change lengths; the lower-cased column is kept).
-      const col = codePoints(hay.substring(0, at)) + 1;
+      // Columns count code points, 1-based, in the line as given.
+      const col = codePoints(line.substring(0, ignoreCase ? originalIndex(line, at) : at)) + 1;
       matches.push(Value.object().setInteger("line", i + 1).setInteger("column", col));
       if (first) { out.push((i + 1).toString() + ":" + col.toString() + ": " + line + "\n"); first = false; }
       from = at + max(1, query.length);
@@ -96,6 +95,23 @@ function find(c: Call, args: Value): Result {
   if (truncated) text += "(stopped after " + maxResults.toString() + " matches)\n";
   const d = Value.object().setInteger("count", n).setBool("truncated", truncated).set("matches", matches);
   return Result.text(text).withDetails(d);
+}
+
+/**
+ * The index in line of the character whose lower-cased form starts at
+ * index at of line.toLowerCase() (lower-casing may change lengths: "İ"
+ * becomes two characters).
+ */
+function originalIndex(line: string, at: i32): i32 {
+  let lowered = 0;
+  let i = 0;
+  while (i < line.length && lowered < at) {
+    const c = line.charCodeAt(i);
+    const n = c >= 0xd800 && c < 0xdc00 && i + 1 < line.length ? 2 : 1;
+    lowered += line.substr(i, n).toLowerCase().length;
+    i += n;
+  }
+  return i;
 }
 
 function diff(c: Call, args: Value): Result {
