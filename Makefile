@@ -1,7 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi
+.PHONY: all demo run build plugins npm-deps test test-short bench bench-pi bench-runtime check fuzz golden-pi
 
 all: build plugins
 
@@ -41,10 +41,24 @@ plugins:
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
 	done
 
+# The npm packages the tests build with (the AssemblyScript compiler, wabt),
+# installed from the lockfiles, so that npm's cache serves the tests'
+# own offline-first installs. Skipped, saying so, without node and npm.
+NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/testplugins/wat examples/plugin-template-as
+npm-deps:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		for d in $(NPM_DIRS); do \
+			echo "(cd $$d && npm ci)"; \
+			(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) || exit 1; \
+		done; \
+	else \
+		echo "skipped npm-deps: node or npm is not on PATH; the AssemblyScript and WAT tests will skip, each saying so"; \
+	fi
+
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
 # the test plugins they need themselves.
-test: plugins
+test: plugins npm-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
