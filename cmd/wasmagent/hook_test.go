@@ -36,6 +36,7 @@ func TestPluginHook(t *testing.T) {
 		{[]string{raw, "before", "write", `[1]`}, "not a JSON object"},
 		{[]string{raw, "after", "read", `{}`, `{"content":[],"extra":1}`}, "RESULT_JSON"},
 		{[]string{raw, "sideways", "read", `{}`}, "usage"},
+		{[]string{"--dir", "nocolon", raw, "before", "t", `{}`}, "write HOST:GUEST"},
 		{[]string{"--config", `describe={"abi":1,"name":"raw","tools":[{"name":"t","description":"d"}]}`, raw, "before", "t", `{}`}, "is not a beforeToolCall hook"},
 	} {
 		_, errOut, code := run(t, append([]string{"plugin", "hook"}, c.args...)...)

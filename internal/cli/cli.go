@@ -95,7 +95,7 @@ usage and configuration errors, 130 when interrupted.
 const pluginUsage = `usage:
   wasmagent plugin inspect FILE.wasm
   wasmagent plugin call [grant flags] FILE.wasm TOOL 'ARGS_JSON'
-  wasmagent plugin hook [--config key=value] [--is-error] FILE.wasm before|after TOOL 'ARGS_JSON' ['RESULT_JSON']
+  wasmagent plugin hook [grant flags] [--is-error] FILE.wasm before|after TOOL 'ARGS_JSON' ['RESULT_JSON']
 `
 
 // newFlags makes a flag set that prints its usage and examples on -h.

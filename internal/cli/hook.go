@@ -5,23 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
-	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // hookCmd runs a plugin's beforeToolCall or afterToolCall hook once on a
 // call the command line describes, and prints its decision as JSON.
 func hookCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("plugin hook", "plugin hook [--config key=value] [--is-error] FILE.wasm before|after TOOL 'ARGS_JSON' ['RESULT_JSON']", `  wasmagent plugin hook plugins/policy/policy.wasm before write '{"path":"/etc/passwd"}'
+	fs := newFlags("plugin hook", "plugin hook [grant flags] [--is-error] FILE.wasm before|after TOOL 'ARGS_JSON' ['RESULT_JSON']", `  wasmagent plugin hook plugins/policy/policy.wasm before write '{"path":"/etc/passwd"}'
   wasmagent plugin hook redact.wasm after read '{"path":"a"}' '{"content":[{"type":"text","text":"key=abc"}]}'
 `, env)
-	var cfgs listFlag
-	fs.Var(&cfgs, "config", "a configuration value `key=value` (repeatable)")
+	gf := addGrantFlags(fs)
 	isError := fs.Bool("is-error", false, "after: the result is an error result")
-	timeout := fs.Duration("timeout", 30*time.Second, "the call's timeout")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -44,14 +40,10 @@ func hookCmd(ctx context.Context, args []string, env Env) int {
 			return ExitUsage
 		}
 	}
-	g := runtime.Grants{Config: map[string]string{}, Timeout: *timeout}
-	for _, c := range cfgs {
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			fmt.Fprintf(env.Stderr, "--config %q: write key=value\n", c)
-			return ExitUsage
-		}
-		g.Config[k] = v
+	g, err := gf.grants()
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
 	}
 	rt, err := newRuntime(ctx)
 	if err != nil {

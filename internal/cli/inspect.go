@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -141,12 +140,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
   wasmagent plugin call --dir .:/work --dir /tmp/out:/out:rw plugins/fs/fs.wasm read '{"path":"/work/README.md"}'
   wasmagent plugin call --host api.github.com --config token=abc plugin.wasm fetch '{"url":"https://api.github.com"}'
 `, env)
-	var dirs, hosts, cfgs listFlag
-	fs.Var(&dirs, "dir", "grant a directory: `HOST:GUEST[:rw]` (read-only unless :rw; repeatable)")
-	fs.Var(&hosts, "host", "grant outbound HTTP to a `host` (name, *.name, *, optional :port; repeatable)")
-	fs.Var(&cfgs, "config", "a configuration value `key=value` (repeatable)")
-	timeout := fs.Duration("timeout", 30*time.Second, "the call's timeout")
-	memory := fs.Int("memory-mib", 128, "memory grant in MiB")
+	gf := addGrantFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -158,23 +152,10 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	if fs.NArg() == 3 {
 		rawArgs = fs.Arg(2)
 	}
-	g := runtime.Grants{Hosts: hosts, Config: map[string]string{}, Timeout: *timeout, MemoryPages: uint32(*memory * 16)}
-	for _, d := range dirs {
-		parts := strings.Split(d, ":")
-		if len(parts) < 2 || len(parts) > 3 || (len(parts) == 3 && parts[2] != "rw" && parts[2] != "ro") {
-			fmt.Fprintf(env.Stderr, "--dir %q: write HOST:GUEST or HOST:GUEST:rw\n", d)
-			return ExitUsage
-		}
-		host, _ := filepath.Abs(parts[0])
-		g.Dirs = append(g.Dirs, runtime.Dir{Host: host, Guest: parts[1], Write: len(parts) == 3 && parts[2] == "rw"})
-	}
-	for _, c := range cfgs {
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			fmt.Fprintf(env.Stderr, "--config %q: write key=value\n", c)
-			return ExitUsage
-		}
-		g.Config[k] = v
+	g, err := gf.grants()
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
 	}
 	rt, err := newRuntime(ctx)
 	if err != nil {

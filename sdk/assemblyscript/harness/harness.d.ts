@@ -6,7 +6,7 @@ export class HostError extends Error {
 }
 export interface Content { type: "text" | "image"; text?: string; data?: string; mimeType?: string }
 export interface ToolResult { content: Content[]; details?: unknown; terminate?: boolean; updates: unknown[] }
-export interface Grants { config?: Record<string, string>; dirs?: string[]; hosts?: string[]; timeout?: string; bin?: string }
+export interface Grants { config?: Record<string, string>; dirs?: string[]; hosts?: string[]; timeout?: string; memoryMiB?: number; bin?: string }
 export class Host {
   constructor(wasm: string, grants?: Grants);
   describe(): Promise<any>;

@@ -65,8 +65,9 @@ function message(stderr) {
 export class Host {
   /**
    * @param {string} wasm the plugin's .wasm file
-   * @param {{config?: Record<string,string>, dirs?: string[], hosts?: string[], timeout?: string, bin?: string}} [grants]
-   *   config values; dirs as "HOST:GUEST" or "HOST:GUEST:rw"; hosts as in agent.toml
+   * @param {{config?: Record<string,string>, dirs?: string[], hosts?: string[], timeout?: string, memoryMiB?: number, bin?: string}} [grants]
+   *   config values; dirs as "HOST:GUEST" or "HOST:GUEST:rw"; hosts as in agent.toml;
+ *   timeout as "5s"; memoryMiB
    */
   constructor(wasm, grants = {}) {
     this.wasm = wasm;
@@ -74,14 +75,13 @@ export class Host {
     this.bin = grants.bin || findWasmagent();
   }
 
-  #flags(withGrants) {
+  #flags() {
     const f = [];
     for (const [k, v] of Object.entries(this.grants.config || {})) f.push("--config", `${k}=${v}`);
     if (this.grants.timeout) f.push("--timeout", this.grants.timeout);
-    if (withGrants) {
-      for (const d of this.grants.dirs || []) f.push("--dir", d);
-      for (const h of this.grants.hosts || []) f.push("--host", h);
-    }
+    if (this.grants.memoryMiB) f.push("--memory-mib", String(this.grants.memoryMiB));
+    for (const d of this.grants.dirs || []) f.push("--dir", d);
+    for (const h of this.grants.hosts || []) f.push("--host", h);
     return f;
   }
 
@@ -109,7 +109,7 @@ export class Host {
    * result or what the host refused.
    */
   async execute(tool, args = {}) {
-    const r = await this.#run(["plugin", "call", ...this.#flags(true), this.wasm, tool, JSON.stringify(args)]);
+    const r = await this.#run(["plugin", "call", ...this.#flags(), this.wasm, tool, JSON.stringify(args)]);
     const result = JSON.parse(r.stdout);
     result.updates = r.stderr
       .split("\n")
@@ -120,7 +120,7 @@ export class Host {
 
   /** Asks the plugin's beforeToolCall hook about a call: resolves to {} or {block, reason}. */
   async beforeToolCall(tool, args = {}) {
-    const r = await this.#run(["plugin", "hook", ...this.#flags(false), this.wasm, "before", tool, JSON.stringify(args)]);
+    const r = await this.#run(["plugin", "hook", ...this.#flags(), this.wasm, "before", tool, JSON.stringify(args)]);
     return JSON.parse(r.stdout);
   }
 
@@ -129,7 +129,7 @@ export class Host {
    * ({content, details}); resolves to what the hook replaces.
    */
   async afterToolCall(tool, args, result, isError = false) {
-    const flags = this.#flags(false);
+    const flags = this.#flags();
     if (isError) flags.push("--is-error");
     const r = await this.#run(["plugin", "hook", ...flags, this.wasm, "after", tool, JSON.stringify(args), JSON.stringify(result)]);
     return JSON.parse(r.stdout);
