@@ -1,7 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi node-deps pi-session-fixture
+.PHONY: all demo run build plugins npm-deps node-deps test test-short bench bench-pi bench-runtime check fuzz golden-pi pi-session-fixture
 
 all: build plugins
 
@@ -20,19 +20,45 @@ build:
 	$(GO) build ./...
 
 # Every first-party plugin, built from source to plugins/<name>/<name>.wasm
-# (git-ignored) with the standard Go toolchain; -trimpath makes the bytes,
-# and so a sha256 pin, the same in every checkout.
+# (git-ignored). Go plugins with the standard Go toolchain; -trimpath
+# makes the bytes, and so a sha256 pin, the same in every checkout.
+# AssemblyScript plugins (a package.json) with npm: dependencies from the
+# committed lockfile (npm ci), then the pinned asc; without node and npm
+# they are skipped, each named with the reason.
 plugins:
 	@for d in plugins/*/; do \
 		n=$$(basename $$d); \
+		if [ -f $$d/package.json ]; then \
+			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+				echo "(cd plugins/$$n && npm ci && npm run build)"; \
+				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run --silent build) || exit 1; \
+			else \
+				echo "skipped plugins/$$n: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
+			fi; \
+			continue; \
+		fi; \
 		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
 	done
 
+# The npm packages the tests build with (the AssemblyScript compiler, wabt),
+# installed from the lockfiles, so that npm's cache serves the tests'
+# own offline-first installs. Skipped, saying so, without node and npm.
+NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/testplugins/wat examples/plugin-template-as
+npm-deps:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		for d in $(NPM_DIRS); do \
+			echo "(cd $$d && npm ci)"; \
+			(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) || exit 1; \
+		done; \
+	else \
+		echo "skipped npm-deps: node or npm is not on PATH; the AssemblyScript and WAT tests will skip, each saying so"; \
+	fi
+
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
 # the test plugins they need themselves.
-test: plugins node-deps
+test: plugins npm-deps node-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
@@ -72,6 +98,8 @@ fuzz:
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/session/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/rpc/ -run '^$$' -fuzz FuzzDecodeCommand -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./sdk/assemblyscript/ -run '^$$' -fuzz FuzzJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./plugins/text/ -run '^$$' -fuzz FuzzDiff -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in

@@ -1,0 +1,213 @@
+package wasmbuild
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ErrNoNode says an AssemblyScript plugin cannot be built here: node or
+// npm is not on PATH.
+var ErrNoNode = errors.New("node or npm is not on PATH (Node.js 20 and npm build it)")
+
+// HaveNode reports whether node and npm are on PATH.
+func HaveNode() bool {
+	_, errNode := exec.LookPath("node")
+	_, errNpm := exec.LookPath("npm")
+	return errNode == nil && errNpm == nil
+}
+
+// ASForTest builds the AssemblyScript plugin in dir (relative to the
+// module root) and returns the path of its Wasm file; without node it
+// skips the test, saying why.
+func ASForTest(tb testing.TB, dir string) string {
+	tb.Helper()
+	path, err := ASCached(dir)
+	if errors.Is(err, ErrNoNode) {
+		tb.Skipf("skipping: %s is an AssemblyScript plugin: %v", dir, err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// ASCached builds the AssemblyScript plugin in dir (a directory with
+// package.json, package-lock.json, asconfig.json and assembly/index.ts,
+// relative to the module root) and returns the path of its Wasm file in
+// the user cache directory. Dependencies come from the lockfile (npm ci,
+// again only when the lockfile changes); the build is skipped when no
+// source file of the plugin or of sdk/assemblyscript changed. Concurrent
+// test processes take turns through a lock file.
+func ASCached(dir string) (string, error) {
+	if !HaveNode() {
+		return "", ErrNoNode
+	}
+	mu.Lock()
+	r := built["as:"+dir]
+	if r == nil {
+		r = &buildResult{}
+		built["as:"+dir] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() { r.path, r.err = npmBuild(dir, "as", ASC) })
+	return r.path, r.err
+}
+
+// WATForTest assembles dir/plugin.wat with wabt's wat2wasm (npm wabt,
+// pinned in dir's lockfile; dir/assemble.mjs runs it) and returns the
+// path of the Wasm file; without node it skips the test, saying why.
+func WATForTest(tb testing.TB, dir string) string {
+	tb.Helper()
+	path, err := watCached(dir)
+	if errors.Is(err, ErrNoNode) {
+		tb.Skipf("skipping: %s is assembled with npm wabt: %v", dir, err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func watCached(dir string) (string, error) {
+	if !HaveNode() {
+		return "", ErrNoNode
+	}
+	mu.Lock()
+	r := built["wat:"+dir]
+	if r == nil {
+		r = &buildResult{}
+		built["wat:"+dir] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() {
+		r.path, r.err = npmBuild(dir, "wat", func(abs, out string) error {
+			return run(abs, "node", "assemble.mjs", "plugin.wat", out)
+		})
+	})
+	return r.path, r.err
+}
+
+// npmBuild installs dir's npm dependencies and runs build into a cached
+// file named for the sources' hash, under a lock.
+func npmBuild(dir, kind string, build func(abs, out string) error) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	abs := filepath.Join(root, dir)
+	out := filepath.Join(cacheDir(), "testplugins")
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return "", err
+	}
+	unlock, err := lockFile(filepath.Join(out, "as-"+shortHash(abs)+".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if err := NpmCI(abs); err != nil {
+		return "", err
+	}
+	sum, err := sourceHash(abs, filepath.Join(root, "sdk", "assemblyscript"))
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, filepath.Base(abs)+"-"+kind+"-"+sum+".wasm")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := filepath.Join(out, "build-"+sum+".wasm")
+	defer os.Remove(tmp)
+	if err := build(abs, tmp); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// NpmCI installs dir's dependencies from its package-lock.json, unless
+// node_modules was installed from the same lockfile already.
+func NpmCI(dir string) error {
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return fmt.Errorf("%s: AssemblyScript plugins pin their dependencies in a package-lock.json: %w", dir, err)
+	}
+	h := sha256.Sum256(lock)
+	stamp := filepath.Join(dir, "node_modules", ".wasmagent-lockfile-sha256")
+	if b, err := os.ReadFile(stamp); err == nil && string(b) == hex.EncodeToString(h[:]) {
+		return nil
+	}
+	if err := run(dir, "npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, []byte(hex.EncodeToString(h[:])), 0o600)
+}
+
+// ASC compiles dir's assembly/index.ts with its asconfig.json into out,
+// with the AssemblyScript compiler dir's lockfile pins.
+func ASC(dir, out string) error {
+	return run(dir, "node", filepath.Join("node_modules", "assemblyscript", "bin", "asc.js"),
+		filepath.Join("assembly", "index.ts"), "--config", "asconfig.json", "-o", out)
+}
+
+func run(dir, name string, args ...string) error {
+	cmd := exec.CommandContext(context.Background(), name, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("in %s: %s %s: %v\n%s", dir, name, strings.Join(args, " "), err, stderr.String())
+	}
+	return nil
+}
+
+// sourceHash hashes the files a build reads in each directory: its
+// .ts, .wat and .mjs files, asconfig.json, package.json and
+// package-lock.json (node_modules, build and testdata aside).
+func sourceHash(dirs ...string) (string, error) {
+	h := sha256.New()
+	for _, d := range dirs {
+		var files []string
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() && p != d && (e.Name() == "node_modules" || e.Name() == "build" || e.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			name := e.Name()
+			if !e.IsDir() && (slices.Contains([]string{".ts", ".wat", ".mjs"}, filepath.Ext(name)) || slices.Contains([]string{"asconfig.json", "package.json", "package-lock.json"}, name)) {
+				rel, _ := filepath.Rel(d, p)
+				files = append(files, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(d, f))
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
