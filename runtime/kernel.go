@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // kernel is the host-side memory of one instance: the blocks Extism calls
@@ -15,9 +17,14 @@ import (
 // error naming it. Extism instead returns empty data and no error in
 // several of these cases (shared/notes/containment-baseline.md).
 type kernel struct {
+	lm     experimental.LinearMemory // where mem lives: it grows without copying
 	mem    []byte
 	blocks map[uint64]uint64 // offset → length of live blocks
 	limit  uint64            // most bytes mem may hold
+	// allocated counts the bytes of every block allocated in this call,
+	// freed or not; allocCap bounds it (Grants.MaxHostAllocBytes), so that
+	// a loop of large allocations cannot keep the host busy zeroing them.
+	allocated, allocCap uint64
 	// reclaim, when non-zero, is where mem may be cut back to at the next
 	// alloc: the start of the freed blocks at its end.
 	reclaim uint64
@@ -31,17 +38,33 @@ type kernel struct {
 // valid, so 0 stays the null block.
 const kernelBase = 8
 
-func newKernel(limit uint64) kernel {
-	return kernel{mem: make([]byte, kernelBase, 4096), blocks: map[uint64]uint64{}, limit: limit}
+func newKernel(limit, allocCap uint64) kernel {
+	lm := allocate(0, limit)
+	return kernel{lm: lm, mem: lm.Reallocate(kernelBase), blocks: map[uint64]uint64{}, limit: limit, allocCap: allocCap}
+}
+
+// release returns the kernel's memory; the kernel is not used after.
+func (k *kernel) release() {
+	k.lm.Free()
+	k.mem = nil
 }
 
 // fault is a host-side error raised inside a host function: it becomes the
-// cause of the call's error.
-type fault struct{ msg string }
+// cause of the call's error. It matches ErrTrap (the plugin broke the
+// ABI) or ErrCap (a [*CapError]).
+type fault struct{ err error }
 
-func (f *fault) Error() string { return f.msg }
+func (f *fault) Error() string { return f.err.Error() }
+func (f *fault) Unwrap() error { return f.err }
 
-func faultf(format string, args ...any) *fault { return &fault{fmt.Sprintf(format, args...)} }
+func faultf(format string, args ...any) *fault {
+	return &fault{because(fmt.Sprintf(format, args...), ErrTrap)}
+}
+
+// capFault is a call reaching the cap named by the Grants field name.
+func capFault[N int | int64 | uint64](name string, limit N, format string, args ...any) *fault {
+	return &fault{&CapError{Cap: name, Limit: int64(limit), Detail: fmt.Sprintf(format, args...)}}
+}
 
 func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	if n == 0 {
@@ -53,9 +76,17 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	}
 	off := uint64(len(k.mem))
 	if n > k.limit || off+n > k.limit {
-		return 0, faultf("the plugin asked for %d bytes of host memory with %d in use; its limit is %d (the memory grant)", n, off, k.limit)
+		return 0, capFault("MemoryPages", k.limit, "alloc: %d bytes of host memory asked for with %d in use", n, off)
 	}
-	k.mem = append(k.mem, make([]byte, n)...)
+	if k.allocated += n; k.allocated > k.allocCap || k.allocated < n {
+		return 0, capFault("MaxHostAllocBytes", k.allocCap, "alloc: %d bytes of host memory allocated in this call", k.allocated)
+	}
+	mem := k.lm.Reallocate(off + n)
+	if mem == nil {
+		return 0, capFault("MemoryPages", k.limit, "alloc: %d bytes of host memory asked for with %d in use", n, off)
+	}
+	k.mem = mem
+	clear(k.mem[off:]) // bytes of freed blocks are reused
 	k.blocks[off] = n
 	return off, nil
 }
@@ -164,7 +195,7 @@ func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
 func (k *kernel) setInput(in []byte) *fault {
 	off, f := k.allocBytes(in)
 	if f != nil {
-		return faultf("the input of %d bytes does not fit in the plugin's host memory limit of %d bytes (the memory grant)", len(in), k.limit)
+		return capFault("MemoryPages", k.limit, "the input of %d bytes does not fit in the plugin's host memory", len(in))
 	}
 	k.input, k.inputLen = off, uint64(len(in))
 	return nil

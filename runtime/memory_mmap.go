@@ -8,23 +8,19 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// mmapThreshold is the initial size from which a linear memory is mapped
-// rather than allocated on the Go heap: a standard-Go plugin starts with
-// about 3.5 MiB, a small module with 64 KiB, for which the system calls
-// would cost more than they save.
-const mmapThreshold = 1 << 20
-
 // mappedMemory is a linear memory in an anonymous mapping of its whole
 // limit, reserved, not committed: pages cost memory only once touched, the
 // Go garbage collector neither scans nor zeroes it, and growing it never
-// copies.
+// copies. Every memory is mapped, whatever its initial size: on the Go
+// heap, growth copies, and the old and the new buffer together would hold
+// up to twice the grant (RATIONALE.md, "Why map every linear memory?").
 type mappedMemory struct {
 	buf   []byte
 	limit uint64
 }
 
 func allocate(capacity, limit uint64) experimental.LinearMemory {
-	if capacity < mmapThreshold || limit == 0 || limit > 1<<34 {
+	if limit == 0 || limit > 1<<34 {
 		return &cappedMemory{limit: limit, capHint: capacity}
 	}
 	b, err := syscall.Mmap(-1, 0, int(limit), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)

@@ -123,6 +123,10 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := checkExports(m.exports); err != nil {
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	for _, mem := range compiled.ExportedMemories() {
 		m.minPages = max(m.minPages, mem.Min())
 	}

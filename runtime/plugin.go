@@ -101,15 +101,29 @@ type CallOptions struct {
 // Call runs export with input in a fresh instance and returns its output.
 // The call ends when the plugin returns, when its timeout passes or when
 // ctx is done, whichever comes first. Errors are [*CallError].
-func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) ([]byte, error) {
-	if !p.m.HasExport(export) {
+func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) (out []byte, err error) {
+	def, ok := p.m.exports[export]
+	if !ok {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}
 	}
+	if err := checkSignature(export, def, callSignature); err != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: because(err.Error(), ErrTrap)}
+	}
+	if err := callerStopped(ctx); err != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.r.log.Error("runtime: recovered from a panic", "step", "call", "plugin", p.name, "panic", fmt.Sprint(v))
+			out, err = nil, &CallError{Plugin: p.name, Export: export, Err: because(fmt.Sprintf("the host failed (recovered from a panic: %v)", v), ErrHost)}
+		}
+	}()
 	if len(input) > p.grants.MaxInputBytes {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the input of %d bytes is over the plugin's limit of %d", len(input), p.grants.MaxInputBytes)}
+		return nil, &CallError{Plugin: p.name, Export: export, Err: &CapError{Cap: "MaxInputBytes", Limit: int64(p.grants.MaxInputBytes), Detail: fmt.Sprintf("an input of %d bytes", len(input))}}
 	}
 	if p.gate != nil {
 		if err := p.gate.enter(ctx); err != nil {
+			// err matches ErrDeadline or ErrAborted
 			return nil, &CallError{Plugin: p.name, Export: export, Err: err}
 		}
 		defer p.gate.leave()
@@ -147,10 +161,10 @@ func (p *Plugin) Pooled() int { return len(p.pool.ready) }
 func (p *Plugin) retire(inst *instance) {
 	p.pool.signal()
 	p.closes.Add(1)
-	go func() {
+	p.r.goSafely("retire", func() {
 		defer p.closes.Done()
 		inst.close()
-	}()
+	})
 }
 
 // Close stops the pool and closes the instances it holds. Calls in flight
