@@ -25,6 +25,11 @@ type kernel struct {
 	// freed or not; allocCap bounds it (Grants.MaxHostAllocBytes), so that
 	// a loop of large allocations cannot keep the host busy zeroing them.
 	allocated, allocCap uint64
+	// dirty is the end of the bytes ever written: the bytes above it are
+	// still zero (fresh pages of the mapping, or zeroed by the Go heap), so
+	// alloc clears only reused bytes below it, and a large block costs no
+	// page faults and no time until something is written to it.
+	dirty uint64
 	// reclaim, when non-zero, is where mem may be cut back to at the next
 	// alloc: the start of the freed blocks at its end.
 	reclaim uint64
@@ -86,15 +91,21 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 		return 0, capFault("MemoryPages", k.limit, "alloc: %d bytes of host memory asked for with %d in use", n, off)
 	}
 	k.mem = mem
-	clear(k.mem[off:]) // bytes of freed blocks are reused
+	if off < k.dirty {
+		clear(k.mem[off:min(off+n, k.dirty)]) // bytes of freed blocks, reused
+	}
 	k.blocks[off] = n
 	return off, nil
 }
+
+// wrote records a write ending at end.
+func (k *kernel) wrote(end uint64) { k.dirty = max(k.dirty, end) }
 
 func (k *kernel) allocBytes(b []byte) (uint64, *fault) {
 	off, f := k.alloc(uint64(len(b)))
 	if f == nil {
 		copy(k.mem[off:], b)
+		k.wrote(off + uint64(len(b)))
 	}
 	return off, f
 }
@@ -166,6 +177,7 @@ func (k *kernel) storeU8(off uint64, v byte) *fault {
 		return f
 	}
 	k.mem[off] = v
+	k.wrote(off + 1)
 	return nil
 }
 
@@ -174,6 +186,7 @@ func (k *kernel) storeU64(off, v uint64) *fault {
 		return f
 	}
 	binary.LittleEndian.PutUint64(k.mem[off:], v)
+	k.wrote(off + 8)
 	return nil
 }
 
