@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,6 +25,7 @@ func hostLoops() []byte {
 		fVarSet
 		fRandomGet
 		fOutputSet
+		fPollOneoff
 		fFuncs // first defined function
 	)
 	I32, I64 := wasmbuild.I32, wasmbuild.I64
@@ -47,6 +49,9 @@ func hostLoops() []byte {
 		"update_once": {Results: i32, Body: ops(alloc(1), call(fEmitUpdate), i32c(0))},
 		"oob_output":  {Results: i32, Body: ops(i64c(1<<40), i64c(10), call(fOutputSet), i32c(0))},
 		"rc7":         {Results: i32, Body: i32c(7)},
+		// One WASI sleep of 10 s (the subscription is at address 0), then
+		// success.
+		"sleep_once": {Results: i32, Body: ops(i32c(0), i32c(64), i32c(1), i32c(128), call(fPollOneoff), opDrop, i32c(0))},
 		"trap":        {Results: i32, Body: opTrap},
 		"two_results": {Results: []byte{I32, I32}, Body: ops(i32c(0), i32c(0))},
 	}
@@ -59,7 +64,9 @@ func hostLoops() []byte {
 			env("var_set", []byte{I64, I64}, nil),
 			{Module: "wasi_snapshot_preview1", Name: "random_get", Func: wasmbuild.Func{Params: []byte{I32, I32}, Results: i32}},
 			env("output_set", []byte{I64, I64}, nil),
+			{Module: "wasi_snapshot_preview1", Name: "poll_oneoff", Func: wasmbuild.Func{Params: []byte{I32, I32, I32, I32}, Results: i32}},
 		},
+		Data:        sleepSubscription(10 * time.Second),
 		Exports:     map[string]uint32{},
 		MemoryPages: 257, // 16 MiB for random_get, and one more page
 	}
@@ -68,6 +75,17 @@ func hostLoops() []byte {
 		m.Funcs = append(m.Funcs, exports[name])
 	}
 	return m.Encode()
+}
+
+// sleepSubscription is a WASI poll_oneoff subscription to the monotonic
+// clock, relative, for d.
+func sleepSubscription(d time.Duration) []byte {
+	sub := make([]byte, 48)
+	// userdata 0; tag 0 (clock) at 8; clock id 1 (monotonic) at 16;
+	// timeout at 24; precision 0; flags 0 (relative).
+	sub[16] = 1
+	binary.LittleEndian.PutUint64(sub[24:], uint64(d))
+	return sub
 }
 
 func sortedNames[V any](m map[string]V) []string {
