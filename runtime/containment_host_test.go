@@ -51,7 +51,7 @@ func hostLoops() []byte {
 		"rc7":         {Results: i32, Body: i32c(7)},
 		// One WASI sleep of 10 s (the subscription is at address 0), then
 		// success.
-		"sleep_once": {Results: i32, Body: ops(i32c(0), i32c(64), i32c(1), i32c(128), call(fPollOneoff), opDrop, i32c(0))},
+		"sleep_once":  {Results: i32, Body: ops(i32c(0), i32c(64), i32c(1), i32c(128), call(fPollOneoff), opDrop, i32c(0))},
 		"trap":        {Results: i32, Body: opTrap},
 		"two_results": {Results: []byte{I32, I32}, Body: ops(i32c(0), i32c(0))},
 	}
