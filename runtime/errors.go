@@ -77,8 +77,11 @@ type CapError struct {
 
 func (e *CapError) Error() string {
 	unit := ""
-	if strings.HasSuffix(e.Cap, "Bytes") || e.Cap == "MemoryPages" {
-		unit = " bytes" // MemoryPages caps host memory, counted in bytes
+	switch {
+	case strings.HasSuffix(e.Cap, "Bytes"):
+		unit = " bytes"
+	case strings.HasSuffix(e.Cap, "Pages"):
+		unit = " pages"
 	}
 	return fmt.Sprintf("%s: over the plugin's limit of %d%s (Grants.%s)", e.Detail, e.Limit, unit, e.Cap)
 }

@@ -81,14 +81,14 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	}
 	off := uint64(len(k.mem))
 	if n > k.limit || off+n > k.limit {
-		return 0, capFault("MemoryPages", k.limit, "alloc: %d bytes of host memory asked for with %d in use", n, off)
+		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %d in use", n, off)
 	}
 	if k.allocated += n; k.allocated > k.allocCap || k.allocated < n {
 		return 0, capFault("MaxHostAllocBytes", k.allocCap, "alloc: %d bytes of host memory allocated in this call", k.allocated)
 	}
 	mem := k.lm.Reallocate(off + n)
 	if mem == nil {
-		return 0, capFault("MemoryPages", k.limit, "alloc: %d bytes of host memory asked for with %d in use", n, off)
+		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %d in use", n, off)
 	}
 	k.mem = mem
 	if off < k.dirty {
@@ -208,7 +208,7 @@ func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
 func (k *kernel) setInput(in []byte) *fault {
 	off, f := k.allocBytes(in)
 	if f != nil {
-		return capFault("MemoryPages", k.limit, "the input of %d bytes does not fit in the plugin's host memory", len(in))
+		return capFault("MemoryPages", k.limit>>16, "the input of %d bytes does not fit in the plugin's host memory of %d bytes", len(in), k.limit)
 	}
 	k.input, k.inputLen = off, uint64(len(in))
 	return nil
