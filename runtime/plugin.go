@@ -126,14 +126,15 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 			// err matches ErrDeadline or ErrAborted
 			return nil, &CallError{Plugin: p.name, Export: export, Err: err}
 		}
-		defer p.gate.leave()
 	}
 	if err := p.r.calls.enter(ctx); err != nil {
+		p.leave()
 		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
 	}
-	defer p.r.calls.leave()
 	inst, err := p.pool.take(ctx)
 	if err != nil {
+		p.r.calls.leave()
+		p.leave()
 		return nil, err
 	}
 	defer p.retire(inst)
@@ -156,13 +157,24 @@ func (p *Plugin) Stats() Stats {
 // Pooled is the number of instances ready in the pool.
 func (p *Plugin) Pooled() int { return len(p.pool.ready) }
 
+// leave frees the plugin's own slot, if it has a cap.
+func (p *Plugin) leave() {
+	if p.gate != nil {
+		p.gate.leave()
+	}
+}
+
 // retire closes an instance after its call, off the caller's path, and
-// has the pool refilled.
+// has the pool refilled. The call's slots are freed only once the
+// instance is closed and its memory returned, so that the instances
+// alive at once, and their memory, stay within the caps.
 func (p *Plugin) retire(inst *instance) {
 	p.pool.signal()
 	p.closes.Add(1)
 	p.r.goSafely("retire", func() {
 		defer p.closes.Done()
+		defer p.leave()
+		defer p.r.calls.leave()
 		inst.close()
 	})
 }
