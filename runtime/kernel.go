@@ -17,7 +17,7 @@ import (
 // error naming it. Extism instead returns empty data and no error in
 // several of these cases (shared/notes/containment-baseline.md).
 type kernel struct {
-	lm     experimental.LinearMemory // where mem lives: it grows without copying
+	lm     experimental.LinearMemory // where mem lives (memory_mmap.go)
 	mem    []byte
 	blocks map[uint64]uint64 // offset → length of live blocks
 	limit  uint64            // most bytes mem may hold
@@ -44,7 +44,7 @@ type kernel struct {
 const kernelBase = 8
 
 func newKernel(limit, allocCap uint64) kernel {
-	lm := allocate(0, limit)
+	lm := allocate(4096, limit)
 	return kernel{lm: lm, mem: lm.Reallocate(kernelBase), blocks: map[uint64]uint64{}, limit: limit, allocCap: allocCap}
 }
 
