@@ -158,6 +158,7 @@ var sections = []struct{ title, prefix, note string }{
 	{"Memory", "Memory", "Resident memory per pooled instance (50 pooled), and the host's peak with 100 Go-plugin calls in flight."},
 	{"Stopping guest code", "Stopper/", "Fuel instrumentation against wazero's `WithCloseOnContextDone` and against nothing (the floor, unsafe), on Go plugin code."},
 	{"Abort", "AbortLatency", "How long an infinite loop runs on after its call's context is cancelled."},
+	{"Deadlines inside host functions", "DeadlineOvershoot/", "How long after a 50 ms deadline a call ends when it loops over host functions that each do much work (`ms-over`: mean; `ms-over-max`: worst); `spin`, a pure guest loop, for comparison."},
 	{"The loop against pi", "Loop", "20 turns of 3 parallel trivial tool calls: pi-agent-core 0.73.1 under Node with native JS tools and the faux provider (`make bench-pi`), wasmagent with Go tools, and wasmagent with Wasm tools, each call in a fresh instance (`small`: a module with no language runtime; `go`: a standard-Go plugin)."},
 }
 
