@@ -87,7 +87,9 @@ func (inst *instance) initialize(ctx context.Context) error {
 		// (a Go program built without -buildmode=c-shared) is not a plugin.
 		if _, err := call("_start"); err != nil {
 			var exit *sys.ExitError
-			if errors.As(err, &exit) && exit.ExitCode() < sys.ExitCodeContextCanceled {
+			// (An exit because the call's context ended is explained by
+			// callError, which looks at the context first.)
+			if errors.As(err, &exit) {
 				return because(fmt.Sprintf("its _start exited with code %d: a plugin must be a library (a WASI reactor); build Go plugins with -buildmode=c-shared", exit.ExitCode()), ErrTrap)
 			}
 			return err
