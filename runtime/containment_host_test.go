@@ -5,7 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,4 +215,25 @@ func BenchmarkDeadlineOvershoot(b *testing.B) {
 	}
 }
 
-var _ = fmt.Sprint
+// The HTTP requests of one call are capped, by name.
+func TestHTTPRequestsCap(t *testing.T) {
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	p := probe(t, runtime.Grants{Hosts: []string{u.Host}, MaxHTTPRequests: 2}, 0)
+	if r, err := execute(context.Background(), p, "fetch", map[string]any{"url": srv.URL, "n": 2}, nil); err != nil || text(r) != "200 ok" {
+		t.Fatalf("two requests: %q %v", text(r), err)
+	}
+	_, err := execute(context.Background(), p, "fetch", map[string]any{"url": srv.URL, "n": 3}, nil)
+	var ce *runtime.CapError
+	if !errors.As(err, &ce) || ce.Cap != "MaxHTTPRequests" {
+		t.Fatalf("three requests: err = %v, want a CapError for MaxHTTPRequests", err)
+	}
+	if n := served.Load(); n != 4 {
+		t.Fatalf("the server saw %d requests, want 4 (the third of the second call never left)", n)
+	}
+}
