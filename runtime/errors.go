@@ -11,7 +11,8 @@ import (
 
 // The causes of a [CallError], for errors.Is. Each call error matches
 // exactly one of them (a call stopped by time also matches
-// context.DeadlineExceeded, an aborted one context.Canceled).
+// context.DeadlineExceeded, an aborted one context.Canceled), except the
+// caller's own mistake of calling an export the module does not have.
 var (
 	// ErrPlugin: the plugin itself reported an error (an Extism error: it
 	// set an error message and returned non-zero). The plugin's message is
@@ -32,7 +33,9 @@ var (
 	// [*CapError] naming it.
 	ErrCap = errors.New("a limit of the plugin's grants was reached")
 	// ErrCallDepth: the guest's calls nested deeper than the host allows
-	// (runaway recursion).
+	// (runaway recursion): wazero's stack overflow, or a limit of the
+	// instrumentation, which reports it as a fault whose error matches
+	// ErrCallDepth (st.check(&fault{because(msg, ErrCallDepth)})).
 	ErrCallDepth = errors.New("the plugin's calls nested too deep")
 	// ErrHost: the host failed (a bug in wasmagent or wazero, recovered
 	// from a panic); the plugin may be fine.

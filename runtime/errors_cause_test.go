@@ -146,3 +146,15 @@ func TestExportSignaturesCheckedAtLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Runaway recursion ends with its own cause, not as a crash or a timeout.
+func TestRunawayRecursionIsCallDepth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("may grow a call stack of hundreds of MB")
+	}
+	p := pluginOf(t, "recursion.wasm", module(execute0(call(0)), 1), runtime.PluginOptions{Grants: runtime.Grants{Timeout: time.Minute}})
+	_, err := p.Call(context.Background(), "execute", nil, nil)
+	if c := causeOf(t, err); c != "ErrCallDepth" {
+		t.Fatalf("cause %s, want ErrCallDepth: %v", c, err)
+	}
+}
