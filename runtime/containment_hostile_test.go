@@ -280,3 +280,18 @@ func FuzzHostileModule(f *testing.F) {
 		h.run(t, "fuzz.wasm", wasm, runtime.Grants{MemoryPages: 16, Timeout: 100 * time.Millisecond})
 	})
 }
+
+// A panic in the host's own code run for a call (here the caller's
+// OnUpdate) fails that call with ErrHost; the plugin and the runtime go
+// on.
+func TestHostPanicFailsOnlyItsCall(t *testing.T) {
+	p := pluginOf(t, "hostloops.wasm", hostLoops(), runtime.PluginOptions{PoolSize: 1})
+	boom := &runtime.CallOptions{OnUpdate: func([]byte) error { panic("boom in OnUpdate") }}
+	_, err := p.Call(context.Background(), "update_once", nil, boom)
+	if c := causeOf(t, err); c != "ErrHost" || !strings.Contains(err.Error(), "boom in OnUpdate") {
+		t.Fatalf("cause %s: %v", c, err)
+	}
+	if _, err := p.Call(context.Background(), "update_once", nil, nil); err != nil {
+		t.Fatalf("after a host panic: %v", err)
+	}
+}
