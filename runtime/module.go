@@ -94,7 +94,10 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 		}
 		return e.mod, nil
 	}
-	e.mod, e.err = r.compile(ctx, name, sum, wasm)
+	e.err = r.recovered("compile "+name, func() (err error) {
+		e.mod, err = r.compile(ctx, name, sum, wasm)
+		return err
+	})
 	if e.err != nil {
 		// A failed compilation is not remembered: the cause (a cancelled
 		// context, say) may not last.
