@@ -142,7 +142,11 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 		}
 		return nil, &CallError{Plugin: p.name, Export: export, Err: ErrPlugin, Message: truncate(msg, MaxMessageBytes)}
 	}
-	return append([]byte(nil), st.outputBytes()...), nil
+	out, f := st.outputBytes()
+	if f != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: f.err}
+	}
+	return append([]byte(nil), out...), nil
 }
 
 // callError explains a failed wazero call: a host failure first, then

@@ -194,12 +194,18 @@ func (k *kernel) inputLoadU8(i uint64) (uint32, *fault) {
 	if i >= k.inputLen {
 		return 0, faultf("input_load_u8: index %d is past the input's %d bytes", i, k.inputLen)
 	}
+	if f := k.span(k.input+i, 1, "input_load_u8 (the input's block was freed)"); f != nil {
+		return 0, f
+	}
 	return uint32(k.mem[k.input+i]), nil
 }
 
 func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
 	if i+8 > k.inputLen || i+8 < i {
 		return 0, faultf("input_load_u64: index %d (+8 bytes) is past the input's %d bytes", i, k.inputLen)
+	}
+	if f := k.span(k.input+i, 8, "input_load_u64 (the input's block was freed)"); f != nil {
+		return 0, f
 	}
 	return binary.LittleEndian.Uint64(k.mem[k.input+i:]), nil
 }
@@ -214,10 +220,14 @@ func (k *kernel) setInput(in []byte) *fault {
 	return nil
 }
 
-// outputBytes is the output the guest set, if any.
-func (k *kernel) outputBytes() []byte {
+// outputBytes is the output the guest set, if any; a fault if its block
+// no longer lies in host memory (freed and cut back since).
+func (k *kernel) outputBytes() ([]byte, *fault) {
 	if k.outputLen == 0 {
-		return nil
+		return nil, nil
 	}
-	return k.mem[k.output : k.output+k.outputLen]
+	if f := k.span(k.output, k.outputLen, "output (its block was freed before the call returned)"); f != nil {
+		return nil, f
+	}
+	return k.mem[k.output : k.output+k.outputLen], nil
 }
