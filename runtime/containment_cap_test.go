@@ -45,6 +45,9 @@ func TestConcurrencyCaps(t *testing.T) {
 		t.Errorf("while busy: %+v", s)
 	}
 	wg.Wait()
+	// A call's slot is free once its instance is closed, just after the
+	// call returns.
+	waitStats(t, r, func(s runtime.Stats) bool { return s.Running == 0 })
 	if s := r.Stats(); s.MaxRunning != 2 || s.Running != 0 || s.Waiting != 0 {
 		t.Fatalf("after: %+v", s)
 	}

@@ -9,5 +9,14 @@
 // unchanged, and the tests check that go-sdk and this package give the same
 // outputs for the same plugin.
 //
+// A call ends by its deadline whatever the guest does, host functions
+// included: each checks the call's context first, and the work a call
+// makes the host do is capped per call ([Grants], [CapError]). A failed
+// call is a [*CallError] whose cause matches one of [ErrPlugin], [ErrTrap],
+// [ErrTimeout], [ErrDeadline], [ErrAborted], [ErrCap], [ErrCallDepth] and
+// [ErrHost]. No module, however broken, makes the host panic: every
+// goroutine of the package and every step of a call recovers (SECURITY.md,
+// rows 12 and 13).
+//
 // This is the only package of wasmagent that imports wazero.
 package runtime

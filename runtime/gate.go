@@ -34,7 +34,7 @@ func (g *gate) enter(ctx context.Context) error {
 			g.mu.Lock()
 			g.wait--
 			g.mu.Unlock()
-			return fmt.Errorf("aborted while waiting for a free slot (%d calls may run at once): %w", cap(g.slots), ctx.Err())
+			return fmt.Errorf("waiting for a free slot (%d calls may run at once): %w", cap(g.slots), callerStopped(ctx))
 		}
 	}
 	g.mu.Lock()

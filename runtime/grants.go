@@ -48,6 +48,27 @@ type Grants struct {
 	MaxHTTPResponseBytes int64
 	// MaxVarBytes bounds the Extism variables of one call (default 1 MiB).
 	MaxVarBytes int
+	// Per-call caps on work done in host functions, so that a call's cost
+	// is bounded by more than its fuel checks. Going over ends the call
+	// with a [*CapError] naming the field.
+	//
+	// MaxHostAllocBytes bounds the bytes of host memory a call allocates
+	// in all, freed blocks included (Extism alloc and the blocks the host
+	// makes for config, var, HTTP values; default 1 GiB).
+	MaxHostAllocBytes int64
+	// MaxUpdates and MaxUpdateBytes bound the partial results a call sends
+	// with emit_update: their number (default 10000) and total size
+	// (default 64 MiB). One update is also bounded by MaxOutputBytes.
+	MaxUpdates     int
+	MaxUpdateBytes int64
+	// MaxLogBytes bounds what a call logs, at the levels passed on
+	// (default 1 MiB). Each line is also cut to 4 KiB.
+	MaxLogBytes int
+	// MaxVarWriteBytes bounds the bytes a call writes with var_set in all
+	// (default 64 MiB); MaxVarBytes bounds what the variables hold.
+	MaxVarWriteBytes int64
+	// MaxHTTPRequests bounds the HTTP requests of one call (default 100).
+	MaxHTTPRequests int
 	// Clock grants the real wall clock. Without it the plugin sees
 	// wazero's deterministic one, which starts at 2022-01-01 and moves on
 	// by a millisecond at every reading: it cannot learn the date or the
@@ -77,6 +98,12 @@ const (
 	DefaultMaxOutputBytes       = 8 << 20
 	DefaultMaxHTTPResponseBytes = 8 << 20
 	DefaultMaxVarBytes          = 1 << 20
+	DefaultMaxHostAllocBytes    = 1 << 30
+	DefaultMaxUpdates           = 10000
+	DefaultMaxUpdateBytes       = 64 << 20
+	DefaultMaxLogBytes          = 1 << 20
+	DefaultMaxVarWriteBytes     = 64 << 20
+	DefaultMaxHTTPRequests      = 100
 )
 
 // MinInitTimeout is the least time instantiation (the module's own
@@ -84,6 +111,14 @@ const (
 // milliseconds, but on a loaded machine it can take longer than a short
 // call timeout, and that is the host's cost, not the plugin's fault.
 const MinInitTimeout = 5 * time.Second
+
+// or is v, or def when v is zero.
+func or[N int | int64](v, def N) N {
+	if v == 0 {
+		return def
+	}
+	return v
+}
 
 func (g *Grants) initTimeout() time.Duration { return max(g.Timeout, MinInitTimeout) }
 
@@ -116,6 +151,16 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 	if g.MaxVarBytes == 0 {
 		g.MaxVarBytes = DefaultMaxVarBytes
 	}
+	if g.MaxHostAllocBytes < 0 || g.MaxUpdates < 0 || g.MaxUpdateBytes < 0 || g.MaxLogBytes < 0 || g.MaxVarWriteBytes < 0 || g.MaxHTTPRequests < 0 {
+		return g, fmt.Errorf("negative per-call cap (MaxHostAllocBytes %d, MaxUpdates %d, MaxUpdateBytes %d, MaxLogBytes %d, MaxVarWriteBytes %d, MaxHTTPRequests %d)",
+			g.MaxHostAllocBytes, g.MaxUpdates, g.MaxUpdateBytes, g.MaxLogBytes, g.MaxVarWriteBytes, g.MaxHTTPRequests)
+	}
+	g.MaxHostAllocBytes = or(g.MaxHostAllocBytes, DefaultMaxHostAllocBytes)
+	g.MaxUpdates = or(g.MaxUpdates, DefaultMaxUpdates)
+	g.MaxUpdateBytes = or(g.MaxUpdateBytes, DefaultMaxUpdateBytes)
+	g.MaxLogBytes = or(g.MaxLogBytes, DefaultMaxLogBytes)
+	g.MaxVarWriteBytes = or(g.MaxVarWriteBytes, DefaultMaxVarWriteBytes)
+	g.MaxHTTPRequests = or(g.MaxHTTPRequests, DefaultMaxHTTPRequests)
 	if g.MaxHTTPResponseBytes < 0 {
 		return g, fmt.Errorf("negative HTTP response limit %d", g.MaxHTTPResponseBytes)
 	}
@@ -188,7 +233,8 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 // arguments, no environment, no stdin, stdout discarded, stderr kept in a
 // bounded buffer for error reports, real clocks, a cryptographic random
 // source, sleeps that end with the call, and exactly the granted
-// directories, each served through an os.Root.
+// directories, each served through an os.Root. What can take long (sleeps,
+// random bytes, file reads and writes) stops when the call's context ends.
 func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 	cfg := wazero.NewModuleConfig().
 		WithName("").
@@ -196,7 +242,7 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 		WithStdin(eofReader{}).
 		WithStdout(io.Discard).
 		WithStderr(&st.stderr).
-		WithRandSource(rand.Reader).
+		WithRandSource(random{st, rand.Reader}).
 		WithSysNanotime().
 		WithNanosleep(st.sleep)
 	if g.Clock {
@@ -205,7 +251,7 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 	if len(st.p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
 		for _, m := range st.p.mounts {
-			fs = fs.(sysfs.FSConfig).WithSysFSMount(m.fs, m.guest)
+			fs = fs.(sysfs.FSConfig).WithSysFSMount(stopFS{m.fs, st}, m.guest)
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}

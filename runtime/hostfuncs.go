@@ -68,11 +68,11 @@ var envFunctions = map[string]hostFunc{
 	}},
 	"output_set": {sig(i64, i64), nil, func(st *callState, s []uint64) {
 		off, n := s[0], s[1]
-		if n > uint64(st.p.grants.MaxOutputBytes) {
-			st.check(faultf("the output of %d bytes is over the plugin's limit of %d bytes", n, st.p.grants.MaxOutputBytes))
-		}
 		if n > 0 {
 			st.check(st.span(off, n, "output_set"))
+		}
+		if n > uint64(st.p.grants.MaxOutputBytes) {
+			st.check(capFault("MaxOutputBytes", st.p.grants.MaxOutputBytes, "output_set: an output of %d bytes", n))
 		}
 		st.output, st.outputLen = off, n
 	}},
@@ -128,8 +128,11 @@ var envFunctions = map[string]hostFunc{
 		}
 		v, f := st.block(s[1], "var_set")
 		st.check(f)
+		if st.varWriteBytes += int64(len(name) + len(v)); st.varWriteBytes > st.p.grants.MaxVarWriteBytes {
+			st.check(capFault("MaxVarWriteBytes", st.p.grants.MaxVarWriteBytes, "var_set %q: %d bytes of variables written in this call", name, st.varWriteBytes))
+		}
 		if st.varBytes+len(name)+len(v) > st.p.grants.MaxVarBytes {
-			st.check(faultf("var_set %q: the variables would take %d bytes, over the limit of %d", name, st.varBytes+len(name)+len(v), st.p.grants.MaxVarBytes))
+			st.check(capFault("MaxVarBytes", st.p.grants.MaxVarBytes, "var_set %q: the variables would take %d bytes", name, st.varBytes+len(name)+len(v)))
 		}
 		if st.vars == nil {
 			st.vars = map[string][]byte{}
@@ -162,14 +165,23 @@ var userFunctions = map[string]hostFunc{
 	"emit_update": {sig(i64), nil, func(st *callState, s []uint64) {
 		b, f := st.block(s[0], "emit_update")
 		st.check(f)
-		if st.updates++; st.updates > maxUpdates {
-			st.check(faultf("emit_update: more than %d updates in one call", maxUpdates))
+		g := &st.p.grants
+		if st.updates++; st.updates > g.MaxUpdates {
+			st.check(capFault("MaxUpdates", g.MaxUpdates, "emit_update: %d updates in one call", st.updates))
 		}
-		if len(b) > st.p.grants.MaxOutputBytes {
-			st.check(faultf("emit_update: an update of %d bytes is over the plugin's output limit of %d", len(b), st.p.grants.MaxOutputBytes))
+		if len(b) > g.MaxOutputBytes {
+			st.check(capFault("MaxOutputBytes", g.MaxOutputBytes, "emit_update: an update of %d bytes", len(b)))
+		}
+		if st.updateBytes += int64(len(b)); st.updateBytes > g.MaxUpdateBytes {
+			st.check(capFault("MaxUpdateBytes", g.MaxUpdateBytes, "emit_update: %d bytes of updates in one call", st.updateBytes))
 		}
 		if st.onUpdate != nil {
-			if err := st.onUpdate(append([]byte(nil), b...)); err != nil {
+			payload := append([]byte(nil), b...)
+			err := st.p.r.recovered("emit_update", func() error { return st.onUpdate(payload) })
+			switch {
+			case errors.Is(err, ErrHost):
+				st.check(&fault{err})
+			case err != nil:
 				st.check(faultf("emit_update: %v", err))
 			}
 		}
@@ -177,33 +189,26 @@ var userFunctions = map[string]hostFunc{
 	}},
 }
 
-// maxUpdates bounds the partial results of one call.
-const maxUpdates = 10000
-
 // logLevels are Extism's levels as get_log_level reports them.
 var logLevels = map[string]int32{"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "off": math.MaxInt32}
 
 var slogLevels = [...]slog.Level{slog.LevelDebug - 4, slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError}
 
-// Bounds on what one call may log: longer lines are cut, and once a call
-// has logged maxLogBytes the rest is dropped.
-const (
-	maxLogLine  = 4096
-	maxLogBytes = 1 << 20
-)
+// maxLogLine bounds one log line: longer lines are cut. What a call logs
+// in all is bounded by Grants.MaxLogBytes.
+const maxLogLine = 4096
 
 func logFunc(level int32) hostFunc {
 	return hostFunc{sig(i64), nil, func(st *callState, s []uint64) {
 		b, f := st.block(s[0], "log")
 		st.check(f)
-		if level >= logLevels[st.p.grants.LogLevel] && st.logBytes < maxLogBytes {
-			st.logBytes += len(b)
+		if level >= logLevels[st.p.grants.LogLevel] {
+			if st.logBytes += len(b); st.logBytes > st.p.grants.MaxLogBytes {
+				st.check(capFault("MaxLogBytes", st.p.grants.MaxLogBytes, "log: %d bytes logged in this call", st.logBytes))
+			}
 			msg := string(b[:min(len(b), maxLogLine)])
 			if !utf8.ValidString(msg) {
 				msg = fmt.Sprintf("%q", msg)
-			}
-			if st.logBytes >= maxLogBytes {
-				msg += " (log limit reached: the rest of this call's log is dropped)"
 			}
 			st.p.r.log.Log(st.ctx, slogLevels[level], msg, "plugin", st.p.name)
 		}
@@ -238,7 +243,9 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 		for name, hf := range fns {
 			b.NewFunctionBuilder().
 				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
-					hf.fn(stateOf(ctx), stack)
+					st := stateOf(ctx)
+					st.enter()
+					hf.fn(st, stack)
 				}), hf.params, hf.results).
 				Export(name)
 		}

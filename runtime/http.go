@@ -179,6 +179,9 @@ func (pl *Plugin) newHTTPClient() *http.Client {
 // "headers"} and an optional body block; it returns the response body block.
 func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	st.httpStatus, st.httpHeaders = 0, nil
+	if st.httpRequests++; st.httpRequests > st.p.grants.MaxHTTPRequests {
+		st.check(capFault("MaxHTTPRequests", st.p.grants.MaxHTTPRequests, "http_request: %d requests in one call", st.httpRequests))
+	}
 	raw, f := st.block(reqOff, "http_request")
 	st.check(f)
 	var req struct {
@@ -195,7 +198,7 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		b, f := st.block(bodyOff, "http_request body")
 		st.check(f)
 		if len(b) > st.p.grants.MaxOutputBytes {
-			st.check(faultf("http_request: a request body of %d bytes is over the plugin's output limit of %d", len(b), st.p.grants.MaxOutputBytes))
+			st.check(capFault("MaxOutputBytes", st.p.grants.MaxOutputBytes, "http_request: a request body of %d bytes", len(b)))
 		}
 		body = bytes.NewReader(append([]byte(nil), b...))
 		st.free(bodyOff)
@@ -205,7 +208,7 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		st.check(faultf("http_request: bad URL %q: %v", req.URL, err))
 	}
 	if err := st.p.checkURL(u); err != nil {
-		st.check(&fault{err.Error()})
+		st.check(&fault{because(err.Error(), ErrTrap)})
 	}
 	method := strings.ToUpper(req.Method)
 	if method == "" {
@@ -230,7 +233,7 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		st.check(faultf("http_request %s %s: reading the response: %v", method, u.Redacted(), err))
 	}
 	if int64(len(data)) > limit {
-		st.check(faultf("http_request %s %s: the response is over the plugin's limit of %d bytes", method, u.Redacted(), limit))
+		st.check(capFault("MaxHTTPResponseBytes", limit, "http_request %s %s: a response body over the limit", method, u.Redacted()))
 	}
 	st.httpStatus = int32(resp.StatusCode)
 	headers := make(map[string]string, len(resp.Header))

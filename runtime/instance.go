@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -23,27 +24,50 @@ type instance struct {
 // (_initialize for reactors, __wasm_call_ctors, hs_init), within the
 // plugin's timeout.
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.grants.initTimeout())
+	timeout := p.grants.initTimeout()
+	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	limit := uint64(p.grants.MemoryPages) << 16
-	st := &callState{kernel: newKernel(limit), p: p, ctx: ctx}
-	wctx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, st), memoryCap{limit: limit})
-	mod, err := p.r.rt.InstantiateModule(wctx, p.m.compiled, p.grants.moduleConfig(st))
+	st := &callState{kernel: newKernel(limit, uint64(p.grants.MaxHostAllocBytes)), p: p, ctx: ctx}
+	mc := &memoryCap{limit: limit}
+	wctx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, st), mc)
+	var mod api.Module
+	err := p.r.recovered("instantiate", func() (err error) {
+		mod, err = p.r.rt.InstantiateModule(wctx, p.m.compiled, p.grants.moduleConfig(st))
+		return err
+	})
+	if mc.over > 0 {
+		// wazero panicked (recovered above) at a memory whose initial
+		// size is over the grant: the module's fault, not the host's.
+		if mod != nil {
+			mod.Close(context.Background())
+		}
+		st.release()
+		return nil, &CallError{Plugin: p.name, Export: "instantiate", Err: &CapError{Cap: "MemoryPages", Limit: int64(p.grants.MemoryPages),
+			Detail: fmt.Sprintf("the module declares a memory of %d pages at start", mc.over>>16)}}
+	}
 	if err != nil {
-		return nil, p.callError("instantiate", ctx, st, err)
+		st.release()
+		return nil, p.callError("instantiate", ctx, timeout, st, err)
 	}
 	inst := &instance{p: p, mod: mod, st: st}
-	if err := inst.initialize(wctx); err != nil {
+	if err := p.r.recovered("instantiate", func() error { return inst.initialize(wctx) }); err != nil {
 		inst.close()
-		return nil, p.callError("instantiate", ctx, st, err)
+		return nil, p.callError("instantiate", ctx, timeout, st, err)
+	}
+	if err := stopped(ctx, timeout); err != nil {
+		inst.close()
+		return nil, &CallError{Plugin: p.name, Export: "instantiate", Err: err}
 	}
 	return inst, nil
 }
 
+// initialize runs the module's initialisers. Their signatures were
+// checked at load (hostExports).
 func (inst *instance) initialize(ctx context.Context) error {
 	call := func(name string, params ...uint64) (bool, error) {
 		f := inst.mod.ExportedFunction(name)
-		if f == nil || len(f.Definition().ParamTypes()) != len(params) {
+		if f == nil {
 			return false, nil
 		}
 		_, err := f.Call(ctx, params...)
@@ -63,8 +87,10 @@ func (inst *instance) initialize(ctx context.Context) error {
 		// (a Go program built without -buildmode=c-shared) is not a plugin.
 		if _, err := call("_start"); err != nil {
 			var exit *sys.ExitError
+			// (An exit because the call's context ended is explained by
+			// callError, which looks at the context first.)
 			if errors.As(err, &exit) {
-				return fmt.Errorf("its _start exited with code %d: a plugin must be a library (a WASI reactor); build Go plugins with -buildmode=c-shared", exit.ExitCode())
+				return because(fmt.Sprintf("its _start exited with code %d: a plugin must be a library (a WASI reactor); build Go plugins with -buildmode=c-shared", exit.ExitCode()), ErrTrap)
 			}
 			return err
 		}
@@ -73,26 +99,40 @@ func (inst *instance) initialize(ctx context.Context) error {
 	return err
 }
 
-func (inst *instance) close() { inst.mod.Close(context.Background()) }
+// close closes the instance and returns its host memory. It never panics.
+func (inst *instance) close() {
+	_ = inst.p.r.recovered("close", func() error {
+		inst.mod.Close(context.Background())
+		inst.st.release()
+		return nil
+	})
+}
 
 // call runs one export with input.
 func (inst *instance) call(ctx context.Context, export string, input []byte, onUpdate func([]byte) error) ([]byte, error) {
 	p, st := inst.p, inst.st
-	ctx, cancel := context.WithTimeout(ctx, p.grants.Timeout)
+	timeout := p.grants.Timeout
+	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	st.ctx, st.onUpdate = ctx, onUpdate
 	if f := st.setInput(input); f != nil {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: f}
+		return nil, &CallError{Plugin: p.name, Export: export, Err: f.err}
 	}
 	fn := inst.mod.ExportedFunction(export)
-	if n := len(fn.Definition().ParamTypes()); n != 0 {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the export takes %d parameters; an Extism export takes none and returns an i32", n)}
-	}
-	res, err := fn.Call(context.WithValue(ctx, stateKey{}, st))
+	var res []uint64
+	err := p.r.recovered(export, func() (err error) {
+		res, err = fn.Call(context.WithValue(ctx, stateKey{}, st))
+		return err
+	})
 	if err != nil {
-		return nil, p.callError(export, ctx, st, err)
+		return nil, p.callError(export, ctx, timeout, st, err)
 	}
-	if len(res) > 0 && int32(res[0]) != 0 {
+	if err := stopped(ctx, timeout); err != nil {
+		// It returned, but after its context ended (a host function or a
+		// sleep cut short may have let it finish early): not a success.
+		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
+	}
+	if int32(res[0]) != 0 {
 		msg := ""
 		if b, f := st.block(st.errorOff, "error"); f == nil {
 			msg = string(b)
@@ -102,34 +142,42 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 		}
 		return nil, &CallError{Plugin: p.name, Export: export, Err: ErrPlugin, Message: truncate(msg, MaxMessageBytes)}
 	}
-	return append([]byte(nil), st.outputBytes()...), nil
+	out, f := st.outputBytes()
+	if f != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: f.err}
+	}
+	return append([]byte(nil), out...), nil
 }
 
-// callError explains a failed wazero call: the context first (a closed
-// module is what a deadline or an abort looks like from inside), then a
-// host-side fault, then the guest's exit or trap.
-func (p *Plugin) callError(export string, ctx context.Context, st *callState, err error) *CallError {
+// callError explains a failed wazero call: a host failure first, then
+// the context (a closed module is what a deadline or an abort looks like
+// from inside), then a host-side fault (a cap, a broken ABI), then the
+// guest's exit or trap.
+func (p *Plugin) callError(export string, ctx context.Context, timeout time.Duration, st *callState, err error) *CallError {
 	e := &CallError{Plugin: p.name, Export: export}
 	var exit *sys.ExitError
-	timeout := p.grants.Timeout
-	if export == "instantiate" {
-		timeout = p.grants.initTimeout()
-	}
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		e.Err = fmt.Errorf("did not finish within its timeout of %v: %w", timeout, context.DeadlineExceeded)
-	case errors.Is(ctx.Err(), context.Canceled):
-		e.Err = fmt.Errorf("aborted: %w", context.Canceled)
+	switch stop := stopped(ctx, timeout); {
+	case errors.Is(err, ErrHost):
+		e.Err = err
+	case stop != nil:
+		e.Err = stop
 	case st.fault != nil:
-		e.Err = st.fault
+		e.Err = st.fault.err
 	case errors.As(err, &exit):
-		e.Err = fmt.Errorf("the plugin exited with code %d", exit.ExitCode())
+		e.Err = because(fmt.Sprintf("the plugin exited with code %d", exit.ExitCode()), ErrTrap)
+		e.Message = truncate(strings.TrimSpace(st.stderr.String()), MaxMessageBytes)
+	case errors.Is(err, ErrTrap):
+		e.Err = err
 		e.Message = truncate(strings.TrimSpace(st.stderr.String()), MaxMessageBytes)
 	default:
 		// A trap: wazero's first line names it; its Wasm stack trace
 		// follows and is of no use to a model.
 		first, _, _ := strings.Cut(err.Error(), "\n")
-		e.Err = errors.New(first)
+		target := ErrTrap
+		if strings.HasSuffix(first, "stack overflow") {
+			target = ErrCallDepth
+		}
+		e.Err = because(first, target)
 		e.Message = truncate(strings.TrimSpace(st.stderr.String()), MaxMessageBytes)
 	}
 	return e

@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // kernel is the host-side memory of one instance: the blocks Extism calls
@@ -15,9 +17,19 @@ import (
 // error naming it. Extism instead returns empty data and no error in
 // several of these cases (shared/notes/containment-baseline.md).
 type kernel struct {
+	lm     experimental.LinearMemory // where mem lives (memory_mmap.go)
 	mem    []byte
 	blocks map[uint64]uint64 // offset → length of live blocks
 	limit  uint64            // most bytes mem may hold
+	// allocated counts the bytes of every block allocated in this call,
+	// freed or not; allocCap bounds it (Grants.MaxHostAllocBytes), so that
+	// a loop of large allocations cannot keep the host busy zeroing them.
+	allocated, allocCap uint64
+	// dirty is the end of the bytes ever written: the bytes above it are
+	// still zero (fresh pages of the mapping, or zeroed by the Go heap), so
+	// alloc clears only reused bytes below it, and a large block costs no
+	// page faults and no time until something is written to it.
+	dirty uint64
 	// reclaim, when non-zero, is where mem may be cut back to at the next
 	// alloc: the start of the freed blocks at its end.
 	reclaim uint64
@@ -31,17 +43,33 @@ type kernel struct {
 // valid, so 0 stays the null block.
 const kernelBase = 8
 
-func newKernel(limit uint64) kernel {
-	return kernel{mem: make([]byte, kernelBase, 4096), blocks: map[uint64]uint64{}, limit: limit}
+func newKernel(limit, allocCap uint64) kernel {
+	lm := allocate(4096, limit)
+	return kernel{lm: lm, mem: lm.Reallocate(kernelBase), blocks: map[uint64]uint64{}, limit: limit, allocCap: allocCap}
+}
+
+// release returns the kernel's memory; the kernel is not used after.
+func (k *kernel) release() {
+	k.lm.Free()
+	k.mem = nil
 }
 
 // fault is a host-side error raised inside a host function: it becomes the
-// cause of the call's error.
-type fault struct{ msg string }
+// cause of the call's error. It matches ErrTrap (the plugin broke the
+// ABI) or ErrCap (a [*CapError]).
+type fault struct{ err error }
 
-func (f *fault) Error() string { return f.msg }
+func (f *fault) Error() string { return f.err.Error() }
+func (f *fault) Unwrap() error { return f.err }
 
-func faultf(format string, args ...any) *fault { return &fault{fmt.Sprintf(format, args...)} }
+func faultf(format string, args ...any) *fault {
+	return &fault{because(fmt.Sprintf(format, args...), ErrTrap)}
+}
+
+// capFault is a call reaching the cap named by the Grants field name.
+func capFault[N int | int64 | uint64](name string, limit N, format string, args ...any) *fault {
+	return &fault{&CapError{Cap: name, Limit: int64(limit), Detail: fmt.Sprintf(format, args...)}}
+}
 
 func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	if n == 0 {
@@ -53,17 +81,31 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	}
 	off := uint64(len(k.mem))
 	if n > k.limit || off+n > k.limit {
-		return 0, faultf("the plugin asked for %d bytes of host memory with %d in use; its limit is %d (the memory grant)", n, off, k.limit)
+		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %d in use", n, off)
 	}
-	k.mem = append(k.mem, make([]byte, n)...)
+	if k.allocated += n; k.allocated > k.allocCap || k.allocated < n {
+		return 0, capFault("MaxHostAllocBytes", k.allocCap, "alloc: %d bytes of host memory allocated in this call", k.allocated)
+	}
+	mem := k.lm.Reallocate(off + n)
+	if mem == nil {
+		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %d in use", n, off)
+	}
+	k.mem = mem
+	if off < k.dirty {
+		clear(k.mem[off:min(off+n, k.dirty)]) // bytes of freed blocks, reused
+	}
 	k.blocks[off] = n
 	return off, nil
 }
+
+// wrote records a write ending at end.
+func (k *kernel) wrote(end uint64) { k.dirty = max(k.dirty, end) }
 
 func (k *kernel) allocBytes(b []byte) (uint64, *fault) {
 	off, f := k.alloc(uint64(len(b)))
 	if f == nil {
 		copy(k.mem[off:], b)
+		k.wrote(off + uint64(len(b)))
 	}
 	return off, f
 }
@@ -135,6 +177,7 @@ func (k *kernel) storeU8(off uint64, v byte) *fault {
 		return f
 	}
 	k.mem[off] = v
+	k.wrote(off + 1)
 	return nil
 }
 
@@ -143,12 +186,16 @@ func (k *kernel) storeU64(off, v uint64) *fault {
 		return f
 	}
 	binary.LittleEndian.PutUint64(k.mem[off:], v)
+	k.wrote(off + 8)
 	return nil
 }
 
 func (k *kernel) inputLoadU8(i uint64) (uint32, *fault) {
 	if i >= k.inputLen {
 		return 0, faultf("input_load_u8: index %d is past the input's %d bytes", i, k.inputLen)
+	}
+	if f := k.span(k.input+i, 1, "input_load_u8 (the input's block was freed)"); f != nil {
+		return 0, f
 	}
 	return uint32(k.mem[k.input+i]), nil
 }
@@ -157,6 +204,9 @@ func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
 	if i+8 > k.inputLen || i+8 < i {
 		return 0, faultf("input_load_u64: index %d (+8 bytes) is past the input's %d bytes", i, k.inputLen)
 	}
+	if f := k.span(k.input+i, 8, "input_load_u64 (the input's block was freed)"); f != nil {
+		return 0, f
+	}
 	return binary.LittleEndian.Uint64(k.mem[k.input+i:]), nil
 }
 
@@ -164,16 +214,20 @@ func (k *kernel) inputLoadU64(i uint64) (uint64, *fault) {
 func (k *kernel) setInput(in []byte) *fault {
 	off, f := k.allocBytes(in)
 	if f != nil {
-		return faultf("the input of %d bytes does not fit in the plugin's host memory limit of %d bytes (the memory grant)", len(in), k.limit)
+		return capFault("MemoryPages", k.limit>>16, "the input of %d bytes does not fit in the plugin's host memory of %d bytes", len(in), k.limit)
 	}
 	k.input, k.inputLen = off, uint64(len(in))
 	return nil
 }
 
-// outputBytes is the output the guest set, if any.
-func (k *kernel) outputBytes() []byte {
+// outputBytes is the output the guest set, if any; a fault if its block
+// no longer lies in host memory (freed and cut back since).
+func (k *kernel) outputBytes() ([]byte, *fault) {
 	if k.outputLen == 0 {
-		return nil
+		return nil, nil
 	}
-	return k.mem[k.output : k.output+k.outputLen]
+	if f := k.span(k.output, k.outputLen, "output (its block was freed before the call returned)"); f != nil {
+		return nil, f
+	}
+	return k.mem[k.output : k.output+k.outputLen], nil
 }

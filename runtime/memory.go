@@ -5,13 +5,27 @@ import "github.com/tetratelabs/wazero/experimental"
 // memoryCap is a wazero memory allocator that refuses to grow a linear
 // memory past a plugin's grant: memory.grow then returns -1, as it does at
 // the module's own maximum. (wazero's own limit is per Runtime; this makes
-// it per plugin.)
-type memoryCap struct{ limit uint64 }
-
-func (a memoryCap) Allocate(capacity, max uint64) experimental.LinearMemory {
-	return allocate(min(capacity, a.limit), min(a.limit, max))
+// it per plugin.) One memoryCap serves one instantiation.
+//
+// A memory whose initial size is over the grant cannot be refused by the
+// allocator (wazero requires the initial size and panics without it), so
+// Allocate records it and Reallocate returns nil; instantiate recovers the
+// panic and reports over. Compile refuses such modules before that.
+type memoryCap struct {
+	limit uint64
+	over  uint64 // the initial size of a memory over limit, in bytes
 }
 
+func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemory {
+	if capacity > a.limit {
+		a.over = max(a.over, capacity)
+		return &cappedMemory{limit: a.limit} // nothing reserved: refused
+	}
+	return allocate(capacity, min(a.limit, maxBytes))
+}
+
+// cappedMemory is a linear memory on the Go heap, for systems without
+// anonymous mappings and for limits too large to reserve.
 type cappedMemory struct {
 	buf     []byte
 	limit   uint64

@@ -8,11 +8,27 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// mmapThreshold is the initial size from which a linear memory is mapped
-// rather than allocated on the Go heap: a standard-Go plugin starts with
-// about 3.5 MiB, a small module with 64 KiB, for which the system calls
-// would cost more than they save.
+// mmapThreshold is the size up to which a memory lives on the Go heap. A
+// small module's memory (64 KiB) and most calls' host memory stay there,
+// where they cost no system call and no page fault; a memory that starts
+// or grows past it is moved, once, to a mapping (RATIONALE.md, "Why do
+// memories move to a mapping past 1 MiB?").
 const mmapThreshold = 1 << 20
+
+// allocate makes a memory that never holds more than limit bytes, nor,
+// while it grows, more than limit + mmapThreshold.
+func allocate(capacity, limit uint64) experimental.LinearMemory {
+	if limit == 0 || limit > 1<<34 {
+		return &cappedMemory{limit: limit, capHint: capacity}
+	}
+	if capacity >= mmapThreshold {
+		if m := mapMemory(limit); m != nil {
+			return m
+		}
+		return &cappedMemory{limit: limit, capHint: capacity}
+	}
+	return &smallMemory{heap: cappedMemory{limit: min(limit, mmapThreshold), capHint: capacity}, limit: limit}
+}
 
 // mappedMemory is a linear memory in an anonymous mapping of its whole
 // limit, reserved, not committed: pages cost memory only once touched, the
@@ -23,13 +39,11 @@ type mappedMemory struct {
 	limit uint64
 }
 
-func allocate(capacity, limit uint64) experimental.LinearMemory {
-	if capacity < mmapThreshold || limit == 0 || limit > 1<<34 {
-		return &cappedMemory{limit: limit, capHint: capacity}
-	}
+// mapMemory maps limit bytes, or returns nil if the system refuses.
+func mapMemory(limit uint64) *mappedMemory {
 	b, err := syscall.Mmap(-1, 0, int(limit), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
 	if err != nil {
-		return &cappedMemory{limit: limit, capHint: capacity}
+		return nil
 	}
 	return &mappedMemory{buf: b[:0], limit: limit}
 }
@@ -47,4 +61,41 @@ func (m *mappedMemory) Free() {
 		syscall.Munmap(m.buf[:m.limit])
 		m.buf = nil
 	}
+}
+
+// smallMemory starts on the Go heap and moves to a mapping when it grows
+// past mmapThreshold: growth on the heap copies, and the old and the new
+// buffer of a large memory together would hold up to twice its limit.
+type smallMemory struct {
+	heap   cappedMemory
+	mapped *mappedMemory
+	limit  uint64
+}
+
+func (m *smallMemory) Reallocate(size uint64) []byte {
+	switch {
+	case m.mapped != nil:
+		return m.mapped.Reallocate(size)
+	case size <= m.heap.limit:
+		return m.heap.Reallocate(size)
+	case size > m.limit:
+		return nil
+	}
+	mm := mapMemory(m.limit)
+	if mm == nil {
+		// No mapping to be had: grow on the heap, within the limit.
+		m.heap.limit = m.limit
+		return m.heap.Reallocate(size)
+	}
+	b := mm.Reallocate(size)
+	copy(b, m.heap.buf)
+	m.heap.buf, m.mapped = nil, mm
+	return b
+}
+
+func (m *smallMemory) Free() {
+	if m.mapped != nil {
+		m.mapped.Free()
+	}
+	m.heap.Free()
 }

@@ -94,7 +94,10 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 		}
 		return e.mod, nil
 	}
-	e.mod, e.err = r.compile(ctx, name, sum, wasm)
+	e.err = r.recovered("compile "+name, func() (err error) {
+		e.mod, err = r.compile(ctx, name, sum, wasm)
+		return err
+	})
 	if e.err != nil {
 		// A failed compilation is not remembered: the cause (a cancelled
 		// context, say) may not last.
@@ -120,6 +123,10 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	}
 	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions()}
 	if err := m.checkImports(); err != nil {
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkExports(m.exports); err != nil {
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -101,25 +101,40 @@ type CallOptions struct {
 // Call runs export with input in a fresh instance and returns its output.
 // The call ends when the plugin returns, when its timeout passes or when
 // ctx is done, whichever comes first. Errors are [*CallError].
-func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) ([]byte, error) {
-	if !p.m.HasExport(export) {
+func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) (out []byte, err error) {
+	def, ok := p.m.exports[export]
+	if !ok {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}
 	}
+	if err := checkSignature(export, def, callSignature); err != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: because(err.Error(), ErrTrap)}
+	}
+	if err := callerStopped(ctx); err != nil {
+		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.r.log.Error("runtime: recovered from a panic", "step", "call", "plugin", p.name, "panic", fmt.Sprint(v))
+			out, err = nil, &CallError{Plugin: p.name, Export: export, Err: because(fmt.Sprintf("the host failed (recovered from a panic: %v)", v), ErrHost)}
+		}
+	}()
 	if len(input) > p.grants.MaxInputBytes {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the input of %d bytes is over the plugin's limit of %d", len(input), p.grants.MaxInputBytes)}
+		return nil, &CallError{Plugin: p.name, Export: export, Err: &CapError{Cap: "MaxInputBytes", Limit: int64(p.grants.MaxInputBytes), Detail: fmt.Sprintf("an input of %d bytes", len(input))}}
 	}
 	if p.gate != nil {
 		if err := p.gate.enter(ctx); err != nil {
+			// err matches ErrDeadline or ErrAborted
 			return nil, &CallError{Plugin: p.name, Export: export, Err: err}
 		}
-		defer p.gate.leave()
 	}
 	if err := p.r.calls.enter(ctx); err != nil {
+		p.leave()
 		return nil, &CallError{Plugin: p.name, Export: export, Err: err}
 	}
-	defer p.r.calls.leave()
 	inst, err := p.pool.take(ctx)
 	if err != nil {
+		p.r.calls.leave()
+		p.leave()
 		return nil, err
 	}
 	defer p.retire(inst)
@@ -142,15 +157,26 @@ func (p *Plugin) Stats() Stats {
 // Pooled is the number of instances ready in the pool.
 func (p *Plugin) Pooled() int { return len(p.pool.ready) }
 
+// leave frees the plugin's own slot, if it has a cap.
+func (p *Plugin) leave() {
+	if p.gate != nil {
+		p.gate.leave()
+	}
+}
+
 // retire closes an instance after its call, off the caller's path, and
-// has the pool refilled.
+// has the pool refilled. The call's slots are freed only once the
+// instance is closed and its memory returned, so that the instances
+// alive at once, and their memory, stay within the caps.
 func (p *Plugin) retire(inst *instance) {
 	p.pool.signal()
 	p.closes.Add(1)
-	go func() {
+	p.r.goSafely("retire", func() {
 		defer p.closes.Done()
+		defer p.leave()
+		defer p.r.calls.leave()
 		inst.close()
-	}()
+	})
 }
 
 // Close stops the pool and closes the instances it holds. Calls in flight

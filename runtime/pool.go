@@ -25,7 +25,7 @@ func newPool(p *Plugin, size int) *pool {
 	pl := &pool{p: p, size: size, ready: make(chan *instance, size), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	if size > 0 {
 		pl.wg.Add(1)
-		go pl.fill()
+		p.r.goSafely("pool", pl.fill)
 	}
 	return pl
 }
@@ -51,7 +51,8 @@ func (pl *pool) signal() {
 
 // fill keeps the pool full. A failing instantiation is logged and retried
 // after a pause that doubles up to a few seconds, so a broken plugin does
-// not spin; calls then instantiate (and fail) on their own.
+// not spin; calls then instantiate (and fail) on their own. Should fill
+// itself panic, goSafely logs it and calls instantiate on their own.
 func (pl *pool) fill() {
 	defer pl.wg.Done()
 	backoff := 50 * time.Millisecond

@@ -147,7 +147,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 
 // Stats are the Runtime's call counts.
 type Stats struct {
-	Running    int // calls running now
+	Running    int // calls running now (a call's instance is closed just after it returns; until then it counts)
 	Waiting    int // calls waiting for their turn
 	MaxRunning int // the most calls that ever ran at once
 }

@@ -2,9 +2,13 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
+
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // callState is everything one instance has besides its Wasm state: its
@@ -23,8 +27,13 @@ type callState struct {
 	varBytes    int
 	httpStatus  int32
 	httpHeaders []byte
-	logBytes    int
-	updates     int
+
+	// What the call did in host functions, against the caps of its grants.
+	logBytes      int
+	updates       int
+	updateBytes   int64
+	varWriteBytes int64
+	httpRequests  int
 }
 
 type stateKey struct{}
@@ -34,7 +43,7 @@ type stateKey struct{}
 func stateOf(ctx context.Context) *callState {
 	st, _ := ctx.Value(stateKey{}).(*callState)
 	if st == nil {
-		panic(&fault{"host function called without a wasmagent call context"})
+		panic(&fault{because("host function called without a wasmagent call context", ErrHost)})
 	}
 	return st
 }
@@ -50,18 +59,55 @@ func (st *callState) check(f *fault) {
 	panic(f)
 }
 
+// enter is the start of every host function: a call whose context has
+// ended stops here, so a guest calling host functions in a tight loop
+// stops at its deadline, whatever the fuel count says. The guest sees an
+// exit, as from wasmagent.tick; the call's error comes from its context.
+func (st *callState) enter() {
+	if err := st.ctx.Err(); err != nil {
+		code := sys.ExitCodeContextCanceled
+		if errors.Is(err, context.DeadlineExceeded) {
+			code = sys.ExitCodeDeadlineExceeded
+		}
+		panic(sys.NewExitError(code))
+	}
+}
+
 // sleep is the instance's WASI nanosleep: real time, cut short when the
-// call ends.
+// call ends, and then the call stops (the guest never sees a sleep that
+// ended early as one that completed).
 func (st *callState) sleep(ns int64) {
-	if ns <= 0 {
-		return
+	if ns > 0 {
+		t := time.NewTimer(time.Duration(ns))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-st.ctx.Done():
+		}
 	}
-	t := time.NewTimer(time.Duration(ns))
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-st.ctx.Done():
+	st.enter()
+}
+
+// random is the instance's WASI random source: crypto/rand, read in
+// chunks, stopping when the call ends (one random_get may ask for as much
+// as the whole memory grant).
+type random struct {
+	st  *callState
+	src io.Reader
+}
+
+func (r random) Read(p []byte) (int, error) {
+	const chunk = 1 << 20
+	n := 0
+	for n < len(p) {
+		r.st.enter()
+		m, err := r.src.Read(p[n:min(len(p), n+chunk)])
+		n += m
+		if err != nil {
+			return n, err
+		}
 	}
+	return n, nil
 }
 
 // headBuffer keeps the first headBytes bytes written to it: a plugin's

@@ -152,6 +152,7 @@ var knownKeys = []string{
 	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
 	"sessions", "dir",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
+	"max_host_alloc", "max_updates", "max_update_bytes", "max_log", "max_var_writes", "max_http_requests",
 }
 
 func editDistance(a, b string) int {
@@ -361,6 +362,12 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		c.errorf(key+".pool", "%d is not between 0 and 256", *p.Pool)
 	}
 	g := &p.Grants
+	if g.MaxUpdates < 0 {
+		c.errorf(key+".grants.max_updates", "%d is negative", g.MaxUpdates)
+	}
+	if g.MaxHTTPRequests < 0 {
+		c.errorf(key+".grants.max_http_requests", "%d is negative", g.MaxHTTPRequests)
+	}
 	for i := range g.Dirs {
 		d := &g.Dirs[i]
 		dk := fmt.Sprintf("%s.grants.dirs", key)

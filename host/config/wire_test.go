@@ -180,3 +180,23 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 		t.Fatalf("ungranted: %v", err)
 	}
 }
+
+// The per-call caps on host work reach the runtime's grants; a negative
+// count is refused by key.
+func TestHostWorkCapsWired(t *testing.T) {
+	body := "[[tool]]\nplugin = \"PROBE\"\n[tool.grants]\nmax_updates = 3\nmax_update_bytes = \"1MiB\"\nmax_host_alloc = \"256MiB\"\nmax_log = \"4KiB\"\nmax_var_writes = \"2MiB\"\nmax_http_requests = 5\n"
+	s, err := wire(t, write(t, body, `{"content":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.Tools[0].Grants
+	if g.MaxUpdates != 3 || g.MaxUpdateBytes != 1<<20 || g.MaxHostAllocBytes != 256<<20 || g.MaxLogBytes != 4<<10 || g.MaxVarWriteBytes != 2<<20 || g.MaxHTTPRequests != 5 {
+		t.Fatalf("grants %+v", g)
+	}
+	for _, key := range []string{"max_updates", "max_http_requests"} {
+		_, err := wire(t, write(t, "[[tool]]\nplugin = \"PROBE\"\n[tool.grants]\n"+key+" = -1\n", `{"content":"x"}`))
+		if err == nil || !strings.Contains(err.Error(), "tool[0].grants."+key+": -1 is negative") {
+			t.Fatalf("%s = -1: %v", key, err)
+		}
+	}
+}

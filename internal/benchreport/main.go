@@ -160,6 +160,7 @@ var sections = []struct{ title, prefix, note string }{
 	{"Plugin languages", "Languages/", "The same trivial tool call on a fresh instance with no pool (`call`), the file size (`bytes`) and the resident memory per pooled instance (`memory`), for a module with no language runtime (`small`), an AssemblyScript plugin (`as`: plugins/text, built with sdk/assemblyscript; needs Node.js) and a standard-Go plugin (`go`)."},
 	{"Abort", "AbortLatency", "How long an infinite loop runs on after its call's context is cancelled."},
 	{"Event output", "JSONEvents/", "`run --json` for one tool argument of 80 KB, 800 KB and 8 MB streamed in 4 KB fragments (loop, openai adapter over an in-memory transport, event lines): `all` is every update in full, as before the budget and as pi sends them; `pi` is the default budget (docs/events.md). `out-bytes` is what the lines weigh. The 8 MB `all` run (some 16 GB) runs only with WASMAGENT_BENCH_SLOW=1."},
+	{"Deadlines inside host functions", "DeadlineOvershoot/", "How long after a 50 ms deadline a call ends when it loops over host functions that each do much work (`ms-over`: mean; `ms-over-max`: worst); `spin`, a pure guest loop, for comparison."},
 	{"The loop against pi", "Loop", "20 turns of 3 parallel trivial tool calls: pi-agent-core 0.73.1 under Node with native JS tools and the faux provider (`make bench-pi`), wasmagent with Go tools, and wasmagent with Wasm tools, each call in a fresh instance (`small`: a module with no language runtime; `go`: a standard-Go plugin)."},
 }
 

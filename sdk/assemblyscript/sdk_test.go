@@ -110,7 +110,7 @@ func TestToolResults(t *testing.T) {
 	if !ok || img.MimeType != "image/png" || !bytes.Equal(data, []byte{0x89, 'P', 'N', 'G', 0xff}) {
 		t.Fatalf("image block %#v", r.Content[1])
 	}
-	if r, err := run(t, p, "terminate", `{}`); err != nil || !r.Terminate || r.Content.TextOf() != "the end" {
+	if r, err := run(t, p, "terminate", `{}`); err != nil || r.Terminate == nil || !*r.Terminate || r.Content.TextOf() != "the end" {
 		t.Fatalf("terminate: %+v %v", r, err)
 	}
 }

@@ -168,10 +168,14 @@ func init() {
 		b, _ := json.Marshal(map[string]any{"rand": hex.EncodeToString(buf), "now": time.Now().Unix(), "args": os.Args, "env": os.Environ()})
 		return sdk.Text(string(b)), nil
 	}))
-	sdk.RegisterTool(sdk.NewTool("fetch", "Fetches a URL.", func(c *sdk.Call, a struct {
+	sdk.RegisterTool(sdk.NewTool("fetch", "Fetches a URL (n times, default once).", func(c *sdk.Call, a struct {
 		URL string `json:"url"`
+		N   int    `json:"n"`
 	}) (*sdk.Result, error) {
 		status, body := fetch(a.URL)
+		for i := 1; i < a.N; i++ {
+			status, body = fetch(a.URL)
+		}
 		return sdk.Textf("%d %s", status, body), nil
 	}))
 	sdk.RegisterBeforeToolCall(func(c *sdk.Call, in *sdk.BeforeInput) (*sdk.BeforeOutput, error) {
