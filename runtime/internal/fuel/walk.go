@@ -1,41 +1,58 @@
-package runtime
+package fuel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
+)
 
 // walker copies instructions, remapping function indices, checking every
 // index against the module's own counts, and inserting fuel checks.
 type walker struct {
-	fi       *fuelInfo
-	r        *reader
+	fi       *info
+	r        *wasmbin.Reader
 	out      []byte
 	locals   uint32 // valid local indices are below this
 	scratch  uint32
 	checks   bool // insert fuel checks (function bodies, not constants)
 	constant bool // a constant expression: only constant instructions
 
-	sawCall   bool // the body calls something
-	decided   bool // a call, a branch or a loop has been seen
-	loopFirst bool // ... and the first of them was a loop
+	sawCall bool  // the body calls something (call*, return_call*)
+	covered bool  // a loop header runs, unconditionally, before anything else transfers control
+	done    bool  // covered is decided
+	exits   []int // offsets in out of return and return_call* (the depth is decremented there)
 }
 
 func (w *walker) copyU32() uint32 {
-	v := w.r.u32()
-	w.out = appendU32(w.out, v)
+	v := w.r.U32()
+	w.out = wasmbin.AppendU32(w.out, v)
 	return v
 }
 
-func (w *walker) first(isLoop bool) {
-	if !w.decided {
-		w.decided, w.loopFirst = true, isLoop
+// straight follows the entry of the body: it stays undecided while
+// instructions run one after the other (a block entered, no branch, call,
+// if, end, return or trap), and decides covered at the first one that does
+// not, or at the first loop header.
+func (w *walker) straight(op byte) {
+	if w.done {
+		return
+	}
+	switch {
+	case op == 0x03:
+		w.covered, w.done = true, true
+	case op == 0x01 || op == 0x02 || op >= 0x1a:
+		// nop, block, and every instruction that does not transfer control
+	default:
+		w.done = true
 	}
 }
 
 func (w *walker) funcIndex() error {
-	f, err := w.fi.remapFunc(w.r.u32())
+	f, err := w.fi.remapFunc(w.r.U32())
 	if err != nil {
 		return err
 	}
-	w.out = appendU32(w.out, f)
+	w.out = wasmbin.AppendU32(w.out, f)
 	return nil
 }
 
@@ -62,20 +79,20 @@ func (w *walker) localIndex() error {
 
 // blockType copies a block type: empty, a value type, or a type index.
 func (w *walker) blockType() error {
-	c := w.r.peek()
+	c := w.r.Peek()
 	switch c {
 	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 		return nil
 	}
 	if c&0x80 == 0 && c&0x40 != 0 {
 		return fmt.Errorf("block type 0x%x not supported", c)
 	}
-	t := w.r.sleb(33)
+	t := w.r.Sleb(33)
 	if t < 0 || t >= int64(w.fi.nTypes) {
 		return fmt.Errorf("block type index %d out of range", t)
 	}
-	w.out = appendS64(w.out, t)
+	w.out = wasmbin.AppendS64(w.out, t)
 	return nil
 }
 
@@ -85,18 +102,24 @@ func (w *walker) memarg() {
 	if align&0x40 != 0 {
 		w.copyU32()
 	}
-	w.out = appendU64(w.out, w.r.uleb(64))
+	w.out = wasmbin.AppendU64(w.out, w.r.Uleb(64))
 }
 
 // instr copies one instruction and returns its opcode.
 func (w *walker) instr() (byte, error) {
 	r := w.r
-	op := r.byte()
-	if r.err != nil {
-		return 0, r.err
+	op := r.Byte()
+	if r.Err != nil {
+		return 0, r.Err
 	}
 	if w.constant && !constOp(op) {
 		return 0, fmt.Errorf("instruction 0x%x in a constant expression", op)
+	}
+	if w.checks {
+		w.straight(op)
+		if op == 0x0f || op == 0x12 || op == 0x13 {
+			w.exits = append(w.exits, len(w.out))
+		}
 	}
 	w.out = append(w.out, op)
 	var err error
@@ -106,33 +129,34 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x02 || op == 0x04:
 		err = w.blockType()
 	case op == 0x03: // loop: its body starts with a check
-		w.first(true)
 		if err = w.blockType(); err == nil && w.checks {
 			w.out = w.fi.appendCheck(w.out, w.scratch)
 		}
 	case op == 0x0c || op == 0x0d:
-		w.first(false)
 		w.copyU32()
 	case op == 0x0e:
-		w.first(false)
 		n := w.copyU32()
-		for i := uint32(0); i <= n && r.err == nil; i++ {
+		for i := uint32(0); i <= n && r.Err == nil; i++ {
 			w.copyU32()
 		}
 	case op == 0x10 || op == 0x12: // call, return_call
-		w.first(false)
-		w.sawCall = true
-		err = w.funcIndex()
+		// Imported functions are the host's, which never calls back
+		// into the module: calling one starts no cycle.
+		f := w.r.U32()
+		w.sawCall = w.sawCall || f >= w.fi.nImportedFuncs
+		var g uint32
+		if g, err = w.fi.remapFunc(f); err == nil {
+			w.out = wasmbin.AppendU32(w.out, g)
+		}
 	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
-		w.first(false)
 		w.sawCall = true
 		if err = w.typeIndex(); err == nil {
 			w.copyU32() // table
 		}
 	case op == 0x1c: // typed select
 		n := w.copyU32()
-		for i := uint32(0); i < n && r.err == nil; i++ {
-			w.out = append(w.out, r.byte())
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			w.out = append(w.out, r.Byte())
 		}
 	case op >= 0x20 && op <= 0x22:
 		err = w.localIndex()
@@ -145,17 +169,17 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x3f || op == 0x40:
 		w.copyU32()
 	case op == 0x41:
-		w.out = appendS64(w.out, r.sleb(32))
+		w.out = wasmbin.AppendS64(w.out, r.Sleb(32))
 	case op == 0x42:
-		w.out = appendS64(w.out, r.sleb(64))
+		w.out = wasmbin.AppendS64(w.out, r.Sleb(64))
 	case op == 0x43:
-		w.out = append(w.out, r.bytes(4)...)
+		w.out = append(w.out, r.Bytes(4)...)
 	case op == 0x44:
-		w.out = append(w.out, r.bytes(8)...)
+		w.out = append(w.out, r.Bytes(8)...)
 	case op >= 0x45 && op <= 0xc4:
 		// numeric, no immediates
 	case op == 0xd0: // ref.null
-		w.out = append(w.out, r.byte())
+		w.out = append(w.out, r.Byte())
 	case op == 0xd1:
 	case op == 0xd2: // ref.func
 		err = w.funcIndex()
@@ -169,7 +193,7 @@ func (w *walker) instr() (byte, error) {
 		return 0, fmt.Errorf("instruction 0x%x is not supported", op)
 	}
 	if err == nil {
-		err = r.err
+		err = r.Err
 	}
 	return op, err
 }
@@ -217,12 +241,12 @@ func (w *walker) prefixFD() error {
 	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
 		w.memarg()
 	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
-		w.out = append(w.out, w.r.bytes(16)...)
+		w.out = append(w.out, w.r.Bytes(16)...)
 	case sub >= 21 && sub <= 34: // extract and replace lane
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub >= 84 && sub <= 91: // load and store lane
 		w.memarg()
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub <= 0x113:
 		// no immediates
 	default:
@@ -235,57 +259,11 @@ func (w *walker) prefixFE() error {
 	sub := w.copyU32()
 	switch {
 	case sub == 0x03: // atomic.fence
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub <= 0x02 || (sub >= 0x10 && sub <= 0x4e):
 		w.memarg()
 	default:
 		return fmt.Errorf("instruction 0xfe %d is not supported", sub)
 	}
 	return nil
-}
-
-// remapNames rewrites the name section's function indices (function,
-// local and label names); other subsections are kept as they are.
-func (fi *fuelInfo) remapNames(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	_, raw := r.name()
-	out := append([]byte(nil), raw...)
-	for r.more() {
-		id := r.byte()
-		sub := r.bytes(int(r.u32()))
-		if r.err != nil {
-			return nil, r.err
-		}
-		if id >= 1 && id <= 3 {
-			sr := &reader{b: sub}
-			n := sr.u32()
-			nb := appendU32(nil, n)
-			for i := uint32(0); i < n && sr.err == nil; i++ {
-				f, err := fi.remapFunc(sr.u32())
-				if err != nil {
-					return nil, err
-				}
-				nb = appendU32(nb, f)
-				start := sr.pos
-				if id == 1 {
-					sr.name()
-				} else {
-					m := sr.u32()
-					for j := uint32(0); j < m && sr.err == nil; j++ {
-						sr.u32()
-						sr.name()
-					}
-				}
-				nb = append(nb, sub[start:sr.pos]...)
-			}
-			if sr.err != nil {
-				return nil, sr.err
-			}
-			sub = nb
-		}
-		out = append(out, id)
-		out = appendU32(out, uint32(len(sub)))
-		out = append(out, sub...)
-	}
-	return out, nil
 }

@@ -1,0 +1,161 @@
+package fuel
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
+)
+
+func (fi *info) rewriteCode(r *wasmbin.Reader) ([]byte, error) {
+	n := r.U32()
+	if int(n) != len(fi.funcTypes) {
+		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(fi.funcTypes))
+	}
+	out := wasmbin.AppendU32(nil, n)
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		size := r.U32()
+		body := r.Bytes(int(size))
+		if r.Err != nil {
+			break
+		}
+		nb, err := fi.rewriteBody(body, fi.funcTypes[i])
+		if err != nil {
+			return nil, fmt.Errorf("function %d: %w", fi.nImportedFuncs+i, err)
+		}
+		out = wasmbin.AppendU32(out, uint32(len(nb)))
+		out = append(out, nb...)
+	}
+	return out, nil
+}
+
+const maxLocals = 50000
+
+// rewriteBody instruments one function body (doc.go has the rule):
+//
+//	locals + one i64 scratch
+//	[if it calls: depth++, exceeded if over the limit]
+//	[if it calls and no loop header comes first unconditionally: fuel check]
+//	[if it calls: block (results of the function)]
+//	  the body, a fuel check at the start of every loop body,
+//	  [depth-- before every return and return_call*]
+//	[if it calls: end; depth--]
+//	end
+//
+// The block makes every branch to the function's label (br, br_if and
+// br_table alike) land on the decrement, with no label renumbered: the
+// body's function-level label is now the block's.
+func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
+	r := wasmbin.NewReader(body)
+	groups := r.U32()
+	var decls []byte
+	locals := uint64(len(fi.types[typ].Params))
+	for g := uint32(0); g < groups && r.Err == nil; g++ {
+		c := r.U32()
+		t := r.Byte()
+		locals += uint64(c)
+		if locals > maxLocals {
+			return nil, fmt.Errorf("more than %d locals", maxLocals)
+		}
+		decls = wasmbin.AppendU32(decls, c)
+		decls = append(decls, t)
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	scratch := uint32(locals)
+	w := &walker{fi: fi, r: r, locals: scratch, scratch: scratch, checks: true}
+	if err := w.body(); err != nil {
+		return nil, err
+	}
+	out := wasmbin.AppendU32(nil, groups+1)
+	out = append(out, decls...)
+	out = append(out, 0x01, 0x7e) // the scratch local
+	if !w.sawCall {
+		return append(out, w.out...), nil
+	}
+	out = fi.appendDepthEntry(out)
+	if !w.covered {
+		out = fi.appendCheck(out, scratch)
+	}
+	out = append(out, 0x02) // block
+	out = fi.blockType(out, typ)
+	prev := 0
+	for _, at := range w.exits {
+		out = append(out, w.out[prev:at]...)
+		out = fi.appendDepthExit(out)
+		prev = at
+	}
+	out = append(out, w.out[prev:]...) // ends with the block's end
+	out = fi.appendDepthExit(out)
+	return append(out, 0x0b), nil
+}
+
+// body walks instructions up to the end of the function.
+func (w *walker) body() error {
+	depth := 1
+	for depth > 0 {
+		if !w.r.More() {
+			return errors.New("the body ends before its end instruction")
+		}
+		op, err := w.instr()
+		if err != nil {
+			return err
+		}
+		switch op {
+		case 0x02, 0x03, 0x04, 0x06:
+			depth++
+		case 0x0b:
+			depth--
+		}
+	}
+	if w.r.More() {
+		return errors.New("bytes after the end of the body")
+	}
+	return nil
+}
+
+// appendCheck writes the fuel check: budget--, and tick when it hits 0
+// (there is no global.tee, hence the scratch local).
+func (fi *info) appendCheck(out []byte, scratch uint32) []byte {
+	g := fi.budgetGlobal()
+	out = append(out, 0x23)
+	out = wasmbin.AppendU32(out, g)
+	out = append(out, 0x42, 0x01, 0x7d, 0x22)
+	out = wasmbin.AppendU32(out, scratch)
+	out = append(out, 0x24)
+	out = wasmbin.AppendU32(out, g)
+	out = append(out, 0x20)
+	out = wasmbin.AppendU32(out, scratch)
+	out = append(out, 0x50, 0x04, 0x40, 0x10)
+	out = wasmbin.AppendU32(out, fi.tickFunc())
+	out = append(out, 0x24)
+	out = wasmbin.AppendU32(out, g)
+	return append(out, 0x0b)
+}
+
+// appendDepthEntry writes depth++ and, over the limit, a call of
+// exceeded (which does not return).
+func (fi *info) appendDepthEntry(out []byte) []byte {
+	d := fi.depthGlobal()
+	out = append(out, 0x23)
+	out = wasmbin.AppendU32(out, d)
+	out = append(out, 0x41, 0x01, 0x6a, 0x24) // i32.const 1; i32.add; global.set
+	out = wasmbin.AppendU32(out, d)
+	out = append(out, 0x23)
+	out = wasmbin.AppendU32(out, d)
+	out = append(out, 0x41)
+	out = wasmbin.AppendS64(out, int64(fi.maxDepth))
+	out = append(out, 0x4b, 0x04, 0x40, 0x10) // i32.gt_u; if; call
+	out = wasmbin.AppendU32(out, fi.depthFunc())
+	return append(out, 0x1a, 0x0b) // drop; end
+}
+
+// appendDepthExit writes depth--.
+func (fi *info) appendDepthExit(out []byte) []byte {
+	d := fi.depthGlobal()
+	out = append(out, 0x23)
+	out = wasmbin.AppendU32(out, d)
+	out = append(out, 0x41, 0x01, 0x6b, 0x24) // i32.const 1; i32.sub; global.set
+	return wasmbin.AppendU32(out, d)
+}
