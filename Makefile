@@ -58,6 +58,9 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/wasmbin/ -run '^$$' -fuzz FuzzReadFacts -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzInstrument -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzGenerated -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in
