@@ -27,8 +27,6 @@ const (
 // call).
 var errCallDepth = faultf("call depth limit exceeded (%d)", fuel.MaxCallDepth)
 
-func instrument(wasm []byte) ([]byte, error) { return fuel.Instrument(wasm, fuel.Options{}) }
-
 // reservedImport reports an import the instrumentation adds.
 func reservedImport(mod, name string) bool {
 	return (mod == fuel.TickModule && name == fuel.TickName) || (mod == fuel.DepthModule && name == fuel.DepthName)

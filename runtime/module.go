@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
 	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
 )
 
@@ -114,8 +115,8 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	instrumented := wasm
-	if r.opts.stopper == "" {
-		if instrumented, err = instrument(wasm); err != nil {
+	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
+		if instrumented, err = fuel.Instrument(wasm, fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}); err != nil {
 			return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 		}
 	}

@@ -43,8 +43,9 @@ type Options struct {
 	Logger *slog.Logger
 
 	// stopper selects how guest code is stopped, for benchmarks that
-	// compare: "" (fuel), "ctd" (wazero's WithCloseOnContextDone, no
-	// fuel), "none" (nothing stops the guest).
+	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel
+	// alone), "ctd" (wazero's WithCloseOnContextDone, no fuel), "none"
+	// (nothing stops the guest).
 	stopper string
 }
 

@@ -74,6 +74,12 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	if !w.sawCall {
 		return append(out, w.out...), nil
 	}
+	if fi.noDepth {
+		if !w.covered {
+			out = fi.appendCheck(out, scratch)
+		}
+		return append(out, w.out...), nil
+	}
 	out = fi.appendDepthEntry(out)
 	if !w.covered {
 		out = fi.appendCheck(out, scratch)

@@ -33,11 +33,15 @@ const (
 // Options tune the rewrite; the zero value means the defaults.
 type Options struct {
 	MaxCallDepth uint32 // 0 means MaxCallDepth
+	// NoCallDepth leaves the call-depth limit out, to measure its cost;
+	// recursion then runs until wazero's call-stack ceiling.
+	NoCallDepth bool
 }
 
 // info holds the module facts the rewrite needs, gathered first.
 type info struct {
 	maxDepth       uint32
+	noDepth        bool
 	types          []wasmbin.FuncType
 	nTypes         uint32
 	nImportedFuncs uint32
@@ -77,7 +81,7 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi := &info{maxDepth: opts.MaxCallDepth, blockTypes: map[string]uint32{}}
+	fi := &info{maxDepth: opts.MaxCallDepth, noDepth: opts.NoCallDepth, blockTypes: map[string]uint32{}}
 	if fi.maxDepth == 0 {
 		fi.maxDepth = MaxCallDepth
 	}
