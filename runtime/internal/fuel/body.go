@@ -33,17 +33,17 @@ const maxLocals = 50000
 
 // rewriteBody instruments one function body (doc.go has the rule):
 //
-//	locals + one i64 scratch
-//	[if it calls: depth++, exceeded if over the limit]
+//	locals + one i64 scratch [+ an i32: the depth at entry]
+//	[if it calls: depth--, exceeded if none was left]
 //	[if it calls and no loop header comes first unconditionally: fuel check]
 //	[if it calls: block (results of the function)]
 //	  the body, a fuel check at the start of every loop body,
-//	  [depth-- before every return and return_call*]
-//	[if it calls: end; depth--]
+//	  [depth restored before every return and return_call*]
+//	[if it calls: end; depth restored]
 //	end
 //
 // The block makes every branch to the function's label (br, br_if and
-// br_table alike) land on the decrement, with no label renumbered: the
+// br_table alike) land on the restore, with no label renumbered: the
 // body's function-level label is now the block's.
 func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	r := wasmbin.NewReader(body)
@@ -68,33 +68,44 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	if err := w.body(); err != nil {
 		return nil, err
 	}
-	out := wasmbin.AppendU32(nil, groups+1)
+	depth := !fi.noDepth && w.sawCall
+	out := wasmbin.AppendU32(nil, groups+1+b2u(depth))
 	out = append(out, decls...)
 	out = append(out, 0x01, 0x7e) // the scratch local
+	if depth {
+		out = append(out, 0x01, 0x7f) // the depth at entry
+	}
 	if !w.sawCall {
 		return append(out, w.out...), nil
 	}
-	if fi.noDepth {
-		if !w.covered {
-			out = fi.appendCheck(out, scratch)
-		}
-		return append(out, w.out...), nil
+	saved := scratch + 1
+	if depth {
+		out = fi.appendDepthEntry(out, saved)
 	}
-	out = fi.appendDepthEntry(out)
 	if !w.covered {
 		out = fi.appendCheck(out, scratch)
+	}
+	if !depth {
+		return append(out, w.out...), nil
 	}
 	out = append(out, 0x02) // block
 	out = fi.blockType(out, typ)
 	prev := 0
 	for _, at := range w.exits {
 		out = append(out, w.out[prev:at]...)
-		out = fi.appendDepthExit(out)
+		out = fi.appendDepthExit(out, saved)
 		prev = at
 	}
 	out = append(out, w.out[prev:]...) // ends with the block's end
-	out = fi.appendDepthExit(out)
+	out = fi.appendDepthExit(out, saved)
 	return append(out, 0x0b), nil
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // body walks instructions up to the end of the function.
@@ -140,28 +151,27 @@ func (fi *info) appendCheck(out []byte, scratch uint32) []byte {
 	return append(out, 0x0b)
 }
 
-// appendDepthEntry writes depth++ and, over the limit, a call of
-// exceeded (which does not return).
-func (fi *info) appendDepthEntry(out []byte) []byte {
+// appendDepthEntry saves the depth left (which counts down from the
+// limit) and takes one, calling exceeded (which does not return) when
+// none is left.
+func (fi *info) appendDepthEntry(out []byte, saved uint32) []byte {
 	d := fi.depthGlobal()
 	out = append(out, 0x23)
 	out = wasmbin.AppendU32(out, d)
-	out = append(out, 0x41, 0x01, 0x6a, 0x24) // i32.const 1; i32.add; global.set
-	out = wasmbin.AppendU32(out, d)
-	out = append(out, 0x23)
-	out = wasmbin.AppendU32(out, d)
-	out = append(out, 0x41)
-	out = wasmbin.AppendS64(out, int64(fi.maxDepth))
-	out = append(out, 0x4b, 0x04, 0x40, 0x10) // i32.gt_u; if; call
+	out = append(out, 0x22)
+	out = wasmbin.AppendU32(out, saved)
+	out = append(out, 0x45, 0x04, 0x40, 0x10) // i32.eqz; if; call
 	out = wasmbin.AppendU32(out, fi.depthFunc())
-	return append(out, 0x1a, 0x0b) // drop; end
-}
-
-// appendDepthExit writes depth--.
-func (fi *info) appendDepthExit(out []byte) []byte {
-	d := fi.depthGlobal()
-	out = append(out, 0x23)
-	out = wasmbin.AppendU32(out, d)
+	out = append(out, 0x1a, 0x0b, 0x20) // drop; end; local.get
+	out = wasmbin.AppendU32(out, saved)
 	out = append(out, 0x41, 0x01, 0x6b, 0x24) // i32.const 1; i32.sub; global.set
 	return wasmbin.AppendU32(out, d)
+}
+
+// appendDepthExit gives the frame back: the depth is what it was at entry.
+func (fi *info) appendDepthExit(out []byte, saved uint32) []byte {
+	out = append(out, 0x20)
+	out = wasmbin.AppendU32(out, saved)
+	out = append(out, 0x24)
+	return wasmbin.AppendU32(out, fi.depthGlobal())
 }

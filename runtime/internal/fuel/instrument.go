@@ -332,12 +332,14 @@ func (fi *info) appendImports(entries []byte, n uint32) []byte {
 }
 
 // appendGlobals writes a global section: the originals, then the budget
-// (mutable i64) and the call depth (mutable i32).
+// (mutable i64) and the call depth left (mutable i32, counting down from
+// the limit).
 func (fi *info) appendGlobals(entries []byte, n uint32) []byte {
 	out := wasmbin.AppendU32(nil, n+2)
 	out = append(out, entries...)
 	out = append(out, 0x7e, 0x01, 0x42)
 	out = wasmbin.AppendS64(out, Budget)
-	out = append(out, 0x0b)
-	return append(out, 0x7f, 0x01, 0x41, 0x00, 0x0b)
+	out = append(out, 0x0b, 0x7f, 0x01, 0x41)
+	out = wasmbin.AppendS64(out, int64(fi.maxDepth))
+	return append(out, 0x0b)
 }
