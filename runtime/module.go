@@ -132,8 +132,9 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	return m, nil
 }
 
-// MaxTableElements bounds the initial size of a module's tables.
-const MaxTableElements = 1 << 20
+// MaxTableElements bounds the size of a module's tables: at start, and
+// through table.grow (which fails past it, as past a table's maximum).
+const MaxTableElements = fuel.MaxTableElements
 
 // checkLimits reads every memory and table of wasm, imported or defined,
 // exported or not, before wazero sees it, and returns the largest memory

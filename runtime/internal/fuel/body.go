@@ -69,11 +69,18 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 		return nil, err
 	}
 	depth := !fi.noDepth && w.sawCall
-	out := wasmbin.AppendU32(nil, groups+1+b2u(depth))
+	i32s := byte(0) // the depth at entry, then a bulk instruction's length
+	switch {
+	case w.usesLen:
+		i32s = 2
+	case depth:
+		i32s = 1
+	}
+	out := wasmbin.AppendU32(nil, groups+1+b2u(i32s > 0))
 	out = append(out, decls...)
 	out = append(out, 0x01, 0x7e) // the scratch local
-	if depth {
-		out = append(out, 0x01, 0x7f) // the depth at entry
+	if i32s > 0 {
+		out = append(out, i32s, 0x7f)
 	}
 	if !w.sawCall {
 		return append(out, w.out...), nil
@@ -174,4 +181,49 @@ func (fi *info) appendDepthExit(out []byte, saved uint32) []byte {
 	out = wasmbin.AppendU32(out, saved)
 	out = append(out, 0x24)
 	return wasmbin.AppendU32(out, fi.depthGlobal())
+}
+
+// appendCharge charges a bulk instruction by its length (on top of the
+// stack): one check plus one per 256 bytes or elements, ticking when the
+// budget is spent. The budget is at least 1 after every check, so the
+// plain checks' test for zero stays right.
+func (fi *info) appendCharge(out []byte, scratch, length uint32) []byte {
+	g := fi.budgetGlobal()
+	out = append(out, 0x21)
+	out = wasmbin.AppendU32(out, length)
+	out = append(out, 0x23)
+	out = wasmbin.AppendU32(out, g)
+	out = append(out, 0x20)
+	out = wasmbin.AppendU32(out, length)
+	out = append(out, 0xad, 0x42, 8, 0x88, 0x7d, 0x42, 0x01, 0x7d, 0x22) // extend_u; >> 8; sub; 1; sub; local.tee
+	out = wasmbin.AppendU32(out, scratch)
+	out = append(out, 0x24)
+	out = wasmbin.AppendU32(out, g)
+	out = append(out, 0x20)
+	out = wasmbin.AppendU32(out, scratch)
+	out = append(out, 0x42, 0x01, 0x53, 0x04, 0x40, 0x10) // 1; lt_s; if; call
+	out = wasmbin.AppendU32(out, fi.tickFunc())
+	out = append(out, 0x24)
+	out = wasmbin.AppendU32(out, g)
+	out = append(out, 0x0b, 0x20)
+	return wasmbin.AppendU32(out, length)
+}
+
+// appendGrowCheck opens the guard of table.grow t (stack: ref, delta):
+// the grow runs only if the table stays within maxTable elements, and
+// fails as the spec says (-1) otherwise. The caller writes the grow, then
+// "else drop; i32.const -1; end".
+func (fi *info) appendGrowCheck(out []byte, t, length uint32) []byte {
+	out = append(out, 0x21)
+	out = wasmbin.AppendU32(out, length)
+	out = append(out, 0xfc, 16) // table.size
+	out = wasmbin.AppendU32(out, t)
+	out = append(out, 0xad, 0x20)
+	out = wasmbin.AppendU32(out, length)
+	out = append(out, 0xad, 0x7c, 0x42)
+	out = wasmbin.AppendS64(out, int64(fi.maxTable))
+	out = append(out, 0x58, 0x04) // i64.le_u; if
+	out = wasmbin.AppendS64(out, int64(fi.growType[fi.tableElems[t]]))
+	out = append(out, 0x20)
+	return wasmbin.AppendU32(out, length)
 }

@@ -91,10 +91,7 @@ func FuzzGenerated(f *testing.F) {
 }
 
 // checkStops runs the instrumented module of seed with a deadline of
-// genDeadline and fails if it is not over by genDeadline + genMargin. The
-// GC is off meanwhile: a guest that never reaches a check would otherwise
-// freeze the whole process at the next stop-the-world, this test's
-// watchdog included.
+// genDeadline and fails if it is not over by genDeadline + genMargin.
 func checkStops(t *testing.T, r wazero.Runtime, seed uint64, hostile bool) {
 	t.Helper()
 	g := wasmgen.Gen(seed, hostile, true)
@@ -104,27 +101,41 @@ func checkStops(t *testing.T, r wazero.Runtime, seed uint64, hostile bool) {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	defer m.Close(ctx)
+	took, err := callWithWatchdog(ctx, m.ExportedFunction("f1"), genDeadline, genMargin, g.Arg)
+	if errors.Is(err, errStillRunning) {
+		t.Fatalf("seed %d (hostile %v): %v: a cycle escapes the checks\n%s", seed, hostile, err, dump(g.Wasm))
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	if took > genDeadline+genMargin {
+		t.Fatalf("seed %d (hostile %v): ended after %v, deadline %v", seed, hostile, took, genDeadline)
+	}
+}
+
+var errStillRunning = errors.New("still running")
+
+// callWithWatchdog calls f with a deadline and returns how long it took,
+// or errStillRunning once the deadline and the margin have passed. The GC
+// is off meanwhile: a guest that never reaches a check would otherwise
+// freeze the whole process at the next stop-the-world, the watchdog
+// included. (Such a guest goes on running: the test has failed.)
+func callWithWatchdog(ctx context.Context, f api.Function, deadline, margin time.Duration, args ...uint64) (time.Duration, error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	cctx, cancel := context.WithTimeout(ctx, genDeadline)
+	cctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		_, err := m.ExportedFunction("f1").Call(cctx, g.Arg)
+		_, err := f.Call(cctx, args...)
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		var exit *sys.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if took := time.Since(start); took > genDeadline+genMargin {
-			t.Fatalf("seed %d (hostile %v): ended after %v, deadline %v", seed, hostile, took, genDeadline)
-		}
-	case <-time.After(genDeadline + genMargin):
-		t.Fatalf("seed %d (hostile %v): still running %v after a deadline of %v: a cycle escapes the checks\n%s",
-			seed, hostile, genMargin, genDeadline, dump(g.Wasm))
+		return time.Since(start), err
+	case <-time.After(deadline + margin):
+		return time.Since(start), fmt.Errorf("%w %v after a deadline of %v", errStillRunning, margin, deadline)
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 // millisecond (shared/notes/termination.md).
 const Budget = 1 << 16
 
+// MaxTableElements is the default bound of table.grow.
+const MaxTableElements = 1 << 20
+
 // MaxCallDepth is the default call-depth limit: frames of functions that
 // call, counted at their entry (see doc.go).
 const MaxCallDepth = 1 << 16
@@ -33,6 +36,10 @@ const (
 // Options tune the rewrite; the zero value means the defaults.
 type Options struct {
 	MaxCallDepth uint32 // 0 means MaxCallDepth
+	// MaxTableElements bounds what table.grow may grow a table to; a grow
+	// past it fails (returns -1) as one past the table's maximum does.
+	// 0 means MaxTableElements.
+	MaxTableElements uint32
 	// NoCallDepth leaves the call-depth limit out, to measure its cost;
 	// recursion then runs until wazero's call-stack ceiling.
 	NoCallDepth bool
@@ -49,7 +56,10 @@ type info struct {
 	nGlobals       uint32 // imported + defined
 	funcTypes      []uint32
 	blockTypes     map[string]uint32 // results → index of an added type () -> results
-	addedTypes     [][]byte          // results of the added block types, in order
+	addedTypes     []wasmbin.FuncType
+	tableElems     []byte          // element type of each table, imported or defined
+	growType       map[byte]uint32 // element type → index of an added type (ref) -> i32
+	maxTable       uint32
 }
 
 // Indices of what the rewrite adds.
@@ -81,9 +91,13 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi := &info{maxDepth: opts.MaxCallDepth, noDepth: opts.NoCallDepth, blockTypes: map[string]uint32{}}
+	fi := &info{maxDepth: opts.MaxCallDepth, noDepth: opts.NoCallDepth, maxTable: opts.MaxTableElements,
+		blockTypes: map[string]uint32{}, growType: map[byte]uint32{}}
 	if fi.maxDepth == 0 {
 		fi.maxDepth = MaxCallDepth
+	}
+	if fi.maxTable == 0 {
+		fi.maxTable = MaxTableElements
 	}
 	if fi.maxDepth > math.MaxInt32 {
 		return nil, fmt.Errorf("call depth limit %d is over %d", fi.maxDepth, math.MaxInt32)
@@ -183,6 +197,12 @@ func (fi *info) gather(secs []wasmbin.Section) error {
 				fi.funcTypes = append(fi.funcTypes, t)
 				fi.blockTypeFor(t)
 			}
+		case wasmbin.SecTable:
+			n := r.U32()
+			for i := uint32(0); i < n && r.Err == nil; i++ {
+				elem, _ := r.ReadTableType()
+				fi.addTable(elem)
+			}
 		case wasmbin.SecGlobal:
 			fi.nGlobals += r.U32()
 		}
@@ -217,7 +237,8 @@ func (fi *info) gatherImports(r *wasmbin.Reader) error {
 				fi.nImportedFuncs++
 			}
 		case wasmbin.KindTable:
-			r.ReadTableType()
+			elem, _ := r.ReadTableType()
+			fi.addTable(elem)
 		case wasmbin.KindMemory:
 			r.ReadLimits()
 		case wasmbin.KindGlobal:
@@ -231,6 +252,21 @@ func (fi *info) gatherImports(r *wasmbin.Reader) error {
 	return nil
 }
 
+// addTable records a table's element type, and adds the type (ref) -> i32
+// that guards its table.grow.
+func (fi *info) addTable(elem byte) {
+	fi.tableElems = append(fi.tableElems, elem)
+	if _, ok := fi.growType[elem]; !ok {
+		fi.growType[elem] = fi.addType(wasmbin.FuncType{Params: []byte{elem}, Results: []byte{0x7f}})
+	}
+}
+
+// addType appends a type after the tick type and returns its index.
+func (fi *info) addType(t wasmbin.FuncType) uint32 {
+	fi.addedTypes = append(fi.addedTypes, t)
+	return fi.nTypes + uint32(len(fi.addedTypes))
+}
+
 // blockTypeFor makes sure a function of type t can wrap its body in a
 // block of its results: a type () -> results, added if the function's
 // own type takes parameters and returns more than one value.
@@ -241,8 +277,7 @@ func (fi *info) blockTypeFor(t uint32) {
 	}
 	key := string(ft.Results)
 	if _, ok := fi.blockTypes[key]; !ok {
-		fi.blockTypes[key] = fi.nTypes + 1 + uint32(len(fi.addedTypes))
-		fi.addedTypes = append(fi.addedTypes, ft.Results)
+		fi.blockTypes[key] = fi.addType(wasmbin.FuncType{Results: ft.Results})
 	}
 }
 
@@ -309,10 +344,12 @@ func (fi *info) appendTypes(entries []byte, n uint32) []byte {
 	out := wasmbin.AppendU32(nil, n+1+uint32(len(fi.addedTypes)))
 	out = append(out, entries...)
 	out = append(out, 0x60, 0x00, 0x01, 0x7e)
-	for _, res := range fi.addedTypes {
-		out = append(out, 0x60, 0x00)
-		out = wasmbin.AppendU32(out, uint32(len(res)))
-		out = append(out, res...)
+	for _, t := range fi.addedTypes {
+		out = append(out, 0x60)
+		out = wasmbin.AppendU32(out, uint32(len(t.Params)))
+		out = append(out, t.Params...)
+		out = wasmbin.AppendU32(out, uint32(len(t.Results)))
+		out = append(out, t.Results...)
 	}
 	return out
 }

@@ -17,6 +17,7 @@ type walker struct {
 	checks   bool // insert fuel checks (function bodies, not constants)
 	constant bool // a constant expression: only constant instructions
 
+	usesLen bool  // a bulk instruction's length is kept in local scratch+2
 	sawCall bool  // the body calls something (call*, return_call*)
 	covered bool  // a loop header runs, unconditionally, before anything else transfers control
 	done    bool  // covered is decided
@@ -121,6 +122,10 @@ func (w *walker) instr() (byte, error) {
 			w.exits = append(w.exits, len(w.out))
 		}
 	}
+	var grow bool
+	if w.checks && op == 0xfc {
+		grow = w.bulk()
+	}
 	w.out = append(w.out, op)
 	var err error
 	switch {
@@ -195,7 +200,32 @@ func (w *walker) instr() (byte, error) {
 	if err == nil {
 		err = r.Err
 	}
+	if grow {
+		w.out = append(w.out, 0x05, 0x1a, 0x41, 0x7f, 0x0b) // else drop; i32.const -1; end
+	}
 	return op, err
+}
+
+// bulk writes what goes before a 0xfc instruction: a charge by length
+// before memory.init/copy/fill and table.init/copy/fill, and a size check
+// around table.grow (it reports whether the grow needs its else branch).
+func (w *walker) bulk() bool {
+	pr := &wasmbin.Reader{B: w.r.B, Pos: w.r.Pos}
+	sub := pr.U32()
+	switch sub {
+	case 8, 10, 11, 12, 14, 17:
+		w.usesLen = true
+		w.out = w.fi.appendCharge(w.out, w.scratch, w.scratch+2)
+	case 15:
+		t := pr.U32()
+		if pr.Err != nil || t >= uint32(len(w.fi.tableElems)) {
+			return false // invalid: wazero refuses the module
+		}
+		w.usesLen = true
+		w.out = w.fi.appendGrowCheck(w.out, t, w.scratch+2)
+		return true
+	}
+	return false
 }
 
 // constOp reports the instructions allowed in constant expressions

@@ -145,3 +145,26 @@ func Index() []byte {
 	)))
 	return Module(types, imports, funcs, table, globals, exports, start, elems, code, names)
 }
+
+// Fill exports "fill" (() -> i32): an endless loop of memory.fill over
+// 16 MiB, which one check per iteration would let run for minutes past a
+// deadline.
+func Fill() []byte {
+	types := Sec(1, Vec(1, []byte{0x60, 0, 1, I32}))
+	mem := Sec(5, Vec(1, []byte{0x00, 0x80, 0x02})) // 256 pages
+	code := []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x41}
+	code = append(code, S(16<<20)...)
+	code = append(code, 0xfc, 11, 0x00, 0x0c, 0x00, 0x0b, 0x41, 0x00)
+	return Module(types, Sec(3, Vec(1, U(0))), mem, Sec(7, Vec(1, Str("fill"), []byte{0x00}, U(0))),
+		Sec(10, Vec(1, Body(U(0), code...))))
+}
+
+// Grow exports "grow" ((i32) -> i32): table.grow of a funcref table with
+// no maximum by n null entries, returning the old size or -1.
+func Grow() []byte {
+	types := Sec(1, Vec(1, []byte{0x60, 1, I32, 1, I32}))
+	table := Sec(4, Vec(1, []byte{0x70, 0x00, 0x01}))
+	code := []byte{0xd0, 0x70, 0x20, 0x00, 0xfc, 15, 0x00}
+	return Module(types, Sec(3, Vec(1, U(0))), table, Sec(7, Vec(1, Str("grow"), []byte{0x00}, U(0))),
+		Sec(10, Vec(1, Body(U(0), code...))))
+}

@@ -23,7 +23,7 @@ type Generated struct {
 // order), br_table, direct, indirect and tail calls, recursion, calls of
 // a host function (env.host) in loops, a function with two results,
 // tables changed at run time, a memory and several tables, exported or
-// not.
+// not; bulk memory and table instructions, table.grow included.
 //
 // A hostile module (hostile true) may also loop forever, recurse without
 // end, or run a call tree of 2^Arg calls; it never terminates by
@@ -225,6 +225,8 @@ func (g *gen) stmt() {
 		g.u(uint32(1 + g.n(g.nFuncs)))
 		g.op(0x26)
 		g.u(uint32(t)) // table.set: the table changes at run time
+	case k < 56:
+		g.bulk()
 	case k < 58:
 		g.op(0x20, localAcc, 0x10)
 		g.u(g.pairFunc)
@@ -444,4 +446,42 @@ func (g *gen) dead() {
 	g.nested(1 + g.n(2))
 	g.labels--
 	g.op(0x0b)
+}
+
+// bulk writes a bulk-memory or table instruction: memory.fill or
+// memory.copy within the first page, table.grow, table.size or table.fill
+// within the table's initial size.
+func (g *gen) bulk() {
+	t := g.n(len(g.tables))
+	switch k := g.n(5); {
+	case k < 2 && g.memory:
+		n := int32(g.n(1 << 12))
+		g.i32(int32(g.n(1<<16 - int(n))))
+		if k == 0 {
+			g.op(0x20, localAcc)
+			g.i32(n)
+			g.op(0xfc, 11, 0x00) // memory.fill
+		} else {
+			g.i32(int32(g.n(1<<16 - int(n))))
+			g.i32(n)
+			g.op(0xfc, 10, 0x00, 0x00) // memory.copy
+		}
+	case k == 2:
+		g.op(0xd0, 0x70)
+		g.i32(int32(g.n(3)))
+		g.op(0xfc, 15)
+		g.u(uint32(t))
+		g.op(0x20, localAcc, 0x6a, 0x21, localAcc) // acc += table.grow(null, k)
+	case k == 3:
+		g.op(0xfc, 16)
+		g.u(uint32(t))
+		g.op(0x20, localAcc, 0x6a, 0x21, localAcc) // acc += table.size
+	default:
+		g.i32(0)
+		g.op(0xd2)
+		g.u(uint32(1 + g.n(g.nFuncs)))
+		g.i32(int32(g.n(g.tables[t] + 1)))
+		g.op(0xfc, 17)
+		g.u(uint32(t)) // table.fill
+	}
 }
