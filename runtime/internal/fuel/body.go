@@ -35,9 +35,10 @@ const maxLocals = 50000
 //
 //	locals + one i64 scratch [+ an i32: the depth at entry]
 //	[if it calls: depth--, exceeded if none was left]
-//	[if it calls and no loop header comes first unconditionally: fuel check]
+//	[if it calls (or has over leafBytes outside loops) and no loop header
+//	 comes first unconditionally: fuel check, weighted (weight.go)]
 //	[if it calls: block (results of the function)]
-//	  the body, a fuel check at the start of every loop body,
+//	  the body, a weighted fuel check at the start of every loop body,
 //	  [depth restored before every return and return_call*]
 //	[if it calls: end; depth restored]
 //	end
@@ -64,7 +65,7 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 		return nil, r.Err
 	}
 	scratch := uint32(locals)
-	w := &walker{fi: fi, r: r, locals: scratch, scratch: scratch, checks: true}
+	w := &walker{fi: fi, r: r, locals: scratch, scratch: scratch, checks: true, regions: []region{{}}}
 	if err := w.body(); err != nil {
 		return nil, err
 	}
@@ -82,15 +83,19 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	if i32s > 0 {
 		out = append(out, i32s, 0x7f)
 	}
+	entry := w.entryCheck()
 	if !w.sawCall {
+		if entry > 0 {
+			out, _ = fi.appendCheck(out, scratch, entry, false)
+		}
 		return append(out, w.out...), nil
 	}
 	saved := scratch + 1
 	if depth {
 		out = fi.appendDepthEntry(out, saved)
 	}
-	if !w.covered {
-		out = fi.appendCheck(out, scratch)
+	if entry > 0 {
+		out, _ = fi.appendCheck(out, scratch, entry, false)
 	}
 	if !depth {
 		return append(out, w.out...), nil
@@ -126,6 +131,7 @@ func (w *walker) body() error {
 		if err != nil {
 			return err
 		}
+		w.control(op)
 		switch op {
 		case 0x02, 0x03, 0x04, 0x06:
 			depth++
@@ -137,25 +143,6 @@ func (w *walker) body() error {
 		return errors.New("bytes after the end of the body")
 	}
 	return nil
-}
-
-// appendCheck writes the fuel check: budget--, and tick when it hits 0
-// (there is no global.tee, hence the scratch local).
-func (fi *info) appendCheck(out []byte, scratch uint32) []byte {
-	g := fi.budgetGlobal()
-	out = append(out, 0x23)
-	out = wasmbin.AppendU32(out, g)
-	out = append(out, 0x42, 0x01, 0x7d, 0x22)
-	out = wasmbin.AppendU32(out, scratch)
-	out = append(out, 0x24)
-	out = wasmbin.AppendU32(out, g)
-	out = append(out, 0x20)
-	out = wasmbin.AppendU32(out, scratch)
-	out = append(out, 0x50, 0x04, 0x40, 0x10)
-	out = wasmbin.AppendU32(out, fi.tickFunc())
-	out = append(out, 0x24)
-	out = wasmbin.AppendU32(out, g)
-	return append(out, 0x0b)
 }
 
 // appendDepthEntry saves the depth left (which counts down from the

@@ -48,3 +48,17 @@ func TestTableGrowIsBounded(t *testing.T) {
 		t.Fatalf("instrumented grow(2^30) = %v, %v; want -1", res, err)
 	}
 }
+
+// A check is charged by the work its region can do: a loop whose body
+// makes 2000 host calls ticks every iteration, not every 65536 (which
+// would be seconds past the deadline).
+func TestChecksAreWeighted(t *testing.T) {
+	ctx := context.Background()
+	m := instantiateRaw(t, ctx, hostRuntime(t, ctx, false), mustInstrument(t, wasmgen.HostLoop(2000), Options{}))
+	took, err := callWithWatchdog(ctx, m.ExportedFunction("spin"), genDeadline, genMargin)
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		t.Fatalf("after %v: err = %v, want a deadline exit", took, err)
+	}
+	t.Logf("stopped after %v with a deadline of %v", took, genDeadline)
+}

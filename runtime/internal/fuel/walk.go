@@ -17,11 +17,16 @@ type walker struct {
 	checks   bool // insert fuel checks (function bodies, not constants)
 	constant bool // a constant expression: only constant instructions
 
-	usesLen bool  // a bulk instruction's length is kept in local scratch+2
-	sawCall bool  // the body calls something (call*, return_call*)
-	covered bool  // a loop header runs, unconditionally, before anything else transfers control
-	done    bool  // covered is decided
-	exits   []int // offsets in out of return and return_call* (the depth is decremented there)
+	ctl     []bool   // open blocks, ifs and loops: is it a loop
+	regions []region // [0] the function level, then the open loops
+	coverAt int      // offset of the weight of the loop that covers the entry (0: none)
+
+	usesLen      bool // a bulk instruction's length is kept in local scratch+2
+	sawCall      bool // the body calls something (call*, return_call*)
+	entryCovered bool // a loop header runs, unconditionally, before anything else transfers control
+	coverWeight  int64
+	done         bool  // entryCovered is decided
+	exits        []int // offsets in out of return and return_call* (the depth is decremented there)
 }
 
 func (w *walker) copyU32() uint32 {
@@ -32,7 +37,7 @@ func (w *walker) copyU32() uint32 {
 
 // straight follows the entry of the body: it stays undecided while
 // instructions run one after the other (a block entered, no branch, call,
-// if, end, return or trap), and decides covered at the first one that does
+// if, end, return or trap), and decides entryCovered at the first one that does
 // not, or at the first loop header.
 func (w *walker) straight(op byte) {
 	if w.done {
@@ -40,7 +45,7 @@ func (w *walker) straight(op byte) {
 	}
 	switch {
 	case op == 0x03:
-		w.covered, w.done = true, true
+		w.entryCovered, w.done = true, true
 	case op == 0x01 || op == 0x02 || op >= 0x1a:
 		// nop, block, and every instruction that does not transfer control
 	default:
@@ -135,7 +140,7 @@ func (w *walker) instr() (byte, error) {
 		err = w.blockType()
 	case op == 0x03: // loop: its body starts with a check
 		if err = w.blockType(); err == nil && w.checks {
-			w.out = w.fi.appendCheck(w.out, w.scratch)
+			w.openLoop()
 		}
 	case op == 0x0c || op == 0x0d:
 		w.copyU32()
@@ -147,6 +152,7 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x10 || op == 0x12: // call, return_call
 		// Imported functions are the host's, which never calls back
 		// into the module: calling one starts no cycle.
+		w.countCall()
 		f := w.r.U32()
 		w.sawCall = w.sawCall || f >= w.fi.nImportedFuncs
 		var g uint32
@@ -154,6 +160,7 @@ func (w *walker) instr() (byte, error) {
 			w.out = wasmbin.AppendU32(w.out, g)
 		}
 	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
+		w.countCall()
 		w.sawCall = true
 		if err = w.typeIndex(); err == nil {
 			w.copyU32() // table

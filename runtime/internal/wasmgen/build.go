@@ -168,3 +168,17 @@ func Grow() []byte {
 	return Module(types, Sec(3, Vec(1, U(0))), table, Sec(7, Vec(1, Str("grow"), []byte{0x00}, U(0))),
 		Sec(10, Vec(1, Body(U(0), code...))))
 }
+
+// HostLoop exports "spin" (() -> i32): an endless loop whose body calls
+// env.host (i32) -> i32 n times.
+func HostLoop(n int) []byte {
+	types := Sec(1, Vec(2, []byte{0x60, 1, I32, 1, I32}, []byte{0x60, 0, 1, I32}))
+	imports := Sec(2, Vec(1, Str("env"), Str("host"), []byte{0x00}, U(0)))
+	code := []byte{0x03, 0x40}
+	for range n {
+		code = append(code, 0x20, 0x00, 0x10, 0x00, 0x21, 0x00)
+	}
+	code = append(code, 0x0c, 0x00, 0x0b, 0x20, 0x00)
+	return Module(types, imports, Sec(3, Vec(1, U(1))), Sec(7, Vec(1, Str("spin"), []byte{0x00}, U(1))),
+		Sec(10, Vec(1, Body([]byte{0x01, 0x01, I32}, code...))))
+}
