@@ -18,7 +18,7 @@ func FuzzInstrument(f *testing.F) {
 		f.Add(seed)
 	}
 	ctx := context.Background()
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	r := wazero.NewRuntimeWithConfig(ctx, oracleConfig(wazero.NewRuntimeConfigInterpreter()))
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		inst, err := Instrument(wasm, Options{})
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
 )
@@ -130,7 +131,11 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 	last := 0
 	for _, s := range secs {
 		if s.ID == wasmbin.SecCustom {
-			if body, keep := fi.custom(s.Body); keep {
+			body, keep, err := fi.custom(s.Body)
+			if err != nil {
+				return nil, err
+			}
+			if keep {
 				emit(0, body)
 			}
 			continue
@@ -154,18 +159,25 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 	return out, nil
 }
 
-// custom keeps a custom section, remaps the name section, and drops what
-// points into code (offsets change).
-func (fi *info) custom(body []byte) ([]byte, bool) {
-	name, _ := wasmbin.NewReader(body).Name()
+// custom keeps the name section, remapped, and drops every other custom
+// section: debug sections point into code whose offsets change, and the
+// runtime reads no other (wazero runs with custom sections off). A custom
+// section without a valid name, or a malformed name section, is refused:
+// dropping what wazero would refuse would launder the module.
+func (fi *info) custom(body []byte) ([]byte, bool, error) {
+	r := wasmbin.NewReader(body)
+	name, _ := r.Name()
 	switch {
-	case strings.HasPrefix(name, ".debug_") || name == "sourceMappingURL" || name == "external_debug_info":
-		return nil, false
-	case name == "name":
-		nb, err := fi.remapNames(body)
-		return nb, err == nil // a name section is optional; a bad one is dropped
+	case r.Err != nil || !utf8.ValidString(name):
+		return nil, false, fmt.Errorf("custom section: no valid name")
+	case name != "name":
+		return nil, false, nil
 	}
-	return body, true
+	nb, err := fi.remapNames(body)
+	if err != nil {
+		return nil, false, fmt.Errorf("name section: %w", err)
+	}
+	return nb, true, nil
 }
 
 // gather reads the counts the rewrite needs, checking every index it
@@ -205,9 +217,18 @@ func (fi *info) gather(secs []wasmbin.Section) error {
 			}
 		case wasmbin.SecGlobal:
 			fi.nGlobals += r.U32()
+			r.Rest() // read in full by rewriteGlobals
+		default:
+			continue
 		}
 		if err == nil {
 			err = r.Err
+		}
+		if err == nil && r.More() {
+			// The type and import sections are copied with what follows
+			// their entries: extra bytes there would come to read as
+			// entries once the counts grow.
+			err = fmt.Errorf("trailing bytes")
 		}
 		if err != nil {
 			return fmt.Errorf("section %d: %w", s.ID, err)

@@ -21,12 +21,12 @@ type walker struct {
 	regions []region // [0] the function level, then the open loops
 	coverAt int      // offset of the weight of the loop that covers the entry (0: none)
 
-	usesLen      bool // a bulk instruction's length is kept in local scratch+2
-	sawCall      bool // the body calls something (call*, return_call*)
-	entryCovered bool // a loop header runs, unconditionally, before anything else transfers control
-	coverWeight  int64
+	usesLen      bool  // a bulk instruction's length is kept in local scratch+2
+	sawCall      bool  // the body calls something (call*, return_call*)
+	entryCovered bool  // a loop header runs, unconditionally, before anything else transfers control
+	coverWeight  int64 // the weight of that loop's own region
 	done         bool  // entryCovered is decided
-	exits        []int // offsets in out of return and return_call* (the depth is decremented there)
+	exits        []int // offsets in out of return and return_call* (the depth is restored there)
 }
 
 func (w *walker) copyU32() uint32 {
@@ -37,8 +37,8 @@ func (w *walker) copyU32() uint32 {
 
 // straight follows the entry of the body: it stays undecided while
 // instructions run one after the other (a block entered, no branch, call,
-// if, end, return or trap), and decides entryCovered at the first one that does
-// not, or at the first loop header.
+// if, end, return or trap), and decides entryCovered at the first one
+// that does not, or at the first loop header.
 func (w *walker) straight(op byte) {
 	if w.done {
 		return
