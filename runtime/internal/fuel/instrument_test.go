@@ -107,6 +107,10 @@ func TestInvalidModulesStayInvalid(t *testing.T) {
 		"block type index": Module(typ, fn, exp, Sec(10, Vec(1, Body(U(0), 0x02, 0x01, 0x0b, 0x41, 0x00)))),
 		// an export of function 1
 		"export index": Module(typ, fn, Sec(7, Vec(1, Str("f"), []byte{0x00}, U(1))), ret0),
+		// bytes after the import entries: once the count grows by two,
+		// they would read as an import (found by FuzzInstrument)
+		"trailing import bytes": Module(Sec(2, append([]byte{0x00, '8'}, strings.Repeat("0", 46)...))),
+		"trailing type bytes":   Module(Sec(1, []byte{0x00, 0x60, 0x00, 0x00})),
 		// the type section after the function section
 		"section order": Module(fn, typ, ret0),
 		// a 32-bit integer with unused bits set
