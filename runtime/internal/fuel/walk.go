@@ -29,10 +29,22 @@ type walker struct {
 	exits        []int // offsets in out of return and return_call* (the depth is restored there)
 }
 
+// copyU32 copies an unsigned 32-bit LEB128 as it is encoded. Re-encoding
+// would make an over-long encoding canonical, and a validator may refuse
+// the long form where the short one passes (a reserved zero byte must be
+// one byte).
 func (w *walker) copyU32() uint32 {
+	start := w.r.Pos
 	v := w.r.U32()
-	w.out = wasmbin.AppendU32(w.out, v)
+	w.raw(start)
 	return v
+}
+
+// raw appends the bytes read since start, unchanged.
+func (w *walker) raw(start int) {
+	if w.r.Err == nil {
+		w.out = append(w.out, w.r.B[start:w.r.Pos]...)
+	}
 }
 
 // straight follows the entry of the body: it stays undecided while
@@ -94,11 +106,12 @@ func (w *walker) blockType() error {
 	if c&0x80 == 0 && c&0x40 != 0 {
 		return fmt.Errorf("block type 0x%x not supported", c)
 	}
+	start := w.r.Pos
 	t := w.r.Sleb(33)
 	if t < 0 || t >= int64(w.fi.nTypes) {
 		return fmt.Errorf("block type index %d out of range", t)
 	}
-	w.out = wasmbin.AppendS64(w.out, t)
+	w.raw(start)
 	return nil
 }
 
@@ -108,7 +121,9 @@ func (w *walker) memarg() {
 	if align&0x40 != 0 {
 		w.copyU32()
 	}
-	w.out = wasmbin.AppendU64(w.out, w.r.Uleb(64))
+	start := w.r.Pos
+	w.r.Uleb(64)
+	w.raw(start)
 }
 
 // instr copies one instruction and returns its opcode.
@@ -181,9 +196,13 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x3f || op == 0x40:
 		w.copyU32()
 	case op == 0x41:
-		w.out = wasmbin.AppendS64(w.out, r.Sleb(32))
+		start := r.Pos
+		r.Sleb(32)
+		w.raw(start)
 	case op == 0x42:
-		w.out = wasmbin.AppendS64(w.out, r.Sleb(64))
+		start := r.Pos
+		r.Sleb(64)
+		w.raw(start)
 	case op == 0x43:
 		w.out = append(w.out, r.Bytes(4)...)
 	case op == 0x44:
