@@ -412,19 +412,27 @@ func (g *gen) brTable() {
 	g.op(0x0b)
 }
 
-// exit leaves the function on a computed condition: by return, or by br
-// to the function's label.
+// exit leaves the function on a computed condition: by return, or by br,
+// br_table or br_if to the function's label.
 func (g *gen) exit() {
 	g.op(0x20, localAcc)
 	g.i32(int32(g.rng.Uint32()))
 	g.op(0x4b, 0x04, 0x40) // acc > c: if
 	g.labels++
 	g.op(0x20, localAcc)
-	if g.chance(50) {
-		g.op(0x0f)
-	} else {
-		g.op(0x0c)
+	switch g.n(4) {
+	case 0:
+		g.op(0x0f) // return
+	case 1:
+		g.op(0x0c) // br to the function
 		g.u(uint32(g.labels))
+	case 2:
+		g.op(0x20, localAcc, 0x0e, 0x00) // br_table [] to the function
+		g.u(uint32(g.labels))
+	default:
+		g.op(0x20, localAcc, 0x41, 0x01, 0x71, 0x0d) // br_if to the function on acc & 1
+		g.u(uint32(g.labels))
+		g.op(0x1a) // drop
 	}
 	g.labels--
 	g.op(0x0b)
