@@ -100,6 +100,9 @@ fuzz:
 	$(GO) test ./host/rpc/ -run '^$$' -fuzz FuzzDecodeCommand -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./sdk/assemblyscript/ -run '^$$' -fuzz FuzzJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./plugins/text/ -run '^$$' -fuzz FuzzDiff -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/wasmbin/ -run '^$$' -fuzz FuzzReadFacts -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzInstrument -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzGenerated -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in

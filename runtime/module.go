@@ -11,6 +11,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
 )
 
 // Module is a compiled plugin module, shared by every [Plugin] made from it.
@@ -55,7 +58,7 @@ func (m *Module) Imports() []string {
 	var out []string
 	for _, f := range m.compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		if mod != tickModule {
+		if !reservedImport(mod, name) {
 			out = append(out, mod+"."+name)
 		}
 	}
@@ -110,10 +113,13 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 }
 
 func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byte, wasm []byte) (*Module, error) {
+	minPages, err := r.checkLimits(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	instrumented := wasm
-	if r.opts.stopper == "" {
-		var err error
-		if instrumented, err = instrument(wasm); err != nil {
+	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
+		if instrumented, err = fuel.Instrument(wasm, fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}); err != nil {
 			return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 		}
 	}
@@ -121,7 +127,7 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 	}
-	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions()}
+	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages}
 	if err := m.checkImports(); err != nil {
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -130,15 +136,46 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for _, mem := range compiled.ExportedMemories() {
-		m.minPages = max(m.minPages, mem.Min())
-	}
-	for _, mem := range compiled.ImportedMemories() {
-		mod, field, _ := mem.Import()
-		compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: imports a memory (%s.%s); a plugin must define its own", name, mod, field)
-	}
 	return m, nil
+}
+
+// MaxTableElements bounds the size of a module's tables: at start, and
+// through table.grow (which fails past it, as past a table's maximum).
+const MaxTableElements = fuel.MaxTableElements
+
+// checkLimits reads every memory and table of wasm, imported or defined,
+// exported or not, before wazero sees it, and returns the largest memory
+// minimum (for the grant check of NewPlugin). A memory over the host's
+// MaxMemoryPages, a 64-bit or shared memory, an imported memory or table,
+// or a table over MaxTableElements is refused here, by name.
+func (r *Runtime) checkLimits(wasm []byte) (uint32, error) {
+	facts, err := wasmbin.ReadFacts(wasm)
+	if err != nil {
+		return 0, fmt.Errorf("not a valid Wasm module: %w", err)
+	}
+	var minPages uint32
+	for _, mem := range facts.Memories {
+		switch {
+		case mem.Import != "":
+			return 0, fmt.Errorf("imports a memory (%s); a plugin must define its own", mem.Import)
+		case mem.Is64 || mem.Shared:
+			return 0, fmt.Errorf("%s (%s) is not supported: 64-bit and shared memories are refused", mem, mem.Limits)
+		case mem.Min > uint64(r.opts.MaxMemoryPages):
+			return 0, fmt.Errorf("%s needs %d pages at start, more than the host's limit of %d pages (MaxMemoryPages)", mem, mem.Min, r.opts.MaxMemoryPages)
+		}
+		minPages = max(minPages, uint32(mem.Min))
+	}
+	for _, t := range facts.Tables {
+		switch {
+		case t.Import != "":
+			return 0, fmt.Errorf("imports a table (%s); a plugin must define its own", t.Import)
+		case t.Is64:
+			return 0, fmt.Errorf("%s (%s) is not supported: 64-bit tables are refused", t, t.Limits)
+		case t.Min > MaxTableElements:
+			return 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
+		}
+	}
+	return minPages, nil
 }
 
 // checkImports refuses, at load time rather than at the first call, a
@@ -158,10 +195,9 @@ func (m *Module) checkImports() error {
 			if _, ok := userFunctions[name]; ok {
 				continue
 			}
-		case tickModule:
-			if name == tickName {
-				continue // added by instrument
-			}
+		}
+		if reservedImport(mod, name) {
+			continue // added by instrument
 		}
 		unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
 	}

@@ -43,8 +43,9 @@ type Options struct {
 	Logger *slog.Logger
 
 	// stopper selects how guest code is stopped, for benchmarks that
-	// compare: "" (fuel), "ctd" (wazero's WithCloseOnContextDone, no
-	// fuel), "none" (nothing stops the guest).
+	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel
+	// alone), "ctd" (wazero's WithCloseOnContextDone, no fuel), "none"
+	// (nothing stops the guest).
 	stopper string
 }
 
@@ -93,7 +94,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.MaxConcurrentCalls <= 0 {
 		opts.MaxConcurrentCalls = max(8, 4*goruntime.GOMAXPROCS(0))
 	}
-	// No WithCloseOnContextDone: fuel instrumentation (fuel.go) stops
+	// No WithCloseOnContextDone: fuel instrumentation (internal/fuel) stops
 	// guest code, loops or not, at a fraction of its cost.
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithCloseOnContextDone(opts.stopper == "ctd").
@@ -127,6 +128,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: WASI: %w", err)
 	}
 	if err := instantiateHostModules(ctx, r.rt); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("runtime: host functions: %w", err)
+	}
+	if err := instantiateDepthModule(ctx, r.rt); err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("runtime: host functions: %w", err)
 	}

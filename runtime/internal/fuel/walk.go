@@ -1,41 +1,76 @@
-package runtime
+package fuel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
+)
 
 // walker copies instructions, remapping function indices, checking every
 // index against the module's own counts, and inserting fuel checks.
 type walker struct {
-	fi       *fuelInfo
-	r        *reader
+	fi       *info
+	r        *wasmbin.Reader
 	out      []byte
 	locals   uint32 // valid local indices are below this
 	scratch  uint32
 	checks   bool // insert fuel checks (function bodies, not constants)
 	constant bool // a constant expression: only constant instructions
 
-	sawCall   bool // the body calls something
-	decided   bool // a call, a branch or a loop has been seen
-	loopFirst bool // ... and the first of them was a loop
+	ctl     []bool   // open blocks, ifs and loops: is it a loop
+	regions []region // [0] the function level, then the open loops
+	coverAt int      // offset of the weight of the loop that covers the entry (0: none)
+
+	usesLen      bool  // a bulk instruction's length is kept in local scratch+2
+	sawCall      bool  // the body calls something (call*, return_call*)
+	entryCovered bool  // a loop header runs, unconditionally, before anything else transfers control
+	coverWeight  int64 // the weight of that loop's own region
+	done         bool  // entryCovered is decided
+	exits        []int // offsets in out of return and return_call* (the depth is restored there)
 }
 
+// copyU32 copies an unsigned 32-bit LEB128 as it is encoded. Re-encoding
+// would make an over-long encoding canonical, and a validator may refuse
+// the long form where the short one passes (a reserved zero byte must be
+// one byte).
 func (w *walker) copyU32() uint32 {
-	v := w.r.u32()
-	w.out = appendU32(w.out, v)
+	start := w.r.Pos
+	v := w.r.U32()
+	w.raw(start)
 	return v
 }
 
-func (w *walker) first(isLoop bool) {
-	if !w.decided {
-		w.decided, w.loopFirst = true, isLoop
+// raw appends the bytes read since start, unchanged.
+func (w *walker) raw(start int) {
+	if w.r.Err == nil {
+		w.out = append(w.out, w.r.B[start:w.r.Pos]...)
+	}
+}
+
+// straight follows the entry of the body: it stays undecided while
+// instructions run one after the other (a block entered, no branch, call,
+// if, end, return or trap), and decides entryCovered at the first one
+// that does not, or at the first loop header.
+func (w *walker) straight(op byte) {
+	if w.done {
+		return
+	}
+	switch {
+	case op == 0x03:
+		w.entryCovered, w.done = true, true
+	case op == 0x01 || op == 0x02 || op >= 0x1a:
+		// nop, block, and every instruction that does not transfer control
+	default:
+		w.done = true
 	}
 }
 
 func (w *walker) funcIndex() error {
-	f, err := w.fi.remapFunc(w.r.u32())
+	f, err := w.fi.remapFunc(w.r.U32())
 	if err != nil {
 		return err
 	}
-	w.out = appendU32(w.out, f)
+	w.out = wasmbin.AppendU32(w.out, f)
 	return nil
 }
 
@@ -62,20 +97,21 @@ func (w *walker) localIndex() error {
 
 // blockType copies a block type: empty, a value type, or a type index.
 func (w *walker) blockType() error {
-	c := w.r.peek()
+	c := w.r.Peek()
 	switch c {
 	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 		return nil
 	}
 	if c&0x80 == 0 && c&0x40 != 0 {
 		return fmt.Errorf("block type 0x%x not supported", c)
 	}
-	t := w.r.sleb(33)
+	start := w.r.Pos
+	t := w.r.Sleb(33)
 	if t < 0 || t >= int64(w.fi.nTypes) {
 		return fmt.Errorf("block type index %d out of range", t)
 	}
-	w.out = appendS64(w.out, t)
+	w.raw(start)
 	return nil
 }
 
@@ -85,18 +121,30 @@ func (w *walker) memarg() {
 	if align&0x40 != 0 {
 		w.copyU32()
 	}
-	w.out = appendU64(w.out, w.r.uleb(64))
+	start := w.r.Pos
+	w.r.Uleb(64)
+	w.raw(start)
 }
 
 // instr copies one instruction and returns its opcode.
 func (w *walker) instr() (byte, error) {
 	r := w.r
-	op := r.byte()
-	if r.err != nil {
-		return 0, r.err
+	op := r.Byte()
+	if r.Err != nil {
+		return 0, r.Err
 	}
 	if w.constant && !constOp(op) {
 		return 0, fmt.Errorf("instruction 0x%x in a constant expression", op)
+	}
+	if w.checks {
+		w.straight(op)
+		if op == 0x0f || op == 0x12 || op == 0x13 {
+			w.exits = append(w.exits, len(w.out))
+		}
+	}
+	var grow bool
+	if w.checks && op == 0xfc {
+		grow = w.bulk()
 	}
 	w.out = append(w.out, op)
 	var err error
@@ -106,33 +154,36 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x02 || op == 0x04:
 		err = w.blockType()
 	case op == 0x03: // loop: its body starts with a check
-		w.first(true)
 		if err = w.blockType(); err == nil && w.checks {
-			w.out = w.fi.appendCheck(w.out, w.scratch)
+			w.openLoop()
 		}
 	case op == 0x0c || op == 0x0d:
-		w.first(false)
 		w.copyU32()
 	case op == 0x0e:
-		w.first(false)
 		n := w.copyU32()
-		for i := uint32(0); i <= n && r.err == nil; i++ {
+		for i := uint32(0); i <= n && r.Err == nil; i++ {
 			w.copyU32()
 		}
 	case op == 0x10 || op == 0x12: // call, return_call
-		w.first(false)
-		w.sawCall = true
-		err = w.funcIndex()
+		// Imported functions are the host's, which never calls back
+		// into the module: calling one starts no cycle.
+		w.countCall()
+		f := w.r.U32()
+		w.sawCall = w.sawCall || f >= w.fi.nImportedFuncs
+		var g uint32
+		if g, err = w.fi.remapFunc(f); err == nil {
+			w.out = wasmbin.AppendU32(w.out, g)
+		}
 	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
-		w.first(false)
+		w.countCall()
 		w.sawCall = true
 		if err = w.typeIndex(); err == nil {
 			w.copyU32() // table
 		}
 	case op == 0x1c: // typed select
 		n := w.copyU32()
-		for i := uint32(0); i < n && r.err == nil; i++ {
-			w.out = append(w.out, r.byte())
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			w.out = append(w.out, r.Byte())
 		}
 	case op >= 0x20 && op <= 0x22:
 		err = w.localIndex()
@@ -145,17 +196,21 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x3f || op == 0x40:
 		w.copyU32()
 	case op == 0x41:
-		w.out = appendS64(w.out, r.sleb(32))
+		start := r.Pos
+		r.Sleb(32)
+		w.raw(start)
 	case op == 0x42:
-		w.out = appendS64(w.out, r.sleb(64))
+		start := r.Pos
+		r.Sleb(64)
+		w.raw(start)
 	case op == 0x43:
-		w.out = append(w.out, r.bytes(4)...)
+		w.out = append(w.out, r.Bytes(4)...)
 	case op == 0x44:
-		w.out = append(w.out, r.bytes(8)...)
+		w.out = append(w.out, r.Bytes(8)...)
 	case op >= 0x45 && op <= 0xc4:
 		// numeric, no immediates
 	case op == 0xd0: // ref.null
-		w.out = append(w.out, r.byte())
+		w.out = append(w.out, r.Byte())
 	case op == 0xd1:
 	case op == 0xd2: // ref.func
 		err = w.funcIndex()
@@ -169,9 +224,34 @@ func (w *walker) instr() (byte, error) {
 		return 0, fmt.Errorf("instruction 0x%x is not supported", op)
 	}
 	if err == nil {
-		err = r.err
+		err = r.Err
+	}
+	if grow {
+		w.out = append(w.out, 0x05, 0x1a, 0x41, 0x7f, 0x0b) // else drop; i32.const -1; end
 	}
 	return op, err
+}
+
+// bulk writes what goes before a 0xfc instruction: a charge by length
+// before memory.init/copy/fill and table.init/copy/fill, and a size check
+// around table.grow (it reports whether the grow needs its else branch).
+func (w *walker) bulk() bool {
+	pr := &wasmbin.Reader{B: w.r.B, Pos: w.r.Pos}
+	sub := pr.U32()
+	switch sub {
+	case 8, 10, 11, 12, 14, 17:
+		w.usesLen = true
+		w.out = w.fi.appendCharge(w.out, w.scratch, w.scratch+2)
+	case 15:
+		t := pr.U32()
+		if pr.Err != nil || t >= uint32(len(w.fi.tableElems)) {
+			return false // invalid: wazero refuses the module
+		}
+		w.usesLen = true
+		w.out = w.fi.appendGrowCheck(w.out, t, w.scratch+2)
+		return true
+	}
+	return false
 }
 
 // constOp reports the instructions allowed in constant expressions
@@ -217,12 +297,12 @@ func (w *walker) prefixFD() error {
 	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
 		w.memarg()
 	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
-		w.out = append(w.out, w.r.bytes(16)...)
+		w.out = append(w.out, w.r.Bytes(16)...)
 	case sub >= 21 && sub <= 34: // extract and replace lane
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub >= 84 && sub <= 91: // load and store lane
 		w.memarg()
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub <= 0x113:
 		// no immediates
 	default:
@@ -235,57 +315,11 @@ func (w *walker) prefixFE() error {
 	sub := w.copyU32()
 	switch {
 	case sub == 0x03: // atomic.fence
-		w.out = append(w.out, w.r.byte())
+		w.out = append(w.out, w.r.Byte())
 	case sub <= 0x02 || (sub >= 0x10 && sub <= 0x4e):
 		w.memarg()
 	default:
 		return fmt.Errorf("instruction 0xfe %d is not supported", sub)
 	}
 	return nil
-}
-
-// remapNames rewrites the name section's function indices (function,
-// local and label names); other subsections are kept as they are.
-func (fi *fuelInfo) remapNames(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	_, raw := r.name()
-	out := append([]byte(nil), raw...)
-	for r.more() {
-		id := r.byte()
-		sub := r.bytes(int(r.u32()))
-		if r.err != nil {
-			return nil, r.err
-		}
-		if id >= 1 && id <= 3 {
-			sr := &reader{b: sub}
-			n := sr.u32()
-			nb := appendU32(nil, n)
-			for i := uint32(0); i < n && sr.err == nil; i++ {
-				f, err := fi.remapFunc(sr.u32())
-				if err != nil {
-					return nil, err
-				}
-				nb = appendU32(nb, f)
-				start := sr.pos
-				if id == 1 {
-					sr.name()
-				} else {
-					m := sr.u32()
-					for j := uint32(0); j < m && sr.err == nil; j++ {
-						sr.u32()
-						sr.name()
-					}
-				}
-				nb = append(nb, sub[start:sr.pos]...)
-			}
-			if sr.err != nil {
-				return nil, sr.err
-			}
-			sub = nb
-		}
-		out = append(out, id)
-		out = appendU32(out, uint32(len(sub)))
-		out = append(out, sub...)
-	}
-	return out, nil
 }

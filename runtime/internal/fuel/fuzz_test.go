@@ -1,4 +1,4 @@
-package runtime
+package fuel
 
 import (
 	"context"
@@ -7,19 +7,20 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmgen"
 )
 
-// FuzzInstrument: instrument never panics on any input, and never makes an
+// FuzzInstrument: Instrument never panics on any input, and never makes an
 // invalid module valid: if the instrumented module compiles, the original
 // compiles too.
 func FuzzInstrument(f *testing.F) {
-	for _, seed := range [][]byte{indexModule(), treeModule(), wasmbuild.EchoPlugin(), wasmbuild.DescribeOnly(`{"abi":1}`)} {
+	for _, seed := range [][]byte{wasmgen.Index(), wasmgen.Tree(), wasmgen.GuardedTree(), countdown(), wasmbuild.EchoPlugin(), wasmbuild.DescribeOnly(`{"abi":1}`)} {
 		f.Add(seed)
 	}
 	ctx := context.Background()
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	r := wazero.NewRuntimeWithConfig(ctx, oracleConfig(wazero.NewRuntimeConfigInterpreter()))
 	f.Fuzz(func(t *testing.T, wasm []byte) {
-		inst, err := instrument(wasm)
+		inst, err := Instrument(wasm, Options{})
 		if err != nil {
 			return
 		}

@@ -1,0 +1,68 @@
+package wasmbin
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// FuzzReadFacts: ReadFacts never panics, and on every module wazero
+// accepts it finds the same exported memories, with the same limits.
+func FuzzReadFacts(f *testing.F) {
+	sec := func(id byte, b ...byte) []byte { return AppendSection(nil, id, b) }
+	f.Add([]byte(Header))
+	f.Add(append([]byte(Header), sec(SecMemory, 1, 0x01, 0x01, 0x02)...))
+	f.Add(append(append([]byte(Header), sec(SecMemory, 1, 0x00, 0x02)...), sec(SecExport, 1, 1, 'm', KindMemory, 0)...))
+	f.Add(append([]byte(Header), sec(SecImport, 1, 1, 'e', 1, 'm', KindMemory, 0x00, 0x01)...))
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		facts, err := ReadFacts(wasm)
+		if !plausible(wasm) {
+			return
+		}
+		c, cerr := r.CompileModule(ctx, wasm)
+		if cerr != nil {
+			return
+		}
+		defer c.Close(ctx)
+		if err != nil {
+			t.Fatalf("wazero accepts the module, ReadFacts does not: %v", err)
+		}
+		exported := map[string]Memory{}
+		for _, m := range facts.Memories {
+			for _, name := range m.Exports {
+				exported[name] = m
+			}
+		}
+		for name, def := range c.ExportedMemories() {
+			m, ok := exported[name]
+			max, hasMax := def.Max()
+			if !ok || m.Min != uint64(def.Min()) || m.HasMax != hasMax || (hasMax && m.Max != uint64(max)) {
+				t.Fatalf("memory %q: facts %+v, wazero min %d max %d/%v", name, m, def.Min(), max, hasMax)
+			}
+		}
+	})
+}
+
+// plausible reports whether every vector count at the start of a section
+// fits in the section. wazero allocates for the count before reading the
+// items: a 13-byte module with an export count of 10^8 took it 53 s. (The
+// runtime never gives wazero such a module: the rewrite reads every item
+// first.)
+func plausible(wasm []byte) bool {
+	secs, err := Sections(wasm)
+	if err != nil {
+		return false
+	}
+	for _, s := range secs {
+		if s.ID == SecCustom || s.ID == SecStart || s.ID == SecDataCnt {
+			continue
+		}
+		if n := NewReader(s.Body).U32(); int64(n) > int64(len(s.Body)) {
+			return false
+		}
+	}
+	return true
+}
