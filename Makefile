@@ -85,24 +85,44 @@ check:
 	$(GO) mod tidy
 	git diff --exit-code go.mod go.sum
 
-# Run each fuzz test for FUZZTIME (default 20s).
+# Run each fuzz test for FUZZTIME (default 20s): every decoder of outside
+# input, the rewriter and its generated modules, the kernel, hostile
+# modules. FUZZ_TARGETS lists them as package:FuzzName.
 FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	./host/config:FuzzParse \
+	./host/eventwire:FuzzBudget \
+	./host/openai:FuzzStream \
+	./host/rpc:FuzzDecodeCommand \
+	./host/scripted:FuzzParse \
+	./host/session:FuzzDecode \
+	./host/wasmtool:FuzzPluginOutputs \
+	./host:FuzzDecodeMessage \
+	./host:FuzzEncodeOrdered \
+	./host:FuzzHookPipeline \
+	./host:FuzzJSNumberRoundTrip \
+	./host:FuzzMarshalEventNoHTMLEscape \
+	./host:FuzzPrepareArguments \
+	./internal/cli:FuzzCtrlCReader \
+	./internal/cli:FuzzHookCallJSON \
+	./internal/cli:FuzzParseDir \
+	./internal/cli:FuzzPrintable \
+	./plugins/calc:FuzzEval \
+	./plugins/policy:FuzzRewrites \
+	./plugins/redact:FuzzRedact \
+	./plugins/text:FuzzDiff \
+	./runtime/internal/fuel:FuzzGenerated \
+	./runtime/internal/fuel:FuzzInstrument \
+	./runtime/internal/wasmbin:FuzzReadFacts \
+	./runtime:FuzzHostileModule \
+	./runtime:FuzzKernel \
+	./sdk/assemblyscript:FuzzJSON
 fuzz:
-	$(GO) test ./host/ -run '^$$' -fuzz FuzzPrepareArguments -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/ -run '^$$' -fuzz FuzzDecodeMessage -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/scripted/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/wasmtool/ -run '^$$' -fuzz FuzzPluginOutputs -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./plugins/calc/ -run '^$$' -fuzz FuzzEval -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/session/ -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./host/rpc/ -run '^$$' -fuzz FuzzDecodeCommand -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./sdk/assemblyscript/ -run '^$$' -fuzz FuzzJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./plugins/text/ -run '^$$' -fuzz FuzzDiff -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./runtime/internal/wasmbin/ -run '^$$' -fuzz FuzzReadFacts -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzInstrument -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./runtime/internal/fuel/ -run '^$$' -fuzz FuzzGenerated -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "$(GO) test $$pkg -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
+	done
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in
