@@ -95,7 +95,7 @@ func firstMessage(t testing.TB, out []byte) []line {
 // the updates stayed within the bound. It returns the updates' bytes.
 func checkPi(t testing.TB, ls []line, final *host.AssistantMessage, opts eventwire.Options) int {
 	t.Helper()
-	want, _ := json.Marshal(final)
+	want := marshalPlain(t, final)
 	spent := 0
 	for i, l := range ls {
 		switch l.Type {
@@ -170,7 +170,7 @@ func blockText(c host.Content) string {
 // against the final message and the bound. It returns the updates' bytes.
 func checkDeltas(t testing.TB, ls []line, final *host.AssistantMessage, opts eventwire.Options) int {
 	t.Helper()
-	want, _ := json.Marshal(final)
+	want := marshalPlain(t, final)
 	blocks := map[int]*strings.Builder{}
 	ended := map[int]string{}
 	spent := 0
@@ -341,4 +341,17 @@ func TestConcatenatedDeltasStayWhole(t *testing.T) {
 		t.Fatalf("%d of %d updates sent: the budget did not hold any back", n, updates)
 	}
 	t.Logf("%d of %d updates sent, %d bytes", n, updates, spent)
+}
+
+// marshalPlain is json.Marshal without HTML escaping, as the host writes
+// events.
+func marshalPlain(t testing.TB, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
