@@ -26,6 +26,9 @@ type Command struct {
 	ParentSession     string              `json:"parentSession,omitempty"`
 	EntryID           string              `json:"entryId,omitempty"`
 	Name              *string             `json:"name,omitempty"`
+	// extension_ui_response (to a confirm)
+	Confirmed *bool `json:"confirmed,omitempty"`
+	Cancelled *bool `json:"cancelled,omitempty"`
 }
 
 // DecodeCommand decodes one line (without its LF; a trailing CR is

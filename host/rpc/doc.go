@@ -18,5 +18,9 @@
 //  3. An event's line is written before the session hears of the next
 //     event, and only after its message is in the session's log.
 //
+// A hook's question (host.Approver) goes to the client as pi's
+// extension_ui_request "confirm" and waits for its extension_ui_response,
+// or for the Agent's approval timeout, which declines it.
+//
 // See docs/rpc.md for the commands and where wasmagent differs from pi.
 package rpc

@@ -15,6 +15,8 @@ func FuzzDecodeCommand(f *testing.F) {
 		`{"type":"prompt","message":"x","images":[{"type":"image","data":"AA==","mimeType":"image/png"}],"streamingBehavior":"steer"}`,
 		`{"type":"set_auto_retry","enabled":true}` + "\r",
 		`{"id":7,"type":"fork","entryId":"abc"}`,
+		`{"type":"extension_ui_response","id":"6f1c","confirmed":true}`,
+		`{"type":"extension_ui_response","id":"6f1c","cancelled":true}`,
 		`{"id":null}`, `[]`, `"x"`, `{"type":""}`,
 	} {
 		f.Add([]byte(s))

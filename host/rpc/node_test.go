@@ -90,6 +90,48 @@ func TestPiRpcClient(t *testing.T) {
 	}
 }
 
+// confirmScript: two sleep calls, each asked about by the policy hook.
+const confirmScript = `{"turns":[
+ {"content":[{"type":"toolCall","id":"c1","name":"sleep","arguments":{"ms":1}}]},
+ {"content":"confirmed"},
+ {"content":[{"type":"toolCall","id":"c2","name":"sleep","arguments":{"ms":1}}]},
+ {"content":"declined"}]}`
+
+// pi-coding-agent's own RpcClient answers a hook's question (the policy
+// plugin's "ask" rule) sent as pi's extension_ui_request "confirm": once
+// confirmed (the call runs), once cancelled (the call is declined).
+func TestPiRpcClientConfirm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and two plugins, runs Node")
+	}
+	node := nodeDir(t)
+	dir := t.TempDir()
+	binary := build(t)
+	os.WriteFile(filepath.Join(dir, "script.json"), []byte(confirmScript), 0o644)
+	config := filepath.Join(dir, "agent.toml")
+	cfg := fmt.Sprintf(`[model]
+provider = "scripted"
+script = "script.json"
+[runtime]
+cache_dir = %q
+[sessions]
+dir = %q
+[[tool]]
+plugin = %q
+[[hook]]
+plugin = %q
+[hook.config]
+rules = [{ name = "sleepy", action = "ask", tools = ["sleep"], question = "Sleep now?" }]
+`, wasmbuild.TestCacheDir(), filepath.Join(dir, "sessions"), wasmbuild.ForTest(t, "internal/testplugins/probe"), wasmbuild.ForTest(t, "plugins/policy"))
+	os.WriteFile(config, []byte(cfg), 0o644)
+	cmd := exec.Command("node", filepath.Join(node, "rpc_confirm.mjs"), filepath.Join(node, "shim.mjs"), config)
+	cmd.Env = append(os.Environ(), "WASMAGENT_BIN="+binary)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
 // A client in another language, Python's standard library only, does the
 // same through plain pipes.
 func TestPythonClient(t *testing.T) {

@@ -20,6 +20,7 @@ const MaxLine = 64 << 20
 // session's events into JSON lines.
 type Server struct {
 	sess *session.Session
+	ui   *approver
 
 	mu  sync.Mutex // one line at a time
 	out *bufio.Writer
@@ -29,8 +30,15 @@ type Server struct {
 // streaming events to out. A bad line gets a failed response and the
 // session goes on; only an error writing out ends Serve early. At the end
 // a run still going is aborted and waited for.
+//
+// While Serve runs, the session's Agent asks hooks' questions through the
+// client (an extension_ui_request "confirm", answered by an
+// extension_ui_response); it replaces the Agent's approver, and leaves
+// none when it returns.
 func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer) error {
 	s := &Server{sess: sess, out: bufio.NewWriter(out)}
+	s.ui = &approver{write: s.write}
+	sess.Agent().SetApprover(s.ui)
 	unsubscribe := sess.Subscribe(func(_ context.Context, e session.Event) error {
 		line, err := session.MarshalEvent(e)
 		if err != nil {
@@ -41,6 +49,7 @@ func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writ
 	defer func() {
 		sess.Abort()
 		sess.Wait(context.Background())
+		sess.Agent().SetApprover(nil)
 		unsubscribe()
 	}()
 	lines := make(chan []byte)
@@ -158,7 +167,10 @@ func (s *Server) handle(ctx context.Context, line []byte) error {
 		return s.respond(cmd, nil, fmt.Errorf("Failed to parse command: %v", err))
 	}
 	if c.Type == "extension_ui_response" {
-		return nil // no dialog is ever open: nothing waits for one
+		if err := s.ui.answer(c); err != nil {
+			return s.respond(c, nil, err)
+		}
+		return nil // as pi: an answer that lands gets no response
 	}
 	data, err := s.dispatch(ctx, c)
 	return s.respond(c, data, err)

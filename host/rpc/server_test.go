@@ -23,10 +23,15 @@ type client struct {
 }
 
 func start(t *testing.T, m host.Model, tools ...host.Tool) *client {
+	return startAgent(t, host.AgentOptions{Model: m, Tools: tools})
+}
+
+// startAgent serves a session whose Agent has options o.
+func startAgent(t *testing.T, o host.AgentOptions) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	sess := session.New(session.Options{Store: &session.FileStore{Dir: t.TempDir(), NoSync: true}, Agent: host.AgentOptions{Model: m, Tools: tools},
-		Models: []session.Model{{Info: host.ModelInfo{API: "scripted", Provider: "scripted", ID: "scripted-1"}, Model: m}}})
+	sess := session.New(session.Options{Store: &session.FileStore{Dir: t.TempDir(), NoSync: true}, Agent: o,
+		Models: []session.Model{{Info: host.ModelInfo{API: "scripted", Provider: "scripted", ID: "scripted-1"}, Model: o.Model}}})
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(context.Background(), sess, inR, outW); outW.Close() }()
 	c := &client{t: t, in: inW, out: make(chan map[string]any, 1000)}
