@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -25,6 +26,7 @@ const (
 // on in the background, bounded by ctx (Wait waits for it). While a run
 // is active, m is queued as b says, or refused.
 func (s *Session) Prompt(ctx context.Context, m *host.UserMessage, b Behavior) error {
+	s.settle()
 	s.mu.Lock()
 	if s.run != nil {
 		s.mu.Unlock()
@@ -46,6 +48,7 @@ func (s *Session) Prompt(ctx context.Context, m *host.UserMessage, b Behavior) e
 // Continue starts a run from the transcript as it is (pi's continue): it
 // needs a last message that is not the assistant's, or a queued message.
 func (s *Session) Continue(ctx context.Context) error {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.run != nil {
@@ -122,12 +125,34 @@ func (s *Session) Busy() bool {
 	return s.run != nil
 }
 
+// idle returns ErrBusy while a run is active (after settle).
 func (s *Session) idle() error {
+	s.settle()
 	if s.Busy() {
 		return ErrBusy
 	}
 	return nil
 }
+
+// settle waits for a run that has sent agent_end to return: it is only
+// finishing, and a client that sends a command as soon as it sees
+// agent_end, as pi's clients do, must find the session idle rather than
+// be refused (or have a steer land in a run that is over).
+func (s *Session) settle() {
+	s.mu.Lock()
+	r := s.run
+	s.mu.Unlock()
+	if r != nil && r.ended.Load() {
+		select {
+		case <-r.done:
+		case <-time.After(finishingWait):
+		}
+	}
+}
+
+// finishingWait bounds how long a command waits for a run that has sent
+// agent_end (an auto-retry may start another).
+const finishingWait = 2 * time.Second
 
 // NewSession closes the current session and starts an empty one; parent,
 // if not empty, is recorded as its parent.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -66,8 +67,9 @@ type Session struct {
 }
 
 type runState struct {
-	done chan struct{}
-	err  error
+	done  chan struct{}
+	err   error
+	ended atomic.Bool // its agent_end went out (a retry's agent_start clears it)
 }
 
 type listenerEntry struct {
@@ -271,6 +273,15 @@ func (s *Session) emit(ctx context.Context, e Event) error {
 // its message_end; at agent_end, any message the run added without one (a
 // run that failed) follows.
 func (s *Session) persist(ctx context.Context, e host.Event) error {
+	switch e.(type) {
+	case host.AgentStartEvent, host.AgentEndEvent:
+		s.mu.Lock()
+		if s.run != nil {
+			_, end := e.(host.AgentEndEvent)
+			s.run.ended.Store(end)
+		}
+		s.mu.Unlock()
+	}
 	switch e := e.(type) {
 	case host.MessageEndEvent:
 		return s.appendMessages(ctx, e.Message)
