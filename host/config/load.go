@@ -149,6 +149,7 @@ var knownKeys = []string{
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
 	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
+	"mcp", "token_env", "token_file", "allowed_origins", "session_timeout", "max_body",
 }
 
 func editDistance(a, b string) int {
@@ -200,6 +201,7 @@ func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v
 func (c *checker) check() {
 	c.checkModel()
 	c.checkAgent()
+	c.checkMCP()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {

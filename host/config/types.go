@@ -21,6 +21,7 @@ type File struct {
 	Tools   []ToolPlugin `toml:"tool"`
 	Hooks   []HookPlugin `toml:"hook"`
 	Audit   Audit        `toml:"audit"`
+	MCP     MCP          `toml:"mcp"`
 
 	lines lineIndex
 }

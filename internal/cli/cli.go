@@ -47,6 +47,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return chatCmd(ctx, rest, env)
 	case "tools":
 		return toolsCmd(ctx, rest, env)
+	case "mcp":
+		return mcpCmd(ctx, rest, env)
 	case "plugin":
 		if len(rest) > 0 && rest[0] == "inspect" {
 			return inspectCmd(ctx, rest[1:], env)
@@ -76,6 +78,7 @@ Usage:
   wasmagent run [--config FILE] [--json] PROMPT   one prompt, to the end
   wasmagent chat [--config FILE]                  interactive session
   wasmagent tools [--config FILE]                 the tools and hooks a configuration loads
+  wasmagent mcp [--config FILE] [--http ADDR]     serve the tools to MCP clients (stdio, or HTTP)
   wasmagent plugin inspect FILE.wasm              what a plugin declares and imports
   wasmagent plugin call FILE.wasm TOOL 'ARGS'     run one tool once
   wasmagent config validate [FILE]                check a configuration
