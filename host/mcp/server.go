@@ -78,6 +78,10 @@ func New(opts Options) (*Server, error) {
 		Instructions: opts.Instructions,
 		Logger:       opts.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// Versions with the initialize handshake only: from 2026-07-28 a
+		// server may not ask the client in the middle of a call, which
+		// the before hooks' "ask" needs (RATIONALE.md).
+		SupportedProtocolVersions: handshakeVersions(),
 	})
 	seen := map[string]bool{}
 	for _, t := range opts.Runner.Tools {
@@ -194,4 +198,18 @@ func (s *Server) gate(ss *sdk.ServerSession) *gate {
 		}
 	}
 	return g
+}
+
+// newestHandshakeVersion is the last protocol version that lets a server
+// ask its client (elicitation) while it serves a call.
+const newestHandshakeVersion = "2025-11-25"
+
+func handshakeVersions() []string {
+	var vs []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v <= newestHandshakeVersion {
+			vs = append(vs, v)
+		}
+	}
+	return vs
 }
