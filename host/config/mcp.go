@@ -39,12 +39,6 @@ func (c *checker) checkMCP() {
 			c.errorf(fmt.Sprintf("mcp.allowed_origins[%d]", i), "%q is not an origin (scheme://host[:port], as a browser sends it)", o)
 		}
 	}
-	if m.SessionTimeout.Duration < 0 {
-		c.errorf("mcp.session_timeout", "%v is negative", m.SessionTimeout.Duration)
-	}
-	if m.MaxBody < 0 {
-		c.errorf("mcp.max_body", "%d is negative", m.MaxBody)
-	}
 }
 
 // MCPToken reads the bearer token [mcp] names: "" when it names none. An
