@@ -1,7 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
 
-.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi
+.PHONY: all demo run build plugins test test-short bench bench-pi bench-runtime check fuzz golden-pi mcp-node-deps
 
 all: build plugins
 
@@ -32,10 +32,17 @@ plugins:
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
 # the test plugins they need themselves.
-test: plugins
+test: plugins mcp-node-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
+
+# The MCP clients host/mcp's Node tests run (the official TypeScript SDK),
+# pinned by the committed package-lock.json; skipped without node/npm.
+mcp-node-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+		cd host/mcp/testdata/node && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: host/mcp's Node tests will skip"; fi
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -58,6 +65,7 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/mcp/ -run '^$$' -fuzz FuzzStdioLine -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in

@@ -21,8 +21,9 @@ import (
 // renamed to say), probe's hooks as "policy", then the redact plugin, and
 // an audit log.
 type wired struct {
-	setup *config.Setup
-	audit string
+	setup  *config.Setup
+	audit  string
+	config string
 }
 
 func wire(t *testing.T, extra string) *wired {
@@ -42,6 +43,8 @@ cache_dir = %q
 [[tool]]
 plugin = %q
 rename = { echo = "say" }
+[tool.grants]
+dirs = [{ host = %q, guest = "/work", write = true }]
 [[hook]]
 plugin = %q
 name = "policy"
@@ -49,7 +52,7 @@ name = "policy"
 plugin = %q
 [audit]
 path = "audit.jsonl"
-%s`, wasmbuild.TestCacheDir(), probe, probe, redact, extra)
+%s`, wasmbuild.TestCacheDir(), probe, dir, probe, redact, extra)
 	path := filepath.Join(dir, "agent.toml")
 	os.WriteFile(path, []byte(toml), 0o644)
 	f, err := config.Load(path)
@@ -61,7 +64,7 @@ path = "audit.jsonl"
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return &wired{setup: s, audit: filepath.Join(dir, "audit.jsonl")}
+	return &wired{setup: s, audit: filepath.Join(dir, "audit.jsonl"), config: path}
 }
 
 // server serves the wired configuration as "wasmagent mcp" does.
