@@ -82,7 +82,7 @@ func (w *wired) server(t *testing.T) *mcp.Server {
 
 // connect serves srv on a pair of pipes (the stdio transport) and
 // connects the official Go SDK's client to it.
-func connect(t *testing.T, srv *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+func connect(t testing.TB, srv *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	cr, sw := io.Pipe() // server → client
 	sr, cw := io.Pipe() // client → server

@@ -15,7 +15,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/mcp"
 )
 
-func newServer(t *testing.T, r *host.ToolRunner) *mcp.Server {
+func newServer(t testing.TB, r *host.ToolRunner) *mcp.Server {
 	t.Helper()
 	srv, err := mcp.New(mcp.Options{Runner: r})
 	if err != nil {
