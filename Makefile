@@ -37,7 +37,8 @@ test: plugins mcp-node-deps
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 
-# The MCP clients host/mcp's Node tests run (the official TypeScript SDK),
+# The MCP clients host/mcp's Node tests run (the official TypeScript SDK
+# client and the MCP inspector CLI),
 # pinned by the committed package-lock.json; skipped without node/npm.
 mcp-node-deps:
 	@if command -v npm >/dev/null 2>&1; then \

@@ -84,11 +84,11 @@ func checkScenario(t *testing.T, got map[string]any, audit string) {
 	})
 }
 
-// The TypeScript SDK client over stdio, spawning the real binary.
-func TestNodeClientStdio(t *testing.T) {
-	w := wire(t, "")
+// binary builds wasmagent into a temporary directory.
+func binary(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the TypeScript SDK client tests skip")
+		t.Skip("node is not installed: the Node client tests skip")
 	}
 	root, err := wasmbuild.ModuleRoot()
 	if err != nil {
@@ -100,8 +100,57 @@ func TestNodeClientStdio(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	got := nodeClient(t, nil, "stdio", bin, "mcp", "--config", w.config)
+	return bin
+}
+
+// The TypeScript SDK client over stdio, spawning the real binary.
+func TestNodeClientStdio(t *testing.T) {
+	w := wire(t, "")
+	got := nodeClient(t, nil, "stdio", binary(t), "mcp", "--config", w.config)
 	checkScenario(t, got, w.audit)
+}
+
+// inspector runs @modelcontextprotocol/inspector-cli's --cli mode. It runs
+// from its build directory: 1.0.3 looks for its package.json relative to
+// the working directory.
+func inspector(t *testing.T, args ...string) string {
+	t.Helper()
+	dir, _ := filepath.Abs("testdata/node/node_modules/@modelcontextprotocol/inspector-cli/build")
+	if _, err := os.Stat(filepath.Join(dir, "index.js")); err != nil {
+		t.Skip("the inspector CLI is not installed: run make mcp-node-deps")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{"index.js"}, args...)...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("inspector %v: %v\n%s\n%s", args, err, out, stderr.String())
+	}
+	return string(out)
+}
+
+// The MCP inspector's CLI lists and calls a tool, on stdio (spawning the
+// real binary) and over HTTP with the token.
+func TestInspectorCLI(t *testing.T) {
+	w := wire(t, "")
+	bin := binary(t)
+	list := inspector(t, bin, "--method", "tools/list", "--", "mcp", "--config", w.config)
+	if !strings.Contains(list, `"name": "say"`) || !strings.Contains(list, `"readOnlyHint": true`) {
+		t.Fatalf("tools/list:\n%s", list)
+	}
+	called := inspector(t, bin, "--method", "tools/call", "--tool-name", "say", "--tool-arg", "text=key AKIAIOSFODNN7EXAMPLE", "--", "mcp", "--config", w.config)
+	if !strings.Contains(called, "[REDACTED:") || strings.Contains(called, "AKIAIOSFODNN7EXAMPLE") {
+		t.Fatalf("tools/call:\n%s", called)
+	}
+	ts := httptest.NewServer(w.server(t).Handler(mcp.HTTPOptions{Token: token}))
+	defer ts.Close()
+	called = inspector(t, ts.URL+"/mcp", "--transport", "http", "--header", "Authorization: Bearer "+token, "--method", "tools/call", "--tool-name", "say", "--tool-arg", "text=over http")
+	if !strings.Contains(called, "over http (seen by probe)") {
+		t.Fatalf("tools/call over HTTP:\n%s", called)
+	}
 }
 
 // The TypeScript SDK client over streamable HTTP, with a bearer token.
