@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -93,6 +95,46 @@ func TestIsLoopback(t *testing.T) {
 		"0.0.0.0": false, "": false, "::": false, "192.168.1.2": false, "localhost.evil.com": false, "example.com": false} {
 		if got := mcp.IsLoopback(host); got != want {
 			t.Errorf("IsLoopback(%q) = %v", host, got)
+		}
+	}
+}
+
+// An idle session ends after SessionTimeout: its id is then unknown (404),
+// and the client must start again.
+func TestHTTPSessionExpires(t *testing.T) {
+	srv := newServer(t, &host.ToolRunner{Tools: []host.Tool{hosttest.Echo("echo")}})
+	ts := httptest.NewServer(srv.Handler(mcp.HTTPOptions{SessionTimeout: 50 * time.Millisecond}))
+	defer ts.Close()
+	post := func(session, body string) *http.Response {
+		r, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if session != "" {
+			r.Header.Set("Mcp-Session-Id", session)
+		}
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	res := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	session := res.Header.Get("Mcp-Session-Id")
+	if res.StatusCode != 200 || session == "" {
+		t.Fatalf("initialize: %d, session %q", res.StatusCode, session)
+	}
+	// Each request makes the session busy again: ask seldom, with gaps
+	// well over the timeout.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		time.Sleep(250 * time.Millisecond)
+		if post(session, `{"jsonrpc":"2.0","id":2,"method":"ping"}`).StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session never expired")
 		}
 	}
 }
