@@ -28,7 +28,3 @@ func result(out *host.CallOutcome) *sdk.CallToolResult {
 	}
 	return r
 }
-
-func errorResult(text string) *sdk.CallToolResult {
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
-}

@@ -109,7 +109,7 @@ func describe(info host.ToolInfo) (*sdk.Tool, error) {
 		return nil, fmt.Errorf("mcp: tool %s: %w", info.Name, err)
 	}
 	t := &sdk.Tool{Name: info.Name, Title: info.Label, Description: info.Description, InputSchema: schema}
-	if h := info.Hints; !h.IsZero() || info.Label != "" {
+	if h := info.Hints; !h.IsZero() {
 		t.Annotations = &sdk.ToolAnnotations{Title: info.Label, DestructiveHint: h.Destructive, OpenWorldHint: h.OpenWorld}
 		// The SDK's two plain booleans cannot say "nothing claimed"; false
 		// is the protocol's default for both, so it claims nothing.
@@ -142,23 +142,29 @@ func inputSchema(params json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-// call runs one tools/call through the ToolRunner.
+// call runs one tools/call through the ToolRunner. Every call the server
+// accepts gets an audit record, refused ones too.
 func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, sequential bool) *sdk.CallToolResult {
 	args := req.Params.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	call := host.ToolCall{ID: fmt.Sprintf("%s%d", s.prefix, s.seq.Add(1)), Name: req.Params.Name, Arguments: args}
-	if len(args) > s.opts.MaxArgumentBytes {
-		return errorResult(fmt.Sprintf("the arguments of %s are %d bytes, over this server's limit of %d", call.Name, len(args), s.opts.MaxArgumentBytes))
+	s.audit(ctx, host.ToolExecutionStartEvent{ToolCallID: call.ID, ToolName: call.Name, Args: args})
+	out := s.run(ctx, req, call, sequential)
+	s.audit(ctx, host.ToolExecutionEndEvent{ToolCallID: call.ID, ToolName: call.Name, Result: out.Result, IsError: out.IsError})
+	return result(out)
+}
+
+func (s *Server) run(ctx context.Context, req *sdk.CallToolRequest, call host.ToolCall, sequential bool) *host.CallOutcome {
+	if n := len(call.Arguments); n > s.opts.MaxArgumentBytes {
+		return refused(call, fmt.Sprintf("the arguments of %s are %d bytes, over this server's limit of %d", call.Name, n, s.opts.MaxArgumentBytes))
 	}
 	g := s.gate(req.Session)
 	if err := g.acquire(ctx, sequential); err != nil {
-		return errorResult(fmt.Sprintf("%s was cancelled before it started: %v", call.Name, err))
+		return refused(call, fmt.Sprintf("%s was cancelled before it started: %v", call.Name, err))
 	}
 	defer g.release(sequential)
-
-	s.audit(ctx, host.ToolExecutionStartEvent{ToolCallID: call.ID, ToolName: call.Name, Args: args})
 	p := newProgress(ctx, req)
 	runner := *s.opts.Runner
 	if a := s.elicitor(req.Session); a != nil {
@@ -166,8 +172,11 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, sequential 
 	}
 	out := runner.Run(ctx, nil, nil, call, p.update)
 	p.close()
-	s.audit(ctx, host.ToolExecutionEndEvent{ToolCallID: call.ID, ToolName: call.Name, Result: out.Result, IsError: out.IsError})
-	return result(out)
+	return out
+}
+
+func refused(call host.ToolCall, text string) *host.CallOutcome {
+	return &host.CallOutcome{Call: call, Result: host.ErrorResult(text), IsError: true}
 }
 
 func (s *Server) audit(ctx context.Context, e host.Event) {

@@ -84,7 +84,8 @@ func TestCallThroughHooks(t *testing.T) {
 // (a JSON-RPC error), arguments that fail validation and arguments over
 // the size bound (error results). The session still serves afterwards.
 func TestBadCalls(t *testing.T) {
-	cs := connect(t, wire(t, "").server(t), nil)
+	w := wire(t, "")
+	cs := connect(t, w.server(t), nil)
 	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("unknown tool: err = %v", err)
 	}
@@ -97,6 +98,10 @@ func TestBadCalls(t *testing.T) {
 	if res := call(t, cs, "say", map[string]any{"text": "still here"}); res.IsError || !strings.HasPrefix(text(res), "still here") {
 		t.Fatalf("after bad calls: %q", text(res))
 	}
+	waitFor(t, "audit records of the refused calls", func() bool {
+		b, _ := os.ReadFile(w.audit)
+		return strings.Count(string(b), `"outcome":"error"`) == 2 && strings.Count(string(b), `"outcome":"ok"`) == 1
+	})
 }
 
 // A plugin's partial results reach a client that sent a progress token,

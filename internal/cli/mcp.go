@@ -78,8 +78,7 @@ func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 			Tools: o.Tools, BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
 			Approver: o.Approver, ApprovalTimeout: o.ApprovalTimeout, OnHook: o.OnHook,
 		},
-		Audit:        s.Audit(),
-		Instructions: s.File.Agent.SystemPrompt,
+		Audit: s.Audit(),
 	})
 }
 
