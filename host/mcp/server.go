@@ -137,7 +137,7 @@ func inputSchema(params json.RawMessage) (map[string]any, error) {
 	case nil:
 		m["type"] = "object"
 	default:
-		return nil, fmt.Errorf(`parameters have type %v; MCP serves only tools whose arguments are an object (type "object")`, typ)
+		return nil, fmt.Errorf(`parameters have type %v; MCP serves only tools whose arguments are an object (type "object"): disable the tool in agent.toml`, typ)
 	}
 	return m, nil
 }

@@ -140,3 +140,21 @@ func TestAskByElicitation(t *testing.T) {
 		})
 	}
 }
+
+// Tools whose parameters MCP cannot carry are refused by name; empty
+// parameters and a schema without a type are served as objects.
+func TestInputSchemas(t *testing.T) {
+	if _, err := mcp.New(mcp.Options{Runner: &host.ToolRunner{Tools: []host.Tool{hosttest.Tool("str", `{"type":"string"}`, nil)}}}); err == nil || !strings.Contains(err.Error(), "tool str") {
+		t.Fatalf("a string schema: err = %v", err)
+	}
+	srv := newServer(t, &host.ToolRunner{Tools: []host.Tool{hosttest.Echo("any"), hosttest.Tool("untyped", `{"properties":{"a":{"type":"integer"}}}`, nil)}})
+	res, err := connect(t, srv, nil).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if b, _ := json.Marshal(tool.InputSchema); !strings.Contains(string(b), `"type":"object"`) {
+			t.Errorf("%s's schema = %s", tool.Name, b)
+		}
+	}
+}
