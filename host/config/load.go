@@ -52,9 +52,21 @@ func Load(path string) (*File, error) {
 	return Parse(path, text)
 }
 
+// LoadTools is Load for commands that serve the tools and never call a
+// model ("wasmagent mcp"): the [model] section may be left out.
+func LoadTools(path string) (*File, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return parse(path, text, true)
+}
+
 // Parse is Load for text already read; path names it and anchors its
 // relative paths.
-func Parse(path string, text []byte) (*File, error) {
+func Parse(path string, text []byte) (*File, error) { return parse(path, text, false) }
+
+func parse(path string, text []byte, modelOptional bool) (*File, error) {
 	f := &File{Path: path, lines: indexLines(string(text))}
 	md, err := toml.Decode(string(text), f)
 	if err != nil {
@@ -69,7 +81,7 @@ func Parse(path string, text []byte) (*File, error) {
 		}
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
-	c := &checker{f: f, dir: filepath.Dir(path)}
+	c := &checker{f: f, dir: filepath.Dir(path), modelOptional: modelOptional}
 	c.unknownKeys(md.Undecoded())
 	c.check()
 	if len(c.errs) > 0 {
@@ -95,6 +107,8 @@ type checker struct {
 	f    *File
 	dir  string
 	errs []*Error
+	// modelOptional accepts a file without [model] (LoadTools).
+	modelOptional bool
 }
 
 func (c *checker) errorf(key, format string, args ...any) {
@@ -249,6 +263,9 @@ func (c *checker) check() {
 
 func (c *checker) checkModel() {
 	m := &c.f.Model
+	if c.modelOptional && *m == (Model{}) {
+		return
+	}
 	switch m.Provider {
 	case "openai":
 		if m.Name == "" {

@@ -41,3 +41,21 @@ func TestMCPToken(t *testing.T) {
 		}
 	}
 }
+
+// LoadTools accepts a file without [model] (serving tools needs none);
+// Load does not, and a [model] that is there is still checked.
+func TestLoadToolsWithoutModel(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.toml")
+	os.WriteFile(path, []byte("[runtime]\ncache_dir = \"off\"\n"), 0o644)
+	if _, err := config.LoadTools(path); err != nil {
+		t.Fatalf("LoadTools: %v", err)
+	}
+	if _, err := config.Load(path); err == nil || !strings.Contains(err.Error(), "model.provider: missing") {
+		t.Fatalf("Load: err = %v", err)
+	}
+	os.WriteFile(path, []byte("[model]\nprovider = \"nope\"\n"), 0o644)
+	if _, err := config.LoadTools(path); err == nil || !strings.Contains(err.Error(), `"nope" is not`) {
+		t.Fatalf("LoadTools with a bad model: err = %v", err)
+	}
+}

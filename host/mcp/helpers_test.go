@@ -34,11 +34,8 @@ func wire(t *testing.T, extra string) *wired {
 	dir := t.TempDir()
 	probe := wasmbuild.ForTest(t, "internal/testplugins/probe")
 	redact := wasmbuild.ForTest(t, "plugins/redact")
-	os.WriteFile(filepath.Join(dir, "script.json"), []byte(`{"turns":[]}`), 0o644)
-	toml := fmt.Sprintf(`[model]
-provider = "scripted"
-script = "script.json"
-[runtime]
+	// No [model]: serving tools needs none (config.LoadTools).
+	toml := fmt.Sprintf(`[runtime]
 cache_dir = %q
 [[tool]]
 plugin = %q
@@ -55,7 +52,7 @@ path = "audit.jsonl"
 %s`, wasmbuild.TestCacheDir(), probe, dir, probe, redact, extra)
 	path := filepath.Join(dir, "agent.toml")
 	os.WriteFile(path, []byte(toml), 0o644)
-	f, err := config.Load(path)
+	f, err := config.LoadTools(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,6 +138,11 @@ func loadConfig(ctx context.Context, path string, noModel bool, env Env) (*confi
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
+	return wireConfig(ctx, f, noModel, env)
+}
+
+// wireConfig wires a configuration read, as loadConfig does.
+func wireConfig(ctx context.Context, f *config.File, noModel bool, env Env) (*config.Setup, int) {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[f.Runtime.LogLevel]
 	if f.Runtime.LogLevel == "" {
 		level = slog.LevelWarn

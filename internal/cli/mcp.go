@@ -44,7 +44,12 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		case <-ctx.Done():
 		}
 	}()
-	s, code := loadConfig(ctx, *cfg, true, env)
+	f, err := config.LoadTools(*cfg) // no model needed
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
+	}
+	s, code := wireConfig(ctx, f, true, env)
 	if s == nil {
 		return code
 	}
