@@ -41,10 +41,13 @@ plugins:
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
 	done
 
-# The npm packages the tests build with (the AssemblyScript compiler, wabt),
+# The npm packages the tests build with and run (the AssemblyScript
+# compiler, wabt; pi-coding-agent's RpcClient and SessionManager; the MCP
+# TypeScript SDK client and inspector CLI),
 # installed from the lockfiles, so that npm's cache serves the tests'
 # own offline-first installs. Skipped, saying so, without node and npm.
-NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/testplugins/wat examples/plugin-template-as
+NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/testplugins/wat examples/plugin-template-as \
+	host/rpc/testdata/node host/mcp/testdata/node
 npm-deps:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 		for d in $(NPM_DIRS); do \
@@ -52,24 +55,18 @@ npm-deps:
 			(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) || exit 1; \
 		done; \
 	else \
-		echo "skipped npm-deps: node or npm is not on PATH; the AssemblyScript and WAT tests will skip, each saying so"; \
+		echo "skipped npm-deps: node or npm is not on PATH; the tests that need Node.js (AssemblyScript, WAT, pi interop, MCP clients) will skip, each saying so"; \
 	fi
 
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
 # the test plugins they need themselves.
-test: plugins npm-deps node-deps
+test: plugins npm-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 
-# pi-coding-agent 0.73.1 for the interop tests (its RpcClient and
-# SessionManager), from the committed package-lock.json; without Node the
-# tests that need it skip with a message.
-node-deps:
-	@if command -v node >/dev/null && command -v npm >/dev/null; then \
-		cd host/rpc/testdata/node && npm ci --no-audit --no-fund --silent; \
-	else echo "node-deps: no Node.js; the interop tests will skip"; fi
+node-deps: npm-deps
 
 # Re-make host/session/testdata/pi-written.jsonl with pi's own SessionManager.
 pi-session-fixture: node-deps
@@ -92,6 +89,7 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./host/config:FuzzParse \
 	./host/eventwire:FuzzBudget \
+	./host/mcp:FuzzStdioLine \
 	./host/openai:FuzzStream \
 	./host/rpc:FuzzDecodeCommand \
 	./host/scripted:FuzzParse \

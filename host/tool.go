@@ -31,6 +31,23 @@ type ToolInfo struct {
 	// ExecutionMode "sequential" makes every batch that calls this tool run
 	// one call at a time.
 	ExecutionMode ExecutionMode
+	// Hints are what the tool says of itself for clients that show or gate
+	// calls (MCP tool annotations); the zero value claims nothing.
+	Hints ToolHints
+}
+
+// ToolHints are a tool's own claims: hints, never a security boundary. A
+// nil field claims nothing.
+type ToolHints struct {
+	ReadOnly    *bool // changes nothing outside itself
+	Destructive *bool // may delete or overwrite
+	Idempotent  *bool // a repeated call has no further effect
+	OpenWorld   *bool // reaches outside the host (the network)
+}
+
+// IsZero reports whether h claims nothing.
+func (h ToolHints) IsZero() bool {
+	return h.ReadOnly == nil && h.Destructive == nil && h.Idempotent == nil && h.OpenWorld == nil
 }
 
 // ToolResult is what a tool returns: content for the model, details for

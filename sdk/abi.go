@@ -63,6 +63,24 @@ type ToolSpec struct {
 	// prepare_arguments export before validation; without it the host
 	// does not call that export.
 	PrepareArguments bool `json:"prepareArguments,omitempty"`
+	// Annotations are hints about the tool for clients that show or
+	// gate calls (an MCP client's tool annotations); nil claims nothing.
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// Annotations are what a tool says of itself: hints, never trusted for
+// security (the grants are what bound a tool). A nil field claims nothing.
+type Annotations struct {
+	// ReadOnly: the tool changes nothing outside itself.
+	ReadOnly *bool `json:"readOnlyHint,omitempty"`
+	// Destructive: it may delete or overwrite (meaningful when not
+	// read-only).
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	// Idempotent: calling it again with the same arguments has no further
+	// effect (meaningful when not read-only).
+	Idempotent *bool `json:"idempotentHint,omitempty"`
+	// OpenWorld: it reaches things outside the host (the network).
+	OpenWorld *bool `json:"openWorldHint,omitempty"`
 }
 
 // Needs lists the grants a plugin asks for. A host refuses to start a

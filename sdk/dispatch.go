@@ -57,7 +57,7 @@ func Describe() (*Description, error) {
 				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 			}
 		}
-		d.Tools = append(d.Tools, ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description, Parameters: params, ExecutionMode: t.ExecutionMode, PrepareArguments: t.Prepare != nil})
+		d.Tools = append(d.Tools, ToolSpec{Name: t.Name, Label: t.Label, Description: t.Description, Parameters: params, ExecutionMode: t.ExecutionMode, PrepareArguments: t.Prepare != nil, Annotations: t.Annotations})
 	}
 	if registry.before != nil {
 		d.Hooks = append(d.Hooks, HookBeforeToolCall)

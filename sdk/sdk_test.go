@@ -46,6 +46,8 @@ func init() {
 		return sdk.Text("stopping").Terminated(), nil
 	})
 	stop.ExecutionMode = sdk.Sequential
+	no := false
+	stop.Annotations = &sdk.Annotations{ReadOnly: &no}
 	sdk.RegisterTool(stop)
 	sdk.RegisterTool(sdk.NewTool("boom", "Panics.", func(c *sdk.Call, _ struct{}) (*sdk.Result, error) {
 		var m map[string]int
@@ -81,7 +83,7 @@ func TestDescribe(t *testing.T) {
 	b, _ := json.Marshal(d)
 	want := `{"abi":1,"name":"greeter","version":"0.1.0","tools":[` +
 		`{"name":"greet","description":"Greets someone.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"who to greet","type":"string"},"times":{"type":"integer"}},"required":["name"],"type":"object"},"prepareArguments":true},` +
-		`{"name":"stop","description":"Ends the run.","parameters":{"additionalProperties":false,"properties":{},"type":"object"},"executionMode":"sequential"},` +
+		`{"name":"stop","description":"Ends the run.","parameters":{"additionalProperties":false,"properties":{},"type":"object"},"executionMode":"sequential","annotations":{"readOnlyHint":false}},` +
 		`{"name":"boom","description":"Panics.","parameters":{"additionalProperties":false,"properties":{},"type":"object"}},` +
 		`{"name":"picture","description":"An image.","parameters":{"type":"object"}}],` +
 		`"hooks":["beforeToolCall","afterToolCall"],"needs":{"config":[{"key":"greeting","optional":true}]}}`

@@ -20,6 +20,9 @@ type Tool struct {
 	// ExecutionMode is Parallel (the default) or Sequential: a sequential
 	// tool makes the whole batch of calls it is in run one at a time.
 	ExecutionMode string
+	// Annotations, optional, are hints for clients (read-only,
+	// destructive, idempotent, open-world); nil claims nothing.
+	Annotations *Annotations
 	// Run executes a call with arguments the host has validated against
 	// Parameters. An error becomes an error result with its text.
 	Run func(c *Call, args json.RawMessage) (*Result, error)

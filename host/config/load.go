@@ -53,9 +53,21 @@ func Load(path string) (*File, error) {
 	return Parse(path, text)
 }
 
+// LoadTools is Load for commands that serve the tools and never call a
+// model ("wasmagent mcp"): the [model] section may be left out.
+func LoadTools(path string) (*File, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return parse(path, text, true)
+}
+
 // Parse is Load for text already read; path names it and anchors its
 // relative paths.
-func Parse(path string, text []byte) (*File, error) {
+func Parse(path string, text []byte) (*File, error) { return parse(path, text, false) }
+
+func parse(path string, text []byte, modelOptional bool) (*File, error) {
 	f := &File{Path: path, lines: indexLines(string(text))}
 	md, err := toml.Decode(string(text), f)
 	if err != nil {
@@ -70,7 +82,7 @@ func Parse(path string, text []byte) (*File, error) {
 		}
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
-	c := &checker{f: f, dir: filepath.Dir(path)}
+	c := &checker{f: f, dir: filepath.Dir(path), modelOptional: modelOptional}
 	c.unknownKeys(md.Undecoded())
 	c.check()
 	if len(c.errs) > 0 {
@@ -96,6 +108,8 @@ type checker struct {
 	f    *File
 	dir  string
 	errs []*Error
+	// modelOptional accepts a file without [model] (LoadTools).
+	modelOptional bool
 }
 
 func (c *checker) errorf(key, format string, args ...any) {
@@ -153,6 +167,7 @@ var knownKeys = []string{
 	"sessions", "dir",
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 	"max_host_alloc", "max_updates", "max_update_bytes", "max_log", "max_var_writes", "max_http_requests",
+	"mcp", "token_env", "token_file", "allowed_origins", "session_timeout", "max_body",
 }
 
 func editDistance(a, b string) int {
@@ -211,6 +226,7 @@ func (c *checker) check() {
 	if ev.Ratio < 0 {
 		c.errorf("events.ratio", "%d is negative", ev.Ratio)
 	}
+	c.checkMCP()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {
@@ -261,6 +277,9 @@ func (c *checker) check() {
 
 func (c *checker) checkModel() {
 	m := &c.f.Model
+	if c.modelOptional && *m == (Model{}) {
+		return
+	}
 	switch m.Provider {
 	case "openai":
 		if m.Name == "" {

@@ -24,6 +24,7 @@ type File struct {
 	// Sessions is [sessions]: where conversations are kept.
 	Sessions Sessions `toml:"sessions"`
 	Events   Events   `toml:"events"`
+	MCP      MCP      `toml:"mcp"`
 
 	lines lineIndex
 }

@@ -28,7 +28,7 @@ func nodeDir(t *testing.T) string {
 	}
 	dir, _ := filepath.Abs("testdata/node")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
-		t.Skip("pi-coding-agent is not installed: run `make node-deps` (npm ci in host/rpc/testdata/node)")
+		t.Skip("pi-coding-agent is not installed: run `make npm-deps` (npm ci in host/rpc/testdata/node)")
 	}
 	return dir
 }

@@ -33,6 +33,8 @@ func TestBadDescriptions(t *testing.T) {
 		{"bad mode", `{"abi":1,"name":"x","tools":[{"name":"t","description":"d","executionMode":"serial"}]}`, `executionMode "serial"`},
 		{"bad schema", `{"abi":1,"name":"x","tools":[{"name":"t","description":"d","parameters":{"type":"nonsense"}}]}`, "tool t: parameters"},
 		{"unknown hook", `{"abi":1,"name":"x","hooks":["onError"]}`, `unknown hook "onError"`},
+		{"unknown annotation", `{"abi":1,"name":"x","tools":[{"name":"t","description":"d","annotations":{"readOnly":true}}]}`, `unknown field "readOnly"`},
+		{"annotation not a boolean", `{"abi":1,"name":"x","tools":[{"name":"t","description":"d","annotations":{"readOnlyHint":"yes"}}]}`, "readOnlyHint"},
 		{"relative need", `{"abi":1,"name":"x","tools":[` + okTool + `],"needs":{"paths":[{"guest":"data"}]}}`, "not an absolute guest path"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,5 +139,22 @@ func TestNeeds(t *testing.T) {
 	unused := p.UnusedGrants()
 	if len(unused) != 4 || !strings.Contains(fmt.Sprint(unused), "host evil.test") || !strings.Contains(fmt.Sprint(unused), "config value unasked") || !strings.Contains(fmt.Sprint(unused), "→ /tmp") {
 		t.Fatalf("unused = %q", unused)
+	}
+}
+
+// A tool's annotations reach host.ToolInfo as they were written: a hint
+// given (true or false) is kept, an absent one claims nothing.
+func TestAnnotations(t *testing.T) {
+	describe := `{"abi":1,"name":"raw","tools":[{"name":"a","description":"d","annotations":{"readOnlyHint":true,"openWorldHint":false}},{"name":"b","description":"d"}]}`
+	p, err := raw(t, map[string]string{"describe": describe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Tools()[0].Info().Hints, p.Tools()[1].Info().Hints
+	if a.ReadOnly == nil || !*a.ReadOnly || a.OpenWorld == nil || *a.OpenWorld || a.Destructive != nil || a.Idempotent != nil {
+		t.Fatalf("a's hints = %+v", a)
+	}
+	if !b.IsZero() {
+		t.Fatalf("b claims %+v, want nothing", b)
 	}
 }

@@ -31,7 +31,16 @@ func (t *tool) Info() host.ToolInfo {
 		Description:   t.spec.Description,
 		Parameters:    t.spec.Parameters,
 		ExecutionMode: host.ExecutionMode(t.spec.ExecutionMode),
+		Hints:         hints(t.spec.Annotations),
 	}
+}
+
+// hints are the tool's annotations as the host keeps them.
+func hints(a *sdk.Annotations) host.ToolHints {
+	if a == nil {
+		return host.ToolHints{}
+	}
+	return host.ToolHints{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 }
 
 // PrepareArguments calls prepare_arguments for tools that ask for it (the

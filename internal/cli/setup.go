@@ -26,6 +26,12 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
+	return wireConfig(ctx, f, l, env)
+}
+
+// wireConfig wires a configuration read, as loadConfig does (l.path is
+// not read again).
+func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.Setup, int) {
 	name := l.logLevel
 	if name == "" {
 		name = f.Runtime.LogLevel

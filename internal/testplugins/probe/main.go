@@ -29,11 +29,14 @@ func init() {
 	sdk.SetInfo(sdk.Info{Name: "probe", Version: "1.0.0", Needs: &sdk.Needs{
 		Config: []sdk.ConfigNeed{{Key: "greeting", Optional: true, Why: "the config tool reads it"}},
 	}})
-	sdk.RegisterTool(sdk.NewTool("echo", "Returns its text.", func(c *sdk.Call, a struct {
+	echo := sdk.NewTool("echo", "Returns its text.", func(c *sdk.Call, a struct {
 		Text string `json:"text" description:"what to return"`
 	}) (*sdk.Result, error) {
 		return sdk.Text(a.Text).WithDetails(map[string]any{"id": c.ID}), nil
-	}))
+	})
+	yes, no := true, false
+	echo.Annotations = &sdk.Annotations{ReadOnly: &yes, OpenWorld: &no}
+	sdk.RegisterTool(echo)
 	sdk.RegisterTool(sdk.NewTool("state", "Reports the state left by earlier calls, then leaves its own.", func(c *sdk.Call, a struct {
 		Mark string `json:"mark"`
 	}) (*sdk.Result, error) {
@@ -125,6 +128,7 @@ func init() {
 		return sdk.Textf("wrote %d bytes", len(a.Text)), nil
 	})
 	write.ExecutionMode = sdk.Sequential
+	write.Annotations = &sdk.Annotations{Destructive: &yes}
 	sdk.RegisterTool(write)
 	sdk.RegisterTool(sdk.NewTool("fsop", "A file-system operation: symlink, link, remove, mkdir, readlink.", func(c *sdk.Call, a struct {
 		Op   string `json:"op"`

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/host/mcp"
+)
+
+func mcpCmd(ctx context.Context, args []string, env Env) int {
+	fs := newFlags("mcp", "mcp [--config FILE] [--http ADDR] [--print-config claude|cursor|codex]", `  wasmagent mcp                                  serve agent.toml's tools on stdio
+  wasmagent mcp --config ~/tools/agent.toml --http 127.0.0.1:8377
+  wasmagent mcp --config ~/tools/agent.toml --print-config claude
+`, env)
+	cfg := fs.String("config", defaultConfig(), "configuration `file`")
+	addr := fs.String("http", "", "serve streamable HTTP at `ADDR` (host:port, or :port for 127.0.0.1) instead of stdio")
+	client := fs.String("print-config", "", "print what `CLIENT` (claude, cursor or codex) needs to start this server, and exit")
+	logLevel := logLevelFlag(fs)
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	if len(fs.Args()) > 0 {
+		fmt.Fprintf(env.Stderr, "wasmagent mcp: unexpected argument %q\n", fs.Args()[0])
+		return ExitUsage
+	}
+	if *client != "" {
+		return printClientConfig(*client, *cfg, *addr, env)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-env.Interrupt:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	f, err := config.LoadTools(*cfg) // no model needed
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
+	}
+	s, code := wireConfig(ctx, f, load{path: *cfg, noModel: true, logLevel: *logLevel}, env)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	srv, err := newMCPServer(s)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitUsage
+	}
+	if *addr == "" {
+		err = srv.ServeStdio(ctx, env.Stdin, env.Stdout, 0)
+	} else {
+		err = serveMCPHTTP(ctx, srv, s.File, *addr, env)
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent mcp:", err)
+		if ctx.Err() != nil {
+			return ExitAborted
+		}
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// newMCPServer serves the configuration's tools through the loop's five
+// stages: the same tools, hooks and audit as "run" and "chat".
+func newMCPServer(s *config.Setup) (*mcp.Server, error) {
+	o := s.Options
+	return mcp.New(mcp.Options{
+		Runner: &host.ToolRunner{
+			Tools: o.Tools, BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
+			Approver: o.Approver, ApprovalTimeout: o.ApprovalTimeout, OnHook: o.OnHook,
+		},
+		Audit: s.Audit(),
+	})
+}
+
+// printClientConfig prints the snippet a client's configuration needs:
+// the command line with absolute paths.
+func printClientConfig(client, cfg, addr string, env Env) int {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent mcp: cannot find this program's path:", err)
+		return ExitFailed
+	}
+	abs, err := filepath.Abs(cfg)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "wasmagent mcp:", err)
+		return ExitUsage
+	}
+	if _, err := os.Stat(abs); err != nil {
+		fmt.Fprintf(env.Stderr, "wasmagent mcp: the configuration %s: %v\n", abs, err)
+		return ExitUsage
+	}
+	if addr != "" {
+		fmt.Fprintln(env.Stderr, "wasmagent mcp: --print-config describes the stdio server (clients start it themselves); --http is not used")
+	}
+	args := []string{"mcp", "--config", abs}
+	servers := map[string]any{"mcpServers": map[string]any{"wasmagent": map[string]any{"command": exe, "args": args}}}
+	j, _ := json.MarshalIndent(servers, "", "  ")
+	switch client {
+	case "claude":
+		fmt.Fprintf(env.Stdout, "# Claude Code: run this once (add --scope project to share it through .mcp.json)\nclaude mcp add wasmagent -- %s %s %s %s\n\n# or put this in .mcp.json at the project's root:\n%s\n",
+			shellQuote(exe), args[0], args[1], shellQuote(abs), j)
+	case "cursor":
+		fmt.Fprintf(env.Stdout, "# Cursor: ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (this project)\n%s\n", j)
+	case "codex":
+		fmt.Fprintf(env.Stdout, "# Codex CLI: ~/.codex/config.toml\n[mcp_servers.wasmagent]\ncommand = %s\nargs = [%s, %s, %s]\n",
+			strconv.Quote(exe), strconv.Quote(args[0]), strconv.Quote(args[1]), strconv.Quote(abs))
+	default:
+		fmt.Fprintf(env.Stderr, "wasmagent mcp: --print-config %q: the clients are claude, cursor and codex\n", client)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// serveMCPHTTP serves streamable HTTP at addr until ctx ends. An address
+// beyond loopback needs a bearer token ([mcp] token_env or token_file).
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr string, env Env) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want host:port or :port (%v)", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	token, err := f.MCPToken()
+	if err != nil {
+		return err
+	}
+	if token == "" && !mcp.IsLoopback(host) {
+		return fmt.Errorf("--http %s listens beyond this machine: set [mcp] token_env or token_file in %s so that clients must send a bearer token", addr, f.Path)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler: srv.Handler(mcp.HTTPOptions{
+			Token: token, AllowedOrigins: f.MCP.AllowedOrigins,
+			SessionTimeout: f.MCP.SessionTimeout.Duration, MaxBodyBytes: int64(f.MCP.MaxBody),
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(env.Stderr, "wasmagent mcp: serving streamable HTTP at http://%s/\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}

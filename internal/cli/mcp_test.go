@@ -1,0 +1,57 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/cli"
+)
+
+// --print-config gives each client the command line with absolute paths;
+// an unknown client is a usage error.
+func TestMCPPrintConfig(t *testing.T) {
+	cfg := scriptedConfig(t, `{"turns":[]}`)
+	rel, _ := filepath.Rel(mustWd(t), cfg)
+	for _, c := range []struct{ client, want string }{
+		{"claude", "claude mcp add wasmagent -- "},
+		{"cursor", `"mcpServers"`},
+		{"codex", "[mcp_servers.wasmagent]"},
+	} {
+		var out, errb lockedBuffer
+		code := cli.Main(context.Background(), []string{"mcp", "--config", rel, "--print-config", c.client}, cli.Env{Stdout: &out, Stderr: &errb})
+		if code != cli.ExitOK || !strings.Contains(out.String(), c.want) || !strings.Contains(out.String(), cfg) {
+			t.Fatalf("%s: exit %d, out:\n%s\nerr: %s", c.client, code, out.String(), errb.String())
+		}
+		exe, _ := os.Executable()
+		exe, _ = filepath.EvalSymlinks(exe)
+		if !strings.Contains(out.String(), exe) {
+			t.Fatalf("%s: the snippet does not name this program (%s):\n%s", c.client, exe, out.String())
+		}
+	}
+	var out, errb lockedBuffer
+	if code := cli.Main(context.Background(), []string{"mcp", "--config", cfg, "--print-config", "vim"}, cli.Env{Stdout: &out, Stderr: &errb}); code != cli.ExitUsage || !strings.Contains(errb.String(), "claude, cursor and codex") {
+		t.Fatalf("unknown client: exit %d, %s", code, errb.String())
+	}
+}
+
+// Listening beyond loopback without a token is refused before anything
+// listens.
+func TestMCPHTTPNeedsToken(t *testing.T) {
+	cfg := scriptedConfig(t, `{"turns":[]}`)
+	var out, errb lockedBuffer
+	code := cli.Main(context.Background(), []string{"mcp", "--config", cfg, "--http", "0.0.0.0:0"}, cli.Env{Stdout: &out, Stderr: &errb})
+	if code != cli.ExitFailed || !strings.Contains(errb.String(), "token_env or token_file") {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+}
+
+func mustWd(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
