@@ -36,6 +36,7 @@ type chatSession struct {
 	a        *host.Agent
 	r        *plainRenderer
 	console  *consoleScreen // nil when reading plain lines
+	approver *host.PromptApprover
 	store    *chatStore     // the session and the configuration
 	afterRun []func()       // session commands typed during a run
 	env      Env
@@ -83,6 +84,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	defer c.store.close()
 	c.a = c.store.sess.Agent()
 	c.a.Subscribe(c.r.event)
+	c.setApprover()
 	if audit := s.Audit(); audit != nil {
 		c.a.Subscribe(audit)
 	}
@@ -188,9 +190,12 @@ func (c *chatSession) interrupt(again bool) (quit bool) {
 	return false
 }
 
-// handle acts on a typed line: a slash command, a steer while a run goes,
-// else a new prompt.
+// handle acts on a typed line: the answer to a hook's pending question, a
+// slash command, a steer while a run goes, else a new prompt.
 func (c *chatSession) handle(line string) {
+	if c.answer(line) {
+		return
+	}
 	text := strings.TrimSpace(line)
 	if text == "" {
 		return
