@@ -37,8 +37,8 @@ type chatSession struct {
 	r        *plainRenderer
 	console  *consoleScreen // nil when reading plain lines
 	approver *host.PromptApprover
-	store    *chatStore     // the session and the configuration
-	afterRun []func()       // session commands typed during a run
+	store    *chatStore // the session and the configuration
+	afterRun []func()   // session commands typed during a run
 	env      Env
 	running  chan error
 }
