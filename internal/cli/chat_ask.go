@@ -36,13 +36,13 @@ func (c *chatSession) setAsking(b bool) {
 }
 
 // questionWriter shows what the approver writes (a question, "declined")
-// as notes: the hook's text and the model's arguments made printable, and
-// in raw mode drawn above the prompt.
+// as notes, not dim: the hook's text and the model's arguments made
+// printable, and in raw mode drawn above the prompt.
 type questionWriter struct{ r *plainRenderer }
 
 func (w questionWriter) Write(p []byte) (int, error) {
 	if s := strings.Trim(string(p), "\n "); s != "" {
-		w.r.note(printable(s))
+		w.r.noteStyled(printable(s))
 	}
 	return len(p), nil
 }
