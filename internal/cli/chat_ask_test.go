@@ -59,6 +59,17 @@ func startChat(t *testing.T, cfg string) *chatProc {
 	return p
 }
 
+// lastLine is the last line of s that contains sub.
+func lastLine(s, sub string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], sub) {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
 // waitCount waits for n occurrences of s in b.
 func waitCount(t *testing.T, b *lockedBuffer, s string, n int) {
 	t.Helper()
@@ -86,23 +97,26 @@ func (p *chatProc) wait(t *testing.T) int {
 // call, no declines it (the model is told), always runs it and every later
 // call of the tool without asking. The answers are not steers.
 func TestChatAsk(t *testing.T) {
-	p := startChat(t, askConfig(t, 4))
+	p := startChat(t, askConfig(t, 5))
+	asked := 0
 	for i, c := range []struct {
 		answer, result string
 	}{
 		{"y", "✓ echo"},
 		{"no", "✗ echo"},
+		{"", "✗ echo"}, // an empty line declines
 		{"a", "✓ echo"},
-		{"", "✓ echo"}, // not asked: always
+		{"-", "✓ echo"}, // not asked: always
 	} {
 		io.WriteString(p.feed, fmt.Sprintf("prompt %d\n", i))
-		if c.answer != "" {
-			waitCount(t, &p.errOut, "allow? [y]es / [n]o / [a]lways for echo this session:", i+1)
+		if c.answer != "-" {
+			asked++
+			waitCount(t, &p.errOut, "allow? [y]es / [n]o / [a]lways for echo this session:", asked)
 			io.WriteString(p.feed, c.answer+"\n")
 		}
 		waitFor(t, &p.out, fmt.Sprintf("answer %d\n", i))
-		if n := strings.Count(p.errOut.String(), c.result); n < 1 {
-			t.Fatalf("call %d (%q): no %q in:\n%s", i, c.answer, c.result, p.errOut.String())
+		if last := lastLine(p.errOut.String(), "echo ("); !strings.HasPrefix(last, c.result) {
+			t.Fatalf("call %d (%q): %q, want %q, in:\n%s", i, c.answer, last, c.result, p.errOut.String())
 		}
 	}
 	p.feed.Close()
@@ -121,8 +135,8 @@ func TestChatAsk(t *testing.T) {
 			t.Errorf("no %q in stderr:\n%s", want, errOut)
 		}
 	}
-	if n := strings.Count(errOut, "allow?"); n != 3 {
-		t.Errorf("asked %d times, want 3 (the fourth call is approved by always):\n%s", n, errOut)
+	if n := strings.Count(errOut, "allow?"); n != 4 {
+		t.Errorf("asked %d times, want 4 (the fourth call is approved by always):\n%s", n, errOut)
 	}
 	if n := strings.Count(errOut, "✓ echo"); n != 3 {
 		t.Errorf("echo ran %d times, want 3:\n%s", n, errOut)
