@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -20,8 +22,27 @@ func (c *chatSession) setApprover() {
 	c.a.SetApprover(host.ApproverFunc(func(ctx context.Context, q host.Question) (bool, error) {
 		c.setAsking(true)
 		defer c.setAsking(false)
-		return p.Approve(ctx, q)
+		return p.Approve(ctx, shown(q))
 	}))
+}
+
+// The most of a question's text and of the call's arguments shown: a
+// hook or a model must not flood the terminal the user answers on.
+const (
+	maxQuestionText = 1000
+	maxQuestionArgs = 2000
+)
+
+// shown is q as the user sees it: its text and the arguments clipped, the
+// arguments on one line.
+func shown(q host.Question) host.Question {
+	q.Text = clip(q.Text, maxQuestionText)
+	if a := compactJSON(q.Args); len([]rune(a)) > maxQuestionArgs {
+		q.Args = json.RawMessage(clip(a, maxQuestionArgs) + fmt.Sprintf(" (%d bytes)", len(q.Args)))
+	} else {
+		q.Args = json.RawMessage(a)
+	}
+	return q
 }
 
 // answer hands line to a pending question and says whether one took it.

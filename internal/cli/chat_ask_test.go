@@ -18,6 +18,12 @@ import (
 // The hook's question and the arguments carry escape sequences, which
 // must reach the terminal harmless.
 func askConfig(t *testing.T, n int) string {
+	return askConfigWith(t, n, `Run echo?\u001b]0;pwned\u0007`, `\u001b[2J%d`)
+}
+
+// askConfigWith is askConfig with the hook's question and the argument x
+// (a format with the call's number) as JSON string contents.
+func askConfigWith(t *testing.T, n int, question, x string) string {
 	dir := t.TempDir()
 	tool := constPlugin(t, map[string]string{
 		"describe": `{"abi":1,"name":"tool","tools":[{"name":"echo","description":"e","parameters":{"type":"object"}}]}`,
@@ -25,12 +31,12 @@ func askConfig(t *testing.T, n int) string {
 	})
 	hook := constPlugin(t, map[string]string{
 		"describe":         `{"abi":1,"name":"asker","hooks":["beforeToolCall"]}`,
-		"before_tool_call": `{"ask":"Run echo?\u001b]0;pwned\u0007"}`,
+		"before_tool_call": `{"ask":"` + question + `"}`,
 	})
 	var turns []string
 	for i := range n {
 		turns = append(turns,
-			fmt.Sprintf(`{"content":[{"type":"toolCall","id":"c%d","name":"echo","arguments":{"x":"\u001b[2J%d"}}]}`, i, i),
+			fmt.Sprintf(`{"content":[{"type":"toolCall","id":"c%d","name":"echo","arguments":{"x":"`+x+`"}}]}`, i, i),
 			fmt.Sprintf(`{"content":"answer %d"}`, i))
 	}
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(`{"turns":[`+strings.Join(turns, ",")+`]}`), 0o644)
@@ -161,5 +167,22 @@ func TestChatAskInterrupt(t *testing.T) {
 	}
 	if errOut := p.errOut.String(); strings.Contains(errOut, "✓ echo") {
 		t.Fatalf("the declined call ran:\n%s", errOut)
+	}
+}
+
+// A long question and long arguments are clipped: a hook or a model
+// cannot flood the terminal the user answers on.
+func TestChatAskClipped(t *testing.T) {
+	p := startChat(t, askConfigWith(t, 1, strings.Repeat("why? ", 5000), "%d"+strings.Repeat("x", 200000)))
+	io.WriteString(p.feed, "prompt\n")
+	waitFor(t, &p.errOut, "allow?")
+	io.WriteString(p.feed, "y\n")
+	waitFor(t, &p.out, "answer 0")
+	p.feed.Close()
+	p.wait(t)
+	q := p.errOut.String()
+	q = q[strings.Index(q, "asks: "):strings.Index(q, "allow?")]
+	if len(q) > 4000 || !strings.Contains(q, "why? why?") || !strings.Contains(q, `{"x":"0xxx`) || !strings.Contains(q, "… (200009 bytes)") {
+		t.Fatalf("the question shown is %d bytes:\n%s", len(q), q[len(q)-300:])
 	}
 }
