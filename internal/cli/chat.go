@@ -15,7 +15,8 @@ import (
 
 const chatExamples = `  wasmagent chat
   (type a prompt; while the agent works, a line you type steers it;
-   /follow TEXT queues a follow-up, /help lists the commands; Ctrl-C
+   /follow TEXT queues a follow-up, /help lists the commands; when a
+   hook asks about a call, the next line answers it: y, n or a(lways); Ctrl-C
    aborts a run, clears the line at the prompt, and on an empty line
    twice quits, as does Ctrl-D)
 `
