@@ -50,11 +50,14 @@ type chatTerm struct {
 	done   chan error
 }
 
-func startChat(t *testing.T, script string) *chatTerm {
+func startChat(t *testing.T, script string) *chatTerm { return startChatWith(t, script, "") }
+
+// startChatWith is startChat with more of agent.toml (plugins).
+func startChatWith(t *testing.T, script, toml string) *chatTerm {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644)
 	cfg := filepath.Join(dir, "agent.toml")
-	os.WriteFile(cfg, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"off\"\n"), 0o644)
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"off\"\n"+toml), 0o644)
 	master, tty := openPTY(t, 100)
 	c := &chatTerm{t: t, master: master, vt: newVT(100), done: make(chan error, 1)}
 	c.cmd = exec.Command(binary, "chat", "--config", cfg)

@@ -15,7 +15,8 @@ import (
 
 const chatExamples = `  wasmagent chat
   (type a prompt; while the agent works, a line you type steers it;
-   /follow TEXT queues a follow-up, /help lists the commands; Ctrl-C
+   /follow TEXT queues a follow-up, /help lists the commands; when a
+   hook asks about a call, the next line answers it: y, n or a(lways); Ctrl-C
    aborts a run, clears the line at the prompt, and on an empty line
    twice quits, as does Ctrl-D)
 `
@@ -36,8 +37,9 @@ type chatSession struct {
 	a        *host.Agent
 	r        *plainRenderer
 	console  *consoleScreen // nil when reading plain lines
-	store    *chatStore     // the session and the configuration
-	afterRun []func()       // session commands typed during a run
+	approver *host.PromptApprover
+	store    *chatStore // the session and the configuration
+	afterRun []func()   // session commands typed during a run
 	env      Env
 	running  chan error
 }
@@ -83,6 +85,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	defer c.store.close()
 	c.a = c.store.sess.Agent()
 	c.a.Subscribe(c.r.event)
+	c.setApprover()
 	if audit := s.Audit(); audit != nil {
 		c.a.Subscribe(audit)
 	}
@@ -188,9 +191,12 @@ func (c *chatSession) interrupt(again bool) (quit bool) {
 	return false
 }
 
-// handle acts on a typed line: a slash command, a steer while a run goes,
-// else a new prompt.
+// handle acts on a typed line: the answer to a hook's pending question, a
+// slash command, a steer while a run goes, else a new prompt.
 func (c *chatSession) handle(line string) {
+	if c.answer(line) {
+		return
+	}
 	text := strings.TrimSpace(line)
 	if text == "" {
 		return

@@ -105,18 +105,21 @@ func slashNew(c *chatSession, arg string) {
 		c.r.note(printable(fmt.Sprintf("error: %v", err)))
 		return
 	}
+	c.setApprover()
 	c.r.note(fmt.Sprintf("(new session %s)", c.store.sess.State().SessionID))
 }
 
 func slashResume(c *chatSession, arg string) {
 	if c.idle("resume", func() { slashResume(c, arg) }) {
 		c.store.resume(c.ctx, arg, c.say)
+		c.setApprover()
 	}
 }
 
 func slashReload(c *chatSession, arg string) {
 	if c.idle("reload", func() { slashReload(c, arg) }) {
 		c.store.reload(c.ctx, c.say)
+		c.setApprover()
 	}
 }
 

@@ -55,12 +55,14 @@ type consoleScreen struct {
 	mu     sync.Mutex
 	open   string // the streamed line not yet ended, on the row(s) above the prompt
 	busy   bool
+	asking bool // a hook's question waits for the line typed
 	status string
 }
 
 const (
 	promptIdle = "\033[1m›\033[22m "
 	promptBusy = "\033[2m›\033[22m "
+	promptAsk  = "\033[1mallow? [y/n/a] ›\033[22m "
 )
 
 func newConsoleScreen(in io.Reader, out io.Writer, width, height int) *consoleScreen {
@@ -166,9 +168,21 @@ func (c *consoleScreen) repaint() {
 	c.t.Write(nil)
 }
 
-// prompt is the idle marker, or while busy the status.
+// setAsking shows, while a hook's question is pending, that the line
+// typed answers it.
+func (c *consoleScreen) setAsking(asking bool) {
+	c.mu.Lock()
+	c.asking = asking
+	c.mu.Unlock()
+	c.repaint()
+}
+
+// prompt is the question's marker while one is pending, the idle marker,
+// or while busy the status.
 func (c *consoleScreen) prompt() string {
 	switch {
+	case c.asking:
+		return promptAsk
 	case !c.busy:
 		return promptIdle
 	case c.status != "":

@@ -147,21 +147,25 @@ func (r *plainRenderer) setPhaseLocked(p string) {
 
 // note prints a line of the command's own (dim on a terminal); while a
 // line of the answer is open, once it ends, so as not to cut it.
-func (r *plainRenderer) note(s string) {
+func (r *plainRenderer) note(s string) { r.noteStyled(dim(r.sc, s)) }
+
+// noteStyled prints a note as it is (a question to answer stands out
+// from the dim notes).
+func (r *plainRenderer) noteStyled(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.midLine {
 		r.notes = append(r.notes, s)
 		return
 	}
-	r.lineLocked("%s", dim(r.sc, s))
+	r.lineLocked("%s", s)
 }
 
 func (r *plainRenderer) flushNotesLocked() {
 	notes := r.notes
 	r.notes = nil
 	for _, n := range notes {
-		r.lineLocked("%s", dim(r.sc, n))
+		r.lineLocked("%s", n)
 	}
 }
 

@@ -62,6 +62,7 @@ func slashHelp(c *chatSession, _ string) {
 	for _, s := range slashCommands {
 		fmt.Fprintf(&b, "\n  /%-14s %s", strings.TrimSpace(s.name+" "+s.args), s.help)
 	}
+	b.WriteString("\nWhen a hook asks about a call, the next line answers: y(es), n(o) or a(lways for that tool).")
 	b.WriteString("\nCtrl-C aborts a run or clears the line; twice on an empty line, or Ctrl-D, quits.")
 	c.r.note(b.String())
 }
