@@ -1,9 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -69,20 +71,26 @@ func Parse(path string, text []byte) (*File, error) {
 	c.bad = d.bad
 	c.check()
 	if len(c.errs) > 0 {
-		// By line; problems with no line (a missing key) last.
-		slices.SortStableFunc(c.errs, func(a, b *Error) int {
-			if (a.Line == 0) != (b.Line == 0) {
-				return b.Line - a.Line
-			}
-			return a.Line - b.Line
-		})
 		errs := make([]error, len(c.errs))
 		for i, e := range c.errs {
 			errs[i] = e
 		}
-		return nil, errors.Join(errs...)
+		return nil, joinByLine(errs)
 	}
 	return f, nil
+}
+
+// joinByLine joins errors in the order of their lines; problems with no
+// line (a missing key) come last, in the order found.
+func joinByLine(errs []error) error {
+	line := func(err error) int {
+		if e, ok := err.(*Error); ok && e.Line > 0 {
+			return e.Line
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(line(a), line(b)) })
+	return errors.Join(errs...)
 }
 
 type checker struct {

@@ -82,21 +82,22 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
+	// Every problem of the file at once, as Load reports them.
+	var errs []error
 	if !opts.NoModel {
 		if s.Model, err = f.model(); err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 	}
-	if err := s.loadTools(ctx); err != nil {
-		return nil, err
-	}
-	if f.Audit.Path != "" {
+	errs = append(errs, s.loadTools(ctx)...)
+	if f.Audit.Path != "" && len(errs) == 0 {
 		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
-			return nil, f.errorf("audit.path", "%v", err)
+			errs = append(errs, f.errorf("audit.path", "%v", err))
 		}
 	}
-	if err := s.loadHooks(ctx); err != nil {
-		return nil, err
+	errs = append(errs, s.loadHooks(ctx)...)
+	if len(errs) > 0 {
+		return nil, joinByLine(errs)
 	}
 	a := f.Agent
 	s.Options.Model = s.Model
@@ -214,7 +215,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	return wp, wp.Grants(), nil
 }
 
-func (s *Setup) loadTools(ctx context.Context) error {
+func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	f := s.File
 	owner := map[string]string{} // tool name → plugin file
 	for i := range f.Tools {
@@ -222,12 +223,14 @@ func (s *Setup) loadTools(ctx context.Context) error {
 		key := fmt.Sprintf("tool[%d]", i)
 		wp, g, err := f.loadWith(ctx, s.Runtime, key, &t.Plugin)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		if len(wp.Tools()) == 0 {
-			return f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin)
+			errs = append(errs, f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin))
+			continue
 		}
 		names := map[string]bool{}
 		for _, tool := range wp.Tools() {
@@ -239,7 +242,7 @@ func (s *Setup) loadTools(ctx context.Context) error {
 		}{{"disable", t.Disable}, {"sequential", t.Sequential}, {"rename", mapKeys(t.Rename)}} {
 			for _, n := range list.names {
 				if !names[n] {
-					return f.errorf(key+"."+list.key, "the plugin has no tool %q (it has %s)", n, strings.Join(mapKeys(names), ", "))
+					errs = append(errs, f.errorf(key+"."+list.key, "the plugin has no tool %q (it has %s)", n, strings.Join(mapKeys(names), ", ")))
 				}
 			}
 		}
@@ -255,17 +258,18 @@ func (s *Setup) loadTools(ctx context.Context) error {
 				info.ExecutionMode = host.ExecutionSequential // tighten, never loosen
 			}
 			if prev, dup := owner[info.Name]; dup {
-				return f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin)
+				errs = append(errs, f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin))
+				continue
 			}
 			owner[info.Name] = t.Plugin.Plugin
 			s.Options.Tools = append(s.Options.Tools, configured(tool, info))
 			s.Tools = append(s.Tools, ToolInfo{Name: info.Name, Mode: info.ExecutionMode, Plugin: wp, Grants: g})
 		}
 	}
-	return nil
+	return errs
 }
 
-func (s *Setup) loadHooks(ctx context.Context) error {
+func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
 	f := s.File
 	order := make([]int, len(f.Hooks))
 	for i := range order {
@@ -277,13 +281,15 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 		key := fmt.Sprintf("hook[%d]", i)
 		wp, g, err := f.loadWith(ctx, s.Runtime, key, &h.Plugin)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		before, after := wp.BeforeToolCall(), wp.AfterToolCall()
 		if before == nil && after == nil {
-			return f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin)
+			errs = append(errs, f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin))
+			continue
 		}
 		match := func(name string) bool {
 			if len(h.Tools) == 0 {
@@ -337,7 +343,7 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 			s.Hooks = append(s.Hooks, HookInfo{Kind: "afterToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
 		}
 	}
-	return nil
+	return errs
 }
 
 func (s *Setup) warnUnused(p *wasmtool.Plugin) {

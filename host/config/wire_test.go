@@ -185,3 +185,28 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 		t.Fatalf("ungranted: %v", err)
 	}
 }
+
+// Problems found while wiring are all reported too, each at its line: a
+// file tool with no directory (refused before any call), a tool name the
+// plugin lacks, and a tool plugin used as a hook.
+func TestWireReportsEveryProblem(t *testing.T) {
+	fs := wasmbuild.ForTest(t, "plugins/fs")
+	body := "[[tool]]\nplugin = \"" + fs + "\"\n" + // lines 6-7
+		"[[tool]]\nplugin = \"CALC\"\ndisable = [\"calculator\"]\n" + // lines 8-10
+		"[[hook]]\nplugin = \"CALC\"\n" // lines 11-12
+	_, err := wire(t, write(t, body, `{"content":"x"}`))
+	want := []string{
+		"agent.toml:7: tool[0].plugin: plugin " + fs + ": the plugin needs grants it was not given: at least one directory (read-only)",
+		`agent.toml:10: tool[1].disable: the plugin has no tool "calculator"`,
+		"agent.toml:12: hook[0].plugin: " + wasmbuild.ForTest(t, "plugins/calc") + " is not a hook",
+	}
+	lines := strings.Split(fmt.Sprint(err), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("problem %d = %s\nwant it to contain %s", i, lines[i], w)
+		}
+	}
+}
