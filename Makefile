@@ -23,17 +23,25 @@ build:
 # (git-ignored) with the standard Go toolchain; -trimpath makes the bytes,
 # and so a sha256 pin, the same in every checkout.
 plugins:
-	@for d in plugins/*/; do \
-		n=$$(basename $$d); \
-		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
+	@n=$$(ls -d plugins/*/ | wc -l); \
+	echo "building $$n plugins for wasip1 into plugins/<name>/<name>.wasm (first time: about 10-30s each on 2 cores; then cached)"; \
+	for d in plugins/*/; do \
+		n=$$(basename $$d); start=$$(date +%s); \
+		printf '  %-8s ' "$$n"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
+		echo "$$(( $$(date +%s) - start ))s"; \
 	done
 
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
-# the test plugins they need themselves.
+# the test plugins they need themselves; testcache first compiles them all
+# once into the tests' shared compilation cache, with a compiler not slowed
+# by the race detector (RATIONALE.md: "Why does make test warm the
+# compilation cache first?").
 test: plugins
 	$(GO) vet ./...
+	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
+	$(GO) run ./internal/testcache
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 

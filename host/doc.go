@@ -33,7 +33,7 @@
 // Events are delivered one at a time, in order, from whichever goroutine
 // produced them; the loop waits for the sink (pi awaits its listeners too).
 // Unlike pi, two parallel tools' events never reach a subscriber at the
-// same time (LOOP.md 15.1). The event flow of a run:
+// same time (docs/loop.md 15.1). The event flow of a run:
 //
 //	agent_start
 //	turn_start

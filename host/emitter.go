@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// emitter delivers a run's events to its sink one at a time (LOOP.md 15.1),
+// emitter delivers a run's events to its sink one at a time (docs/loop.md 15.1),
 // from whichever goroutine produced them. After the sink fails once, every
 // later emit returns that error without calling the sink.
 type emitter struct {

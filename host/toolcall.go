@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Default texts of immediate results (LOOP.md 12).
+// Default texts of immediate results (docs/loop.md 12).
 const blockedText = "Tool execution was blocked"
 
 // prepared is a call ready to execute.
@@ -18,7 +18,7 @@ type prepared struct {
 }
 
 // prepare looks the tool up, prepares and validates the arguments and runs
-// the before-hooks (LOOP.md 6.4). It returns either a prepared call or an
+// the before-hooks (docs/loop.md 6.4). It returns either a prepared call or an
 // immediate error outcome.
 func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*prepared, *finalized) {
 	tool := findTool(r.c.Tools, call.Name)
@@ -68,7 +68,7 @@ func prepareArguments(tool Tool, call ToolCall) (json.RawMessage, error) {
 	return schema.ValidateArguments(call.Name, args)
 }
 
-// execute runs a prepared call (LOOP.md 6.5). Updates sent while it runs
+// execute runs a prepared call (docs/loop.md 6.5). Updates sent while it runs
 // are delivered before it returns; later ones are dropped.
 func (r *run) execute(p *prepared) *finalized {
 	var mu sync.Mutex
@@ -94,7 +94,7 @@ func (r *run) execute(p *prepared) *finalized {
 }
 
 // finalize runs the after-hooks in order, each seeing the result the
-// previous one left (LOOP.md 6.6). A failing hook turns the result into an
+// previous one left (docs/loop.md 6.6). A failing hook turns the result into an
 // error result, which the later hooks still see.
 func (r *run) finalize(p *prepared, fin *finalized) *finalized {
 	for _, h := range r.cfg.AfterToolCall {

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// Fuel instrumentation (shared/notes/termination.md): each module is
+// Fuel instrumentation (RATIONALE.md, "Why fuel instrumentation instead
+// of WithCloseOnContextDone?"): each module is
 // rewritten once, before it is compiled, so that its code counts down a
 // budget and calls the host's wasmagent.tick when the budget runs out;
 // tick ends the call if its context is done and otherwise refills the
