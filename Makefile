@@ -66,6 +66,7 @@ fuzz:
 	$(GO) test ./plugins/redact/ -run '^$$' -fuzz FuzzRedact -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/openai/ -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./host/config/ -run '^$$' -fuzz FuzzIndexLines -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # Every benchmark, several runs each, summarised with benchstat and written
 # up as docs/benchmarks.md (medians, ratios to the baselines measured in
