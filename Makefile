@@ -42,6 +42,7 @@ test: plugins
 	$(GO) vet ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
+	$(GO) test -count=1 ./internal/testcache/
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 

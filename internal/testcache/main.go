@@ -1,10 +1,11 @@
 // Command testcache fills the tests' shared compilation cache
 // (wasmbuild.TestCacheDir) with every plugin the tests build, compiled by a
-// binary built without the race detector. make test runs it before
-// go test -race: without it, each test process of a cold machine compiled
-// the same Go plugins itself, concurrently, in a compiler slowed several
-// times by the race detector's instrumentation (see RATIONALE.md, "Why does
-// make test warm the compilation cache first?").
+// binary built without the race detector; its test does the same from a
+// test binary, whose cache directory wazero names differently (see
+// main_test.go). make test runs both before go test -race: without them,
+// each test process of a cold machine compiled the same Go plugins itself,
+// concurrently, in a compiler slowed by the race detector (RATIONALE.md,
+// "Why does make test warm the compilation cache first?").
 package main
 
 import (
