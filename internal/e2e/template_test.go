@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
 	}
-	gomod := strings.ReplaceAll(string(m[1]), "/path/to/wasmagent", root)
+	gomod := strings.ReplaceAll(string(m[1]), "/path/to/wasmagent", strconv.Quote(root)) // quoted: go.mod takes any path so
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)
 	}
