@@ -26,19 +26,22 @@ build:
 # committed lockfile (npm ci), then the pinned asc; without node and npm
 # they are skipped, each named with the reason.
 plugins:
-	@for d in plugins/*/; do \
-		n=$$(basename $$d); \
+	@n=$$(ls -d plugins/*/ | wc -l); \
+	echo "building $$n plugins into plugins/<name>/<name>.wasm (first time: about 10-30s each on 2 cores; then cached)"; \
+	for d in plugins/*/; do \
+		n=$$(basename $$d); start=$$(date +%s); \
+		printf '  %-8s ' "$$n"; \
 		if [ -f $$d/package.json ]; then \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-				echo "(cd plugins/$$n && npm ci && npm run build)"; \
-				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run --silent build) || exit 1; \
+				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build >/dev/null) || exit 1; \
+				echo "$$(( $$(date +%s) - start ))s (AssemblyScript: npm ci, asc)"; \
 			else \
-				echo "skipped plugins/$$n: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
+				echo "skipped: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
 			fi; \
 			continue; \
 		fi; \
-		echo "GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n"; \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o plugins/$$n/$$n.wasm ./plugins/$$n || exit 1; \
+		echo "$$(( $$(date +%s) - start ))s"; \
 	done
 
 # The npm packages the tests build with and run (the AssemblyScript
@@ -60,9 +63,15 @@ npm-deps:
 
 # Every test, with the race detector, after vet; then the memory-bound
 # test, which the race detector's shadow memory would void. Tests build
-# the test plugins they need themselves.
+# the test plugins they need themselves; testcache first compiles them all
+# once into the tests' shared compilation cache, with a compiler not slowed
+# by the race detector (RATIONALE.md: "Why does make test warm the
+# compilation cache first?").
 test: plugins npm-deps
 	$(GO) vet ./...
+	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
+	$(GO) run ./internal/testcache
+	$(GO) test -count=1 ./internal/testcache/
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 
@@ -87,6 +96,7 @@ check:
 # modules. FUZZ_TARGETS lists them as package:FuzzName.
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
+	./host/config:FuzzIndexLines \
 	./host/config:FuzzParse \
 	./host/eventwire:FuzzBudget \
 	./host/mcp:FuzzStdioLine \

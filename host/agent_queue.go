@@ -61,7 +61,7 @@ func (a *Agent) SetFollowUpMode(m QueueMode) {
 }
 
 // The setters below change the state or configuration for the next run; a
-// run in progress keeps what it started with (LOOP.md 10.7).
+// run in progress keeps what it started with (docs/loop.md 10.7).
 
 // SetSystemPrompt sets the system prompt.
 func (a *Agent) SetSystemPrompt(s string) { a.update(func() { a.state.SystemPrompt = s }) }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Default texts of immediate results (LOOP.md 12).
+// Default texts of immediate results (docs/loop.md 12).
 const blockedText = "Tool execution was blocked"
 
 // before is stage 2 (docs/hooks.md): the hooks that are not gates run in

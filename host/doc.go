@@ -42,7 +42,7 @@
 // Events are delivered one at a time, in order, from whichever goroutine
 // produced them; the loop waits for the sink (pi awaits its listeners too).
 // Unlike pi, two parallel tools' events never reach a subscriber at the
-// same time (LOOP.md 15.1). A tool's update is the exception to the
+// same time (docs/loop.md 15.1). A tool's update is the exception to the
 // waiting, as in pi: it is queued, the tool goes on, and the call's result
 // waits until its updates have been delivered — a slow subscriber delays
 // delivery, never a running tool. The event flow of a run:

@@ -6,7 +6,7 @@ import (
 )
 
 // emitter delivers a run's events to its sink one at a time and in the
-// order they were handed over (LOOP.md 15.1), from whichever goroutine
+// order they were handed over (docs/loop.md 15.1), from whichever goroutine
 // produced them. emit waits for its event; post only queues it, so that a
 // running tool is never held up by a slow subscriber (pi's onUpdate starts
 // the delivery and goes on). After the sink fails once, no later event

@@ -12,7 +12,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/scripted"
 )
 
-// The golden tests record whole event streams of LOOP.md's scenarios; the
+// The golden tests record whole event streams of docs/loop.md's scenarios; the
 // rule tests (rules_test.go) assert the individual rules on them.
 
 func TestGoldenPlainText(t *testing.T) {
@@ -386,7 +386,7 @@ func TestGoldenAbortDuringTools(t *testing.T) {
 	a.Prompt(context.Background(), user("go"))
 	golden(t, rec, "abort_during_tools")
 	if got := len(m.Requests()); got != 2 {
-		t.Fatalf("model requests = %d, want 2 (one more request after the abort, LOOP.md 9.2)", got)
+		t.Fatalf("model requests = %d, want 2 (one more request after the abort, docs/loop.md 9.2)", got)
 	}
 }
 

@@ -100,7 +100,7 @@ func (r *run) emitAll(events ...Event) error {
 }
 
 // finish runs body and, when a failure escapes it, ends the run with the
-// synthetic error message and its own agent_end (LOOP.md 15.2).
+// synthetic error message and its own agent_end (docs/loop.md 15.2).
 func (r *run) finish(body func() error) ([]Message, error) {
 	err := body()
 	if err == nil {

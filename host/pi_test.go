@@ -17,8 +17,8 @@ import (
 // `make golden-pi` from record.mjs). What may differ is removed first:
 // timestamps, usage and model labels (the faux provider estimates usage and
 // randomises its api name), the partial messages of message_update (faux
-// mutates them after emitting, LOOP.md 5.6), and the per-error lines of
-// validation messages, whose wording comes from the validator (LOOP.md 15.4).
+// mutates them after emitting, docs/loop.md 5.6), and the per-error lines of
+// validation messages, whose wording comes from the validator (docs/loop.md 15.4).
 func TestMatchesPi(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "pi", "*.jsonl"))
 	if err != nil || len(files) == 0 {

@@ -67,7 +67,7 @@ func (r *run) request() (*Request, error) {
 	}, nil
 }
 
-// responseStream maps the model's events onto agent events (LOOP.md 5.3).
+// responseStream maps the model's events onto agent events (docs/loop.md 5.3).
 type responseStream struct {
 	r *run
 

@@ -14,7 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/scripted"
 )
 
-// Tests named TestRuleS_N check rule N of LOOP.md section S (sub-rules as
+// Tests named TestRuleS_N check rule N of docs/loop.md section S (sub-rules as
 // S_N_M). Rules whose whole effect is an event order are covered by the
 // golden streams (golden_test.go), which TestMatchesPi checks against pi:
 //

@@ -17,7 +17,7 @@ func (r *run) runner() *ToolRunner {
 	}
 }
 
-// prepare is stages 1–2 of a call of msg (LOOP.md 6.4), after the cap on
+// prepare is stages 1–2 of a call of msg (docs/loop.md 6.4), after the cap on
 // the calls of one message.
 func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*PreparedCall, *CallOutcome) {
 	if text := r.overLimit(msg); text != "" {
@@ -26,7 +26,7 @@ func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*PreparedCall, *Cal
 	return r.tools.Prepare(r.ctx, r.c, msg, call)
 }
 
-// execute runs a prepared call (LOOP.md 6.5). An update is queued for
+// execute runs a prepared call (docs/loop.md 6.5). An update is queued for
 // delivery and the tool goes on at once; the call's result waits until its
 // updates have been delivered, as pi awaits them before finalizing. Updates
 // sent after Execute returns are dropped.
@@ -52,7 +52,7 @@ func (r *run) execute(p *PreparedCall) *CallOutcome {
 	return out
 }
 
-// finalize runs the after hooks (LOOP.md 6.6).
+// finalize runs the after hooks (docs/loop.md 6.6).
 func (r *run) finalize(p *PreparedCall, out *CallOutcome) *CallOutcome {
 	return r.tools.Finalize(r.ctx, p, out)
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 )
 
-// executeToolCalls runs one assistant message's tool calls (LOOP.md 6): in
+// executeToolCalls runs one assistant message's tool calls (docs/loop.md 6): in
 // sequence when the config or any called tool says so, else in parallel.
 func (r *run) executeToolCalls(msg *AssistantMessage, calls []ToolCall) ([]*ToolResultMessage, bool, error) {
 	var done []*CallOutcome

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// ToolRunner runs tool calls through the five stages of LOOP.md 6, the
+// ToolRunner runs tool calls through the five stages of docs/loop.md 6, the
 // same code whether the loop or another door (an MCP server) calls:
 //
 //  1. Prepare: find the tool, run its PrepareArguments, validate and
@@ -131,7 +131,7 @@ func (tr *ToolRunner) Execute(ctx context.Context, p *PreparedCall, onUpdate Upd
 }
 
 // Finalize is stage 4: the after hooks run in order, each seeing the result
-// the previous one left (LOOP.md 6.6). A failing hook turns the result into
+// the previous one left (docs/loop.md 6.6). A failing hook turns the result into
 // an error result, which the later hooks still see, unless its OnError (or
 // OnTimeout) allows.
 func (tr *ToolRunner) Finalize(ctx context.Context, p *PreparedCall, out *CallOutcome) *CallOutcome {

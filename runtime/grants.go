@@ -278,7 +278,7 @@ func openMounts(dirs []Dir) ([]mount, error) {
 		}
 		var fs experimentalsys.FS = r
 		if !d.Write {
-			fs = &sysfs.ReadFS{FS: r}
+			fs = &readOnlyFS{sysfs.ReadFS{FS: r}}
 		}
 		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest})
 	}

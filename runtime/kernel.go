@@ -15,7 +15,8 @@ import (
 // Every access is bounds-checked; a bad offset, an allocation over the
 // limit or an output over its cap is a fault that ends the call with an
 // error naming it. Extism instead returns empty data and no error in
-// several of these cases (shared/notes/containment-baseline.md).
+// several of these cases (RATIONALE.md, "Why does the runtime implement
+// the Extism host ABI instead of calling go-sdk?").
 type kernel struct {
 	lm     experimental.LinearMemory // where mem lives (memory_mmap.go)
 	mem    []byte

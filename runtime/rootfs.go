@@ -24,6 +24,20 @@ type rootFS struct {
 	root *os.Root
 }
 
+// readOnlyFS is wazero's ReadFS, except that opening a file for writing
+// fails with EROFS, as a Unix kernel says it ("read-only file system"),
+// rather than ENOSYS ("not implemented"), so that the plugin can tell its
+// user which grant is read-only.
+type readOnlyFS struct{ sysfs.ReadFS }
+
+func (r *readOnlyFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	f, errno := r.ReadFS.OpenFile(p, flag, perm)
+	if errno == experimentalsys.ENOSYS {
+		errno = experimentalsys.EROFS
+	}
+	return f, errno
+}
+
 func newRootFS(dir string) (*rootFS, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {

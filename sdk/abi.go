@@ -92,7 +92,15 @@ type Needs struct {
 	Config []ConfigNeed `json:"config,omitempty"`
 }
 
-// PathNeed asks for a directory at a guest path, writable when Write is set.
+// AnyGrant, as the Guest of a PathNeed or the Host of a HostNeed, asks for
+// at least one directory (host) wherever the operator grants it: a plugin
+// whose directories or hosts are the operator's choice (a file tool, a web
+// fetcher) says so, so that a host refuses it when none is granted and does
+// not call the ones granted unasked for.
+const AnyGrant = "*"
+
+// PathNeed asks for a directory at a guest path (or AnyGrant), writable
+// when Write is set.
 type PathNeed struct {
 	Guest    string `json:"guest"`
 	Write    bool   `json:"write,omitempty"`
@@ -100,8 +108,8 @@ type PathNeed struct {
 	Why      string `json:"why,omitempty"`
 }
 
-// HostNeed asks for outbound HTTP to a host (a name, "*.name", or either
-// with ":port").
+// HostNeed asks for outbound HTTP to a host (a name, "*.name", either with
+// ":port", or AnyGrant).
 type HostNeed struct {
 	Host     string `json:"host"`
 	Optional bool   `json:"optional,omitempty"`

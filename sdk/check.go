@@ -62,8 +62,8 @@ func CheckDescription(d *Description) error {
 	}
 	if n := d.Needs; n != nil {
 		for _, p := range n.Paths {
-			if !path.IsAbs(p.Guest) {
-				errs = append(errs, fmt.Errorf("describe: needs: path %q is not an absolute guest path", p.Guest))
+			if !path.IsAbs(p.Guest) && p.Guest != AnyGrant {
+				errs = append(errs, fmt.Errorf("describe: needs: path %q is not an absolute guest path or %q", p.Guest, AnyGrant))
 			}
 		}
 		for _, h := range n.Hosts {

@@ -3,13 +3,13 @@ package main
 import (
 	"testing"
 
-	"github.com/wasmagent/wasmagent/internal/plugintest"
-	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk/sdktest"
 )
 
 // Runs natively, with the same JSON in and out as in the host, and the
-// arguments validated against the schema as the host would.
+// arguments validated against the schema as the host would. The same
+// plugin in the real host: build it for wasip1 and run
+// wasmagent plugin call (README.md).
 func TestWordcount(t *testing.T) {
 	var h sdktest.Host
 	r, err := h.Execute("wordcount", map[string]any{"text": "two words\nand three more\n"})
@@ -24,11 +24,14 @@ func TestWordcount(t *testing.T) {
 	}
 }
 
-// The same plugin, built for wasip1, in the real host.
-func TestInTheHost(t *testing.T) {
-	p := plugintest.Load(t, "examples/plugin-template", runtime.Grants{})
-	r, err := plugintest.Execute(t, p, "wordcount", `{"text":"hello wasm world"}`)
-	if err != nil || r.Content.TextOf() != "1 lines, 3 words, 16 characters" {
-		t.Fatalf("%v %v", r, err)
+// The description the host reads: the name, the tool and its schema.
+func TestDescribe(t *testing.T) {
+	var h sdktest.Host
+	d, err := h.Describe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "wordcount" || len(d.Tools) != 1 || d.Tools[0].Name != "wordcount" {
+		t.Fatalf("description: %+v", d)
 	}
 }

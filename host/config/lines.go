@@ -2,73 +2,238 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// lineIndex maps key paths ("model.name", "tool[1].grants.hosts") to the
-// line where they are written, so that errors found after decoding can
-// name the line. BurntSushi/toml keeps key positions to itself.
+// lineIndex maps key paths, with array indices ("model.name",
+// "tool[1].grants.hosts[0]", "tool[0].grants.dirs[1].guest"), to the line
+// where they are written, so that problems found after decoding can name
+// the line. BurntSushi/toml keeps key positions to itself, and keys them
+// without array indices, so the index is built by a scanner of its own
+// that follows TOML's lexical rules (strings of all four kinds, comments,
+// arrays and inline tables across lines). It runs on text the parser has
+// accepted; on anything else it still ends and never panics.
 type lineIndex map[string]int
 
-var (
-	arrayHeader = regexp.MustCompile(`^\[\[\s*([^\]]+?)\s*\]\]`)
-	tableHeader = regexp.MustCompile(`^\[\s*([^\]]+?)\s*\]`)
-	keyLine     = regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_.\-"' ]+?)\s*=`)
-)
-
 func indexLines(text string) lineIndex {
-	idx := lineIndex{}
-	counts := map[string]int{} // array of tables → elements so far
-	current := ""
-	skip := "" // the closer of a multi-line value being skipped
-	depth := 0 // open brackets of a multi-line array
-	for n, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if skip != "" {
-			if strings.Contains(t, skip) {
-				skip = ""
+	s := &lineScanner{text: text, line: 1, idx: lineIndex{}, counts: map[string]int{}}
+	s.document()
+	return s.idx
+}
+
+type lineScanner struct {
+	text   string
+	i      int
+	line   int
+	idx    lineIndex
+	counts map[string]int // array of tables (indexed path) → elements so far
+}
+
+func (s *lineScanner) peek(prefix string) bool { return strings.HasPrefix(s.text[s.i:], prefix) }
+
+func (s *lineScanner) advance(n int) {
+	for ; n > 0 && s.i < len(s.text); n-- {
+		if s.text[s.i] == '\n' {
+			s.line++
+		}
+		s.i++
+	}
+}
+
+// blank skips spaces, tabs and comments, and newlines too when lines is set.
+func (s *lineScanner) blank(lines bool) {
+	for s.i < len(s.text) {
+		switch c := s.text[s.i]; {
+		case c == ' ' || c == '\t' || c == '\r' || (lines && c == '\n'):
+			s.advance(1)
+		case c == '#':
+			for s.i < len(s.text) && s.text[s.i] != '\n' {
+				s.i++
 			}
-			continue
-		}
-		if depth > 0 {
-			depth += strings.Count(t, "[") - strings.Count(t, "]")
-			continue
-		}
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		if m := arrayHeader.FindStringSubmatch(t); m != nil {
-			name := withIndices(cleanKey(m[1]), counts)
-			counts[name]++
-			current = fmt.Sprintf("%s[%d]", name, counts[name]-1)
-			idx.set(name, n+1)
-			idx.set(current, n+1)
-			continue
-		}
-		if m := tableHeader.FindStringSubmatch(t); m != nil {
-			current = withIndices(cleanKey(m[1]), counts)
-			idx.set(current, n+1)
-			continue
-		}
-		if m := keyLine.FindStringSubmatch(t); m != nil {
-			key := cleanKey(m[1])
-			if current != "" {
-				key = current + "." + key
-			}
-			idx.set(key, n+1)
-			rest := strings.TrimSpace(t[len(m[0]):])
-			switch {
-			case strings.HasPrefix(rest, `"""`) && strings.Count(rest, `"""`) == 1:
-				skip = `"""`
-			case strings.HasPrefix(rest, `'''`) && strings.Count(rest, `'''`) == 1:
-				skip = `'''`
-			case strings.HasPrefix(rest, "["):
-				depth = strings.Count(rest, "[") - strings.Count(rest, "]")
-			}
+		default:
+			return
 		}
 	}
-	return idx
+}
+
+func (s *lineScanner) document() {
+	current := ""
+	for s.i < len(s.text) {
+		s.blank(true)
+		if s.i >= len(s.text) {
+			return
+		}
+		start, line := s.i, s.line
+		switch {
+		case s.peek("[["):
+			s.advance(2)
+			name := withIndices(s.key(), s.counts)
+			s.counts[name]++
+			current = fmt.Sprintf("%s[%d]", name, s.counts[name]-1)
+			s.idx.set(name, line)
+			s.idx.set(current, line)
+		case s.peek("["):
+			s.advance(1)
+			current = withIndices(s.key(), s.counts)
+			s.idx.set(current, line)
+		default:
+			key := join(current, strings.Join(s.key(), "."))
+			s.idx.set(key, line)
+			s.blank(false)
+			if s.peek("=") {
+				s.advance(1)
+				s.value(key)
+			}
+		}
+		s.restOfLine()
+		if s.i == start {
+			s.advance(1) // not TOML: never stop moving
+		}
+	}
+}
+
+// restOfLine skips to the start of the next line.
+func (s *lineScanner) restOfLine() {
+	for s.i < len(s.text) && s.text[s.i] != '\n' {
+		s.i++
+	}
+	s.advance(1)
+}
+
+// key reads a dotted key (bare or quoted parts) and returns its parts.
+func (s *lineScanner) key() []string {
+	var parts []string
+	for {
+		s.blank(false)
+		if s.i >= len(s.text) {
+			return parts
+		}
+		switch s.text[s.i] {
+		case '"', '\'':
+			start := s.i
+			s.str()
+			parts = append(parts, unquote(s.text[start:s.i]))
+		default:
+			start := s.i
+			for s.i < len(s.text) && isBare(s.text[s.i]) {
+				s.i++
+			}
+			if s.i == start {
+				return parts
+			}
+			parts = append(parts, s.text[start:s.i])
+		}
+		s.blank(false)
+		if !s.peek(".") {
+			return parts
+		}
+		s.advance(1)
+	}
+}
+
+func isBare(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// unquote returns the text of a quoted key; escapes other than \" and \\
+// are kept as written (keys that need them name no field of ours).
+func unquote(q string) string {
+	if len(q) < 2 {
+		return q
+	}
+	inner := q[1 : len(q)-1]
+	if q[0] == '"' {
+		inner = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(inner)
+	}
+	return inner
+}
+
+// value skips one value written for key, indexing the elements of arrays
+// and the keys of inline tables.
+func (s *lineScanner) value(key string) {
+	s.blank(false)
+	if s.i >= len(s.text) {
+		return
+	}
+	switch s.text[s.i] {
+	case '"', '\'':
+		s.str()
+	case '[':
+		s.advance(1)
+		for n := 0; ; n++ {
+			s.blank(true)
+			if s.i >= len(s.text) || s.peek("]") {
+				break
+			}
+			elem := fmt.Sprintf("%s[%d]", key, n)
+			s.idx.set(elem, s.line)
+			before := s.i
+			s.value(elem)
+			s.blank(true)
+			if s.peek(",") {
+				s.advance(1)
+			} else if s.i == before {
+				break
+			}
+		}
+		s.advance(1)
+	case '{':
+		s.advance(1)
+		for {
+			s.blank(true)
+			if s.i >= len(s.text) || s.peek("}") {
+				break
+			}
+			line, before := s.line, s.i
+			sub := join(key, strings.Join(s.key(), "."))
+			s.idx.set(sub, line)
+			s.blank(false)
+			if s.peek("=") {
+				s.advance(1)
+				s.value(sub)
+			}
+			s.blank(true)
+			if s.peek(",") {
+				s.advance(1)
+			} else if s.i == before {
+				break
+			}
+		}
+		s.advance(1)
+	default: // a number, boolean or date: up to what may follow a value
+		for s.i < len(s.text) && !strings.ContainsRune(",]}#\n", rune(s.text[s.i])) {
+			s.i++
+		}
+	}
+}
+
+// str skips a string of any of the four kinds, starting at its quote.
+func (s *lineScanner) str() {
+	q := s.text[s.i : s.i+1]
+	if s.peek(q + q + q) {
+		s.advance(3)
+		for s.i < len(s.text) && !s.peek(q+q+q) {
+			if q == `"` && s.peek(`\`) {
+				s.advance(1)
+			}
+			s.advance(1)
+		}
+		s.advance(3)
+		for s.peek(q) { // up to two quotes may end the content
+			s.advance(1)
+		}
+		return
+	}
+	s.advance(1)
+	for s.i < len(s.text) && s.text[s.i] != q[0] && s.text[s.i] != '\n' {
+		if q == `"` && s.peek(`\`) {
+			s.advance(1)
+		}
+		s.advance(1)
+	}
+	if s.peek(q) {
+		s.advance(1)
+	}
 }
 
 func (idx lineIndex) set(key string, line int) {
@@ -77,23 +242,16 @@ func (idx lineIndex) set(key string, line int) {
 	}
 }
 
-// withIndices rewrites "tool.grants" as "tool[2].grants" when tool is an
-// array of tables with three elements so far.
-func withIndices(key string, counts map[string]int) string {
-	parts := strings.Split(key, ".")
+// withIndices joins a header's key parts, writing "tool.grants" as
+// "tool[2].grants" when tool is an array of tables with three elements so
+// far.
+func withIndices(parts []string, counts map[string]int) string {
+	parts = append([]string(nil), parts...)
 	for i := range parts {
 		prefix := strings.Join(parts[:i+1], ".")
 		if n := counts[prefix]; n > 0 && i < len(parts)-1 {
 			parts[i] = fmt.Sprintf("%s[%d]", parts[i], n-1)
 		}
-	}
-	return strings.Join(parts, ".")
-}
-
-func cleanKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
 	}
 	return strings.Join(parts, ".")
 }
@@ -111,21 +269,4 @@ func (idx lineIndex) line(key string) int {
 		key = key[:cut]
 	}
 	return 0
-}
-
-// unindexed is key without its array indices.
-func unindexed(key string) string {
-	var b strings.Builder
-	depth := 0
-	for _, c := range key {
-		switch {
-		case c == '[':
-			depth++
-		case c == ']':
-			depth--
-		case depth == 0:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,9 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -69,75 +69,61 @@ func Parse(path string, text []byte) (*File, error) { return parse(path, text, f
 
 func parse(path string, text []byte, modelOptional bool) (*File, error) {
 	f := &File{Path: path, lines: indexLines(string(text))}
-	md, err := toml.Decode(string(text), f)
-	if err != nil {
+	var tree map[string]any
+	if _, err := toml.Decode(string(text), &tree); err != nil {
+		// A syntax error: nothing after it can be read reliably.
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 		}
-		// Type mismatches come as text: toml: line N (last key "k"): …
-		if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{File: path, Line: line, Key: m[2], Msg: m[3]}
-		}
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
 	c := &checker{f: f, dir: filepath.Dir(path), modelOptional: modelOptional}
-	c.unknownKeys(md.Undecoded())
+	d := &decoder{report: c.add, bad: map[string]bool{}}
+	d.value("", tree, reflect.ValueOf(f).Elem())
+	c.bad = d.bad
 	c.check()
 	if len(c.errs) > 0 {
-		// By line; problems with no line (a missing key) last.
-		slices.SortStableFunc(c.errs, func(a, b *Error) int {
-			if (a.Line == 0) != (b.Line == 0) {
-				return b.Line - a.Line
-			}
-			return a.Line - b.Line
-		})
 		errs := make([]error, len(c.errs))
 		for i, e := range c.errs {
 			errs[i] = e
 		}
-		return nil, errors.Join(errs...)
+		return nil, joinByLine(errs)
 	}
 	return f, nil
 }
 
-var typeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+// joinByLine joins errors in the order of their lines; problems with no
+// line (a missing key) come last, in the order found.
+func joinByLine(errs []error) error {
+	line := func(err error) int {
+		if e, ok := err.(*Error); ok && e.Line > 0 {
+			return e.Line
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(line(a), line(b)) })
+	return errors.Join(errs...)
+}
 
 type checker struct {
 	f    *File
 	dir  string
+	bad  map[string]bool // keys already reported as undecodable
 	errs []*Error
 	// modelOptional accepts a file without [model] (LoadTools).
 	modelOptional bool
 }
 
-func (c *checker) errorf(key, format string, args ...any) {
-	c.errs = append(c.errs, &Error{File: c.f.Path, Line: c.f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+func (c *checker) add(key, msg string) {
+	c.errs = append(c.errs, &Error{File: c.f.Path, Line: c.f.lines.line(key), Key: key, Msg: msg})
 }
 
-func (c *checker) unknownKeys(keys []toml.Key) {
-	used := map[int]bool{}
-	reported := map[string]bool{}
-	for _, k := range keys {
-		name := k.String()
-		if len(k) > 1 && reported[toml.Key(k[:len(k)-1]).String()] {
-			continue // inside an unknown table: the table is the news
-		}
-		if len(k) >= 4 && (k[0] == "tool" || k[0] == "hook") && k[1] == "config" {
-			continue // inside a structured configuration value, passed on as JSON
-		}
-		reported[name] = true
-		// The line: the first place this key (whatever its array index)
-		// is written that no earlier unknown key has claimed.
-		line := 0
-		for path, n := range c.f.lines {
-			if unindexed(path) == name && !used[n] && (line == 0 || n < line) {
-				line = n
-			}
-		}
-		used[line] = true
-		c.errs = append(c.errs, &Error{File: c.f.Path, Line: line, Key: name, Msg: "unknown key" + suggest(name)})
+// errorf reports a value problem at key, unless the value could not even
+// be decoded (its zero value would only repeat that news).
+func (c *checker) errorf(key, format string, args ...any) {
+	if !c.bad[key] {
+		c.add(key, fmt.Sprintf(format, args...))
 	}
 }
 
@@ -252,9 +238,9 @@ func (c *checker) check() {
 		t := &c.f.Tools[i]
 		key := fmt.Sprintf("tool[%d]", i)
 		c.checkPlugin(key, &t.Plugin)
-		for _, n := range t.Rename {
+		for from, n := range t.Rename {
 			if !sdk.ValidToolName(n) {
-				c.errorf(key+".rename", "%q is not a tool name (^[A-Za-z0-9_-]{1,64}$)", n)
+				c.errorf(key+".rename."+from, "%q is not a tool name (^[A-Za-z0-9_-]{1,64}$)", n)
 			}
 		}
 	}
@@ -262,9 +248,9 @@ func (c *checker) check() {
 		h := &c.f.Hooks[i]
 		key := fmt.Sprintf("hook[%d]", i)
 		c.checkPlugin(key, &h.Plugin)
-		for _, g := range h.Tools {
+		for j, g := range h.Tools {
 			if _, err := path.Match(g, ""); err != nil {
-				c.errorf(key+".tools", "bad glob %q: %v", g, err)
+				c.errorf(fmt.Sprintf("%s.tools[%d]", key, j), "bad glob %q: %v", g, err)
 			}
 		}
 		for _, fb := range [...]struct{ key, v string }{{"on_error", h.OnError}, {"on_timeout", h.OnTimeout}, {"on_ask", h.OnAsk}} {
@@ -389,32 +375,32 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 	}
 	for i := range g.Dirs {
 		d := &g.Dirs[i]
-		dk := fmt.Sprintf("%s.grants.dirs", key)
+		dk := fmt.Sprintf("%s.grants.dirs[%d]", key, i)
 		if d.Host == "" || d.Guest == "" {
-			c.errorf(dk, "entry %d needs host and guest", i)
+			c.errorf(dk, "needs host and guest")
 			continue
 		}
 		written := d.Host
 		d.Host = c.abs(d.Host)
 		if fi, err := os.Stat(d.Host); err != nil {
-			c.errorf(dk, "%s", fileProblem(written, err))
+			c.errorf(dk+".host", "%s", fileProblem(written, err))
 		} else if !fi.IsDir() {
-			c.errorf(dk, "%q is not a directory", written)
+			c.errorf(dk+".host", "%q is not a directory", written)
 		}
 		if !path.IsAbs(d.Guest) {
-			c.errorf(dk, "guest path %q must be absolute", d.Guest)
+			c.errorf(dk+".guest", "guest path %q must be absolute", d.Guest)
 		}
 	}
-	for _, h := range g.Hosts {
+	for i, h := range g.Hosts {
 		if err := runtime.CheckHostGrant(h); err != nil {
-			c.errorf(key+".grants.hosts", "%v", err)
+			c.errorf(fmt.Sprintf("%s.grants.hosts[%d]", key, i), "%v", err)
 		}
 	}
 	for i, cr := range g.Credentials {
-		ck := key + ".grants.credentials"
+		ck := fmt.Sprintf("%s.grants.credentials[%d]", key, i)
 		switch {
 		case cr.Host == "" || cr.Header == "" || cr.Env == "":
-			c.errorf(ck, "entry %d needs host, header and env (the name of the variable holding the secret)", i)
+			c.errorf(ck, "needs host, header and env (the name of the variable holding the secret)")
 		case !runtime.HostGranted(g.Hosts, cr.Host):
 			c.errorf(ck, "%s is not in grants.hosts", cr.Host)
 		}

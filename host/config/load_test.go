@@ -144,3 +144,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Structured configuration values reach the plugin as JSON whatever TOML
+// form they are written in: inline, or as an array of tables.
+func TestStructuredConfigValue(t *testing.T) {
+	for _, form := range []string{
+		"config = { rules = [{ name = \"a\" }, { name = \"b\" }] }\n",
+		"[[tool.config.rules]]\nname = \"a\"\n[[tool.config.rules]]\nname = \"b\"\n",
+	} {
+		text := "[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[[tool]]\nplugin = \"placeholder-plugin\"\n" + form
+		f, err := config.Parse("testdata/agent.toml", []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", form, err)
+		}
+		if got := f.Tools[0].Config["rules"].Literal; got != `[{"name":"a"},{"name":"b"}]` {
+			t.Fatalf("%s: rules = %s", form, got)
+		}
+	}
+}

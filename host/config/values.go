@@ -90,7 +90,7 @@ func (v *Value) UnmarshalTOML(x any) error {
 		return nil
 	case int64, float64, bool:
 		return fmt.Errorf("configuration values are strings: write %q", fmt.Sprint(x))
-	case []any:
+	case []any, []map[string]any: // an array, or an array of tables
 		return v.setJSON(x)
 	case map[string]any:
 		if _, ok := x["env"]; !ok {
@@ -115,7 +115,7 @@ func (v *Value) UnmarshalTOML(x any) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("a configuration value is a string or {env = \"NAME\"}, not %T", x)
+	return fmt.Errorf("a configuration value is a string, {env = \"NAME\"}, a table or an array, not %s", describeValue(x))
 }
 
 func (v *Value) setJSON(x any) error {

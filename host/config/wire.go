@@ -91,21 +91,22 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
+	// Every problem of the file at once, as Load reports them.
+	var errs []error
 	if !opts.NoModel {
 		if s.Model, err = f.model(opts); err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 	}
-	if err := s.loadTools(ctx); err != nil {
-		return nil, err
-	}
-	if f.Audit.Path != "" {
+	errs = append(errs, s.loadTools(ctx)...)
+	if f.Audit.Path != "" && len(errs) == 0 {
 		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
-			return nil, f.errorf("audit.path", "%v", err)
+			errs = append(errs, f.errorf("audit.path", "%v", err))
 		}
 	}
-	if err := s.loadHooks(ctx); err != nil {
-		return nil, err
+	errs = append(errs, s.loadHooks(ctx)...)
+	if len(errs) > 0 {
+		return nil, joinByLine(errs)
 	}
 	if s.audit != nil {
 		s.Options.OnHook = s.audit.hook
@@ -235,7 +236,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	return wp, wp.Grants(), nil
 }
 
-func (s *Setup) loadTools(ctx context.Context) error {
+func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	f := s.File
 	owner := map[string]string{} // tool name → plugin file
 	for i := range f.Tools {
@@ -243,12 +244,14 @@ func (s *Setup) loadTools(ctx context.Context) error {
 		key := fmt.Sprintf("tool[%d]", i)
 		wp, g, err := f.loadWith(ctx, s.Runtime, key, &t.Plugin)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		if len(wp.Tools()) == 0 {
-			return f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin)
+			errs = append(errs, f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin))
+			continue
 		}
 		names := map[string]bool{}
 		for _, tool := range wp.Tools() {
@@ -260,7 +263,7 @@ func (s *Setup) loadTools(ctx context.Context) error {
 		}{{"disable", t.Disable}, {"sequential", t.Sequential}, {"rename", mapKeys(t.Rename)}} {
 			for _, n := range list.names {
 				if !names[n] {
-					return f.errorf(key+"."+list.key, "the plugin has no tool %q (it has %s)", n, strings.Join(mapKeys(names), ", "))
+					errs = append(errs, f.errorf(key+"."+list.key, "the plugin has no tool %q (it has %s)", n, strings.Join(mapKeys(names), ", ")))
 				}
 			}
 		}
@@ -276,17 +279,18 @@ func (s *Setup) loadTools(ctx context.Context) error {
 				info.ExecutionMode = host.ExecutionSequential // tighten, never loosen
 			}
 			if prev, dup := owner[info.Name]; dup {
-				return f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin)
+				errs = append(errs, f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin))
+				continue
 			}
 			owner[info.Name] = t.Plugin.Plugin
 			s.Options.Tools = append(s.Options.Tools, configured(tool, info))
 			s.Tools = append(s.Tools, ToolInfo{Name: info.Name, Mode: info.ExecutionMode, Plugin: wp, Grants: g})
 		}
 	}
-	return nil
+	return errs
 }
 
-func (s *Setup) loadHooks(ctx context.Context) error {
+func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
 	f := s.File
 	order := make([]int, len(f.Hooks))
 	for i := range order {
@@ -298,13 +302,15 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 		key := fmt.Sprintf("hook[%d]", i)
 		wp, g, err := f.loadWith(ctx, s.Runtime, key, &h.Plugin)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		before, after := wp.BeforeToolCall(), wp.AfterToolCall()
 		if before == nil && after == nil {
-			return f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin)
+			errs = append(errs, f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin))
+			continue
 		}
 		match := func(name string) bool {
 			if len(h.Tools) == 0 {
@@ -322,7 +328,8 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 			OnError: host.Fallback(h.OnError), OnTimeout: host.Fallback(h.OnTimeout), OnAsk: host.Fallback(h.OnAsk),
 		}
 		if o.Gate && before == nil {
-			return f.errorf(key+".gate", "%s has no beforeToolCall hook to make a gate", h.Plugin.Plugin)
+			errs = append(errs, f.errorf(key+".gate", "%s has no beforeToolCall hook to make a gate", h.Plugin.Plugin))
+			continue
 		}
 		if before != nil {
 			s.Options.BeforeToolCall = append(s.Options.BeforeToolCall, host.WithBeforeOptions(before, o))
@@ -333,7 +340,7 @@ func (s *Setup) loadHooks(ctx context.Context) error {
 			s.Hooks = append(s.Hooks, HookInfo{Kind: "afterToolCall", Tools: h.Tools, Plugin: wp, Grants: g})
 		}
 	}
-	return nil
+	return errs
 }
 
 func (s *Setup) warnUnused(p *wasmtool.Plugin) {

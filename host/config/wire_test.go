@@ -160,6 +160,11 @@ func TestRootSample(t *testing.T) {
 	if len(setup.Tools) != 8 || len(setup.Hooks) != 2 {
 		t.Fatalf("%d tools, %d hooks", len(setup.Tools), len(setup.Hooks))
 	}
+	// Every grant of the sample is one a plugin asked for (fetch asks for
+	// whichever hosts the operator grants): no warning is noise.
+	if len(setup.Warnings) != 0 {
+		t.Fatalf("warnings: %q", setup.Warnings)
+	}
 }
 
 func TestCredentialsFromEnvironment(t *testing.T) {
@@ -197,6 +202,31 @@ func TestHostWorkCapsWired(t *testing.T) {
 		_, err := wire(t, write(t, "[[tool]]\nplugin = \"PROBE\"\n[tool.grants]\n"+key+" = -1\n", `{"content":"x"}`))
 		if err == nil || !strings.Contains(err.Error(), "tool[0].grants."+key+": -1 is negative") {
 			t.Fatalf("%s = -1: %v", key, err)
+		}
+	}
+}
+
+// Problems found while wiring are all reported too, each at its line: a
+// file tool with no directory (refused before any call), a tool name the
+// plugin lacks, and a tool plugin used as a hook.
+func TestWireReportsEveryProblem(t *testing.T) {
+	fs := wasmbuild.ForTest(t, "plugins/fs")
+	body := "[[tool]]\nplugin = \"" + fs + "\"\n" + // lines 6-7
+		"[[tool]]\nplugin = \"CALC\"\ndisable = [\"calculator\"]\n" + // lines 8-10
+		"[[hook]]\nplugin = \"CALC\"\n" // lines 11-12
+	_, err := wire(t, write(t, body, `{"content":"x"}`))
+	want := []string{
+		"agent.toml:7: tool[0].plugin: plugin " + fs + ": the plugin needs grants it was not given: at least one directory (read-only)",
+		`agent.toml:10: tool[1].disable: the plugin has no tool "calculator"`,
+		"agent.toml:12: hook[0].plugin: " + wasmbuild.ForTest(t, "plugins/calc") + " is not a hook",
+	}
+	lines := strings.Split(fmt.Sprint(err), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("problem %d = %s\nwant it to contain %s", i, lines[i], w)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package scripted is an offline [host.Model] that replays a script of
 // assistant turns exactly as pi-ai 0.73.1's faux provider streams them
-// (LOOP.md section 16): one turn per model request, each block streamed as
+// (docs/loop.md section 16): one turn per model request, each block streamed as
 // X_start, X_delta… in chunks of 4×ChunkTokens characters, X_end, then done
 // or error. It is how the demo and the tests run without a key, and how tool
 // authors test their plugins against scripted model output.

@@ -8,7 +8,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 )
 
-// Texts of the faux provider (LOOP.md 12).
+// Texts of the faux provider (docs/loop.md 12).
 const (
 	abortedText   = "Request was aborted"
 	exhaustedText = "No more faux responses queued"

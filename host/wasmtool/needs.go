@@ -28,7 +28,7 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 	for _, need := range n.Paths {
 		found := false
 		for i, d := range g.Dirs {
-			if pathWithin(need.Guest, d.Guest) && (d.Write || !need.Write) {
+			if (need.Guest == sdk.AnyGrant || pathWithin(need.Guest, d.Guest)) && (d.Write || !need.Write) {
 				found, usedDir[i] = true, true
 			}
 		}
@@ -37,7 +37,11 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 			if need.Write {
 				mode = "read-write"
 			}
-			missing = append(missing, fmt.Sprintf("directory %s (%s)%s", need.Guest, mode, why(need.Why)))
+			what := "directory " + need.Guest
+			if need.Guest == sdk.AnyGrant {
+				what = "at least one directory"
+			}
+			missing = append(missing, fmt.Sprintf("%s (%s)%s", what, mode, why(need.Why)))
 		}
 	}
 	for i, d := range g.Dirs {
@@ -49,12 +53,16 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 	for _, need := range n.Hosts {
 		found := false
 		for _, h := range g.Hosts {
-			if runtime.HostGranted([]string{h}, need.Host) {
+			if need.Host == sdk.AnyGrant || runtime.HostGranted([]string{h}, need.Host) {
 				found, usedHost[h] = true, true
 			}
 		}
 		if !found && !need.Optional {
-			missing = append(missing, fmt.Sprintf("host %s%s", need.Host, why(need.Why)))
+			what := "host " + need.Host
+			if need.Host == sdk.AnyGrant {
+				what = "at least one host"
+			}
+			missing = append(missing, what+why(need.Why))
 		}
 	}
 	for _, h := range g.Hosts {

@@ -21,6 +21,7 @@ const defaultChars = 20000
 
 func init() {
 	sdk.SetInfo(sdk.Info{Name: "fetch", Version: "1.0.0", Needs: &sdk.Needs{
+		Hosts:  []sdk.HostNeed{{Host: sdk.AnyGrant, Why: "the sites it may fetch, as the operator chooses them"}},
 		Config: []sdk.ConfigNeed{{Key: "user_agent", Optional: true, Why: "the User-Agent header (default wasmagent-fetch/1)"}},
 	}})
 	t := sdk.NewTool("fetch", "Fetch a web page or API response by URL (GET) and return it as text: HTML as Markdown, JSON pretty-printed. Only granted hosts are reachable.", fetch)

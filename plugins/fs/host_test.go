@@ -39,3 +39,30 @@ func TestThroughTheHost(t *testing.T) {
 		t.Fatalf("grep: %v %v", r, err)
 	}
 }
+
+// Errno becomes words that name the grant to add: a path under no granted
+// directory, a write to a read-only grant, and no directory at all (refused
+// when the plugin loads, before any call).
+func TestErrorsNameTheGrant(t *testing.T) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "a.txt"), []byte("a"), 0o644)
+	p := plugintest.Load(t, "plugins/fs", runtime.Grants{
+		Dirs:   []runtime.Dir{{Host: data, Guest: "/data"}},
+		Config: map[string]string{"roots": "/work,/data"},
+	})
+	for _, c := range []struct{ tool, args, want string }{
+		{"read", `{"path":"go.mod"}`, "lstat /work/go.mod: no directory is granted at /work — grant one with --dir HOST:/work (plugin call) or dirs = [{ host = \"HOST\", guest = \"/work\" }]"},
+		{"ls", `{"path":"/work"}`, "no directory is granted at /work — grant one with --dir HOST:/work"},
+		{"write", `{"path":"/data/b.txt","content":"x"}`, "/data is granted read-only — grant it with --dir HOST:/data:rw (plugin call) or write = true"},
+		{"edit", `{"path":"/data/a.txt","oldText":"a","newText":"b"}`, "/data is granted read-only"},
+	} {
+		_, err := plugintest.Execute(t, p, c.tool, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: err = %v, want %q", c.tool, c.args, err, c.want)
+		}
+	}
+	_, err := plugintest.TryLoad(t, "plugins/fs", runtime.Grants{})
+	if err == nil || !strings.Contains(err.Error(), "at least one directory") {
+		t.Fatalf("no directory: err = %v", err)
+	}
+}

@@ -4,14 +4,15 @@
 package main
 
 import (
+	"encoding/json"
+
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
 func init() {
 	sdk.SetInfo(sdk.Info{Name: "fs", Version: "1.0.0", Needs: &sdk.Needs{
 		Paths: []sdk.PathNeed{
-			{Guest: "/work", Optional: true, Why: "the default root; set config roots for others"},
-			{Guest: "/work", Write: true, Optional: true, Why: "write and edit"},
+			{Guest: sdk.AnyGrant, Why: "the directories its tools work in: /work, or those config roots names"},
 		},
 		Config: []sdk.ConfigNeed{{Key: "roots", Optional: true, Why: "the granted guest directories the tools may use (default /work)"}},
 	}})
@@ -24,6 +25,11 @@ func init() {
 }
 
 func register(t sdk.Tool, mode, label string) {
+	run := t.Run
+	t.Run = func(c *sdk.Call, args json.RawMessage) (*sdk.Result, error) {
+		r, err := run(c, args)
+		return r, explain(c, err)
+	}
 	t.ExecutionMode = mode
 	t.Label = label
 	sdk.RegisterTool(t)

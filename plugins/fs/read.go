@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,14 +33,14 @@ func read(c *sdk.Call, a readArgs) (*sdk.Result, error) {
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(c, err))
 	}
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory: use ls", a.Path)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(c, err))
 	}
 	if mt := http.DetectContentType(data); imageTypes[mt] {
 		if len(data) > maxImage {
@@ -90,8 +91,14 @@ func readText(a readArgs, text string) *sdk.Result {
 
 // unwrapPath drops the guest path Go repeats in *PathError, so messages
 // name the path as the model wrote it.
-func unwrapPath(err error) error {
+// unwrapPath drops the operation and the resolved path from a file error
+// (the caller names the path as the model wrote it), keeping the words of
+// explain.
+func unwrapPath(c *sdk.Call, err error) error {
 	if pe, ok := err.(*os.PathError); ok {
+		if why := grantProblem(c, pe); why != "" {
+			return errors.New(why)
+		}
 		return pe.Err
 	}
 	return err

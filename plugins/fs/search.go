@@ -26,7 +26,7 @@ func ls(c *sdk.Call, a lsArgs) (*sdk.Result, error) {
 	}
 	entries, err := os.ReadDir(p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", orDot(a.Path), unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", orDot(a.Path), unwrapPath(c, err))
 	}
 	limit := a.Limit
 	if limit <= 0 {
@@ -137,7 +137,7 @@ func walk(c *sdk.Call, dir string, visit func(rel string, d fs.DirEntry) bool) e
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", dir, unwrapPath(err))
+		return fmt.Errorf("%s: %w", dir, unwrapPath(c, err))
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func grep(c *sdk.Call, a grepArgs) (*sdk.Result, error) {
 	g := &grepper{re: re, context: a.Context, limit: limit}
 	fi, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", orDot(a.Path), unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", orDot(a.Path), unwrapPath(c, err))
 	}
 	if !fi.IsDir() {
 		g.file(root, display(c, root))

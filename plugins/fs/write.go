@@ -20,11 +20,11 @@ func write(c *sdk.Call, a writeArgs) (*sdk.Result, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(path.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("%s: creating its directory: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: creating its directory: %w", a.Path, unwrapPath(c, err))
 	}
 	_, statErr := os.Stat(p)
 	if err := os.WriteFile(p, []byte(a.Content), 0o644); err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(c, err))
 	}
 	verb := "Created"
 	if statErr == nil {
@@ -49,7 +49,7 @@ func edit(c *sdk.Call, a editArgs) (*sdk.Result, error) {
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(c, err))
 	}
 	text := string(data)
 	old, repl := a.OldText, a.NewText
@@ -67,7 +67,7 @@ func edit(c *sdk.Call, a editArgs) (*sdk.Result, error) {
 	i := strings.Index(text, old)
 	updated := text[:i] + repl + text[i+len(old):]
 	if err := os.WriteFile(p, []byte(updated), 0o644); err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", a.Path, unwrapPath(c, err))
 	}
 	line := strings.Count(text[:i], "\n") + 1
 	return sdk.Textf("Edited %s at line %d", a.Path, line).WithDetails(map[string]any{

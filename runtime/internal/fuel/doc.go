@@ -4,7 +4,7 @@
 // context is done, and otherwise refills the budget), and so that its call
 // depth is bounded. It is what stops guest code at its deadline: wazero's
 // own check (WithCloseOnContextDone) costs 4–20× and misses code without
-// loops (shared/notes/termination.md).
+// loops (docs/abi.md, "How a module is rewritten at load").
 //
 // # Where the checks go, and why that is enough
 //

@@ -13,7 +13,7 @@ import (
 // bytes of code each, 32 a call site) between two calls of tick. A tick
 // costs about 37 ns, so this keeps its overhead far under 1% while a
 // guest holds up the Go scheduler and GC for well under a millisecond
-// (shared/notes/termination.md).
+// (docs/abi.md, "How a module is rewritten at load").
 const Budget = 1 << 16
 
 // MaxTableElements is the default bound of table.grow.

@@ -1,0 +1,75 @@
+package e2e_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+)
+
+// The plugin template works from a copy in an empty directory outside this
+// repository, exactly as its README says: copy the Go files, write the
+// go.mod the README shows (its /path/to/wasmagent made this checkout),
+// go mod tidy, go test, build for wasip1, and plugin call through the
+// wasmagent command. Offline: modules come from the local module cache.
+func TestPluginTemplateFromACopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin and the wasmagent command")
+	}
+	root, err := wasmbuild.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := filepath.Join(root, "examples", "plugin-template")
+	readme, err := os.ReadFile(filepath.Join(tpl, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```go.mod\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("the template's README shows no go.mod block")
+	}
+	dir := filepath.Join(t.TempDir(), "wordcount")
+	os.Mkdir(dir, 0o755)
+	gofiles, _ := filepath.Glob(filepath.Join(tpl, "*.go"))
+	for _, f := range gofiles {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+	}
+	gomod := strings.ReplaceAll(string(m[1]), "/path/to/wasmagent", strconv.Quote(root)) // quoted: go.mod takes any path so
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOSUMDB=off")
+	run := func(dir string, extra []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(append([]string(nil), env...), extra...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+		}
+		return string(out)
+	}
+	run(dir, nil, "mod", "tidy")
+	run(dir, nil, "test", "-count=1", "./...")
+	run(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", "wordcount.wasm", ".")
+	bin := filepath.Join(t.TempDir(), "wasmagent")
+	run(root, nil, "build", "-o", bin, "./cmd/wasmagent")
+	cmd := exec.Command(bin, "plugin", "call", filepath.Join(dir, "wordcount.wasm"), "wordcount", `{"text":"hello wasm world"}`)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "1 lines, 3 words, 16 characters") {
+		t.Fatalf("plugin call: %v\n%s", err, out)
+	}
+	// The copy never looked inside the repository's internal packages.
+	if b, _ := os.ReadFile(filepath.Join(dir, "main_test.go")); strings.Contains(string(b), "/internal/") {
+		t.Fatal("the template's test imports an internal package")
+	}
+}
