@@ -13,9 +13,9 @@ import (
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
-// rawDescribe calls asprobe's describe export with grants and returns its
-// output as the plugin wrote it.
-func rawDescribe(t *testing.T, g runtime.Grants) []byte {
+// describer calls asprobe's describe export under grants and returns its
+// output as the plugin wrote it; the module is compiled once.
+func describer(t *testing.T) func(runtime.Grants) []byte {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the plugin in the host")
@@ -26,16 +26,39 @@ func rawDescribe(t *testing.T, g runtime.Grants) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: "asprobe", Grants: g})
+	return func(g runtime.Grants) []byte {
+		t.Helper()
+		rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: "asprobe", Grants: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rp.Close()
+		out, err := rp.Call(ctx, sdk.ExportDescribe, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+}
+
+// sameAsGoSDK decodes a description with the Go SDK's types, refusing
+// unknown fields, and checks they encode it back byte for byte.
+func sameAsGoSDK(t *testing.T, raw []byte) *sdk.Description {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var d sdk.Description
+	if err := dec.Decode(&d); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	again, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rp.Close()
-	out, err := rp.Call(ctx, sdk.ExportDescribe, nil, nil)
-	if err != nil {
-		t.Fatal(err)
+	if !bytes.Equal(raw, again) {
+		t.Errorf("the AS SDK wrote\n %s\nthe Go SDK's types write\n %s", raw, again)
 	}
-	return out
+	return &d
 }
 
 // The AssemblyScript SDK writes the description byte for byte as the Go
@@ -43,21 +66,44 @@ func rawDescribe(t *testing.T, g runtime.Grants) []byte {
 // here), in the same order, the same fields left out when unset. So a
 // field the Go SDK gains and this one lacks, or names differently, fails.
 func TestDescriptionMatchesGoSDK(t *testing.T) {
+	describe := describer(t)
 	for _, g := range []runtime.Grants{{}, gateGrants} {
-		raw := rawDescribe(t, g)
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		var d sdk.Description
-		if err := dec.Decode(&d); err != nil {
-			t.Fatalf("%v: %s", err, raw)
+		sameAsGoSDK(t, describe(g))
+	}
+}
+
+// Every combination of the four hints (unset, false, true each) is
+// described as the Go SDK's sdk.Annotations encodes it: set hints only,
+// false kept, no annotations at all when none is set.
+func TestEveryAnnotationCombination(t *testing.T) {
+	describe := describer(t)
+	yes, no := true, false
+	states := []struct {
+		ch string
+		v  *bool
+	}{{"-", nil}, {"f", &no}, {"t", &yes}}
+	n := 0
+	for _, a := range states {
+		for _, b := range states {
+			for _, c := range states {
+				for _, d := range states {
+					hints := a.ch + b.ch + c.ch + d.ch
+					desc := sameAsGoSDK(t, describe(runtime.Grants{Config: map[string]string{"hints": hints}}))
+					var want *sdk.Annotations
+					if a.v != nil || b.v != nil || c.v != nil || d.v != nil {
+						want = &sdk.Annotations{ReadOnly: a.v, Destructive: b.v, Idempotent: c.v, OpenWorld: d.v}
+					}
+					last := desc.Tools[len(desc.Tools)-1]
+					if last.Name != "hinted" || jsonOf(last.Annotations) != jsonOf(want) {
+						t.Errorf("hints %s: tool %s annotations %s, want %s", hints, last.Name, jsonOf(last.Annotations), jsonOf(want))
+					}
+					n++
+				}
+			}
 		}
-		again, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(raw, again) {
-			t.Errorf("the AS SDK wrote\n %s\nthe Go SDK's types write\n %s", raw, again)
-		}
+	}
+	if n != 81 {
+		t.Fatalf("%d combinations", n)
 	}
 }
 

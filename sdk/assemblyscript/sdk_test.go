@@ -66,7 +66,7 @@ func TestDescription(t *testing.T) {
 	if got := strings.Join(d.Hooks, " "); got != "beforeToolCall afterToolCall" {
 		t.Fatalf("hooks %q", got)
 	}
-	want := `{"paths":[{"guest":"/data","write":true,"optional":true,"why":"writes results"}],"hosts":[{"host":"*.example.com","optional":true,"why":"fetches things"}],"config":[{"key":"greeting","optional":true,"why":"what to say"},{"key":"gate","optional":true,"why":"makes the beforeToolCall hook the gate policy"}]}`
+	want := `{"paths":[{"guest":"/data","write":true,"optional":true,"why":"writes results"}],"hosts":[{"host":"*.example.com","optional":true,"why":"fetches things"}],"config":[{"key":"greeting","optional":true,"why":"what to say"},{"key":"gate","optional":true,"why":"makes the beforeToolCall hook the gate policy"},{"key":"hints","optional":true,"why":"adds the tool hinted, with these annotations"}]}`
 	if got := jsonOf(d.Needs); got != want {
 		t.Fatalf("needs\n got  %s\n want %s", got, want)
 	}

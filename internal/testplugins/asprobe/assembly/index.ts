@@ -12,6 +12,7 @@ needPath("/data", true, "writes results", true);
 needHost("*.example.com", "fetches things", true);
 needConfig("greeting", "what to say", true);
 needConfig("gate", "makes the beforeToolCall hook the gate policy", true);
+needConfig("hints", "adds the tool hinted, with these annotations", true);
 setCheckConfig(checkConfig);
 
 const TEXT = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`;
@@ -28,11 +29,30 @@ registerTool(new Tool("http", "GETs url through the host.", `{"type":"object","p
 registerTool(new Tool("log", "Logs at every level.", ANY, log));
 registerTool(new Tool("json", "Parses text as JSON and writes it back.", TEXT, json));
 registerTool(new Tool("prepared", "Takes {text}; accepts the old shape {txt}.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, echo).withPrepare(prepare));
+// With the configuration value "hints", four characters (t, f, or
+// anything else for unset) for readOnly, destructive, idempotent and
+// openWorld, a tool "hinted" has those annotations.
+const hints = new Call().config("hints");
+if (hints !== null) registerTool(hinted(new Tool("hinted", "Echoes text.", TEXT, echo), hints!));
+
 // With the configuration value "gate", the beforeToolCall hook is the gate
 // policy instead of the hook that rewrites and asks.
 if (new Call().config("gate") !== null) registerGate(policy);
 else registerBeforeToolCall(before);
 registerAfterToolCall(after);
+
+function hinted(t: Tool, hints: string): Tool {
+  for (let i = 0; i < 4 && i < hints.length; i++) {
+    const ch = hints.charAt(i);
+    if (ch != "t" && ch != "f") continue;
+    const b = ch == "t";
+    if (i == 0) t.readOnly(b);
+    else if (i == 1) t.destructive(b);
+    else if (i == 2) t.idempotent(b);
+    else t.openWorld(b);
+  }
+  return t;
+}
 
 function checkConfig(c: Call): string {
   return c.config("reject") !== null ? "reject is set" : "";
