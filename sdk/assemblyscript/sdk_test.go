@@ -66,7 +66,7 @@ func TestDescription(t *testing.T) {
 	if got := strings.Join(d.Hooks, " "); got != "beforeToolCall afterToolCall" {
 		t.Fatalf("hooks %q", got)
 	}
-	want := `{"paths":[{"guest":"/data","write":true,"optional":true,"why":"writes results"}],"hosts":[{"host":"*.example.com","optional":true,"why":"fetches things"}],"config":[{"key":"greeting","optional":true,"why":"what to say"}]}`
+	want := `{"paths":[{"guest":"/data","write":true,"optional":true,"why":"writes results"}],"hosts":[{"host":"*.example.com","optional":true,"why":"fetches things"}],"config":[{"key":"greeting","optional":true,"why":"what to say"},{"key":"gate","optional":true,"why":"makes the beforeToolCall hook the gate policy"},{"key":"hints","optional":true,"why":"adds the tool hinted, with these annotations"}]}`
 	if got := jsonOf(d.Needs); got != want {
 		t.Fatalf("needs\n got  %s\n want %s", got, want)
 	}
@@ -112,6 +112,16 @@ func TestToolResults(t *testing.T) {
 	}
 	if r, err := run(t, p, "terminate", `{}`); err != nil || r.Terminate == nil || !*r.Terminate || r.Content.TextOf() != "the end" {
 		t.Fatalf("terminate: %+v %v", r, err)
+	}
+	// setTerminate(false) is a value, kept distinct from absent.
+	if r, err := run(t, p, "terminate", `{"value":false}`); err != nil || r.Terminate == nil || *r.Terminate {
+		t.Fatalf("terminate false: %+v %v", r, err)
+	}
+	if r, err := run(t, p, "terminate", `{"value":true}`); err != nil || r.Terminate == nil || !*r.Terminate {
+		t.Fatalf("terminate true: %+v %v", r, err)
+	}
+	if r, err := run(t, p, "echo", `{"text":"x"}`); err != nil || r.Terminate != nil {
+		t.Fatalf("terminate absent: %+v %v", r, err)
 	}
 }
 

@@ -75,6 +75,8 @@ function description(): Outcome {
       }
       if (t.executionMode.length > 0) ts += ",\"executionMode\":" + quote(t.executionMode);
       if (t.prepare !== null) ts += ",\"prepareArguments\":true";
+      const a = t.annotations.toJSON();
+      if (a.length > 0) ts += ",\"annotations\":" + a;
       tools.push(ts + "}");
     }
     s += ",\"tools\":[" + tools.join(",") + "]";
@@ -84,6 +86,7 @@ function description(): Outcome {
   if (registry.before !== null) hooks.push("\"beforeToolCall\"");
   if (registry.after !== null) hooks.push("\"afterToolCall\"");
   if (hooks.length > 0) s += ",\"hooks\":[" + hooks.join(",") + "]";
+  if (registry.gate) s += ",\"gate\":true";
   const needs = needsJSON();
   if (needs.length > 0) s += ",\"needs\":" + needs;
   return ok(s + "}");
@@ -149,6 +152,10 @@ function before(in_: Value): Outcome {
   const c = callOf(bi.toolCall.id, bi.toolCall.name);
   const out = h(c, bi);
   if (c.failure.length > 0) return failed(c.failure);
+  const args = out.arguments;
+  if (args !== null && args.kind != Kind.Object) {
+    return failed("sdk: before_tool_call: the rewritten arguments must be a JSON object, not " + args.toString().slice(0, 40));
+  }
   return ok(out.toJSON());
 }
 

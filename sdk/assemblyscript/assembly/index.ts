@@ -4,7 +4,7 @@ export { Value, Kind, Parsed, parse, parseBytes, quote } from "./json";
 export { Content, Result, BeforeOutput, AfterOutput, base64 } from "./result";
 export {
   LogLevel, PARALLEL, SEQUENTIAL, HTTPRequest, HTTPResponse, ToolCall, BeforeInput, AfterInput, Call, Tool,
-  setInfo, registerTool, registerBeforeToolCall, registerAfterToolCall, setCheckConfig,
+  Annotations, setInfo, registerTool, registerBeforeToolCall, registerGate, registerAfterToolCall, setCheckConfig,
   needPath, needHost, needConfig,
 } from "./plugin";
 export { ABI_VERSION } from "./dispatch";

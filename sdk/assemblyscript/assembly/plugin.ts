@@ -120,10 +120,44 @@ export class Call {
   }
 }
 
+/**
+ * What a tool says of itself, for clients that show or gate calls (an MCP
+ * client's tool annotations): hints, never trusted for security (the
+ * grants bound a tool). Each is 0 (the default: claims nothing), 1 (false)
+ * or 2 (true); set them with Tool's readOnly, destructive, idempotent and
+ * openWorld.
+ */
+export class Annotations {
+  /** The tool changes nothing outside itself. */
+  readOnly: i32 = 0;
+  /** It may delete or overwrite (meaningful when not read-only). */
+  destructive: i32 = 0;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotent: i32 = 0;
+  /** It reaches things outside the host (the network). */
+  openWorld: i32 = 0;
+
+  /** The annotations as a JSON object, or "" when nothing is claimed. */
+  toJSON(): string {
+    const parts = new Array<string>();
+    hint(parts, "readOnlyHint", this.readOnly);
+    hint(parts, "destructiveHint", this.destructive);
+    hint(parts, "idempotentHint", this.idempotent);
+    hint(parts, "openWorldHint", this.openWorld);
+    return parts.length == 0 ? "" : "{" + parts.join(",") + "}";
+  }
+}
+
+function hint(parts: string[], name: string, v: i32): void {
+  if (v != 0) parts.push(quote(name) + ":" + (v == 2 ? "true" : "false"));
+}
+
 /** A tool: its name, description, JSON Schema and function. */
 export class Tool {
   label: string = "";
   executionMode: string = "";
+  /** Hints for clients; nothing is claimed unless set. */
+  annotations: Annotations = new Annotations();
   prepare: ((c: Call, args: Value) => Value) | null = null;
 
   /**
@@ -148,6 +182,18 @@ export class Tool {
    * an older shape, say); c.fail in it refuses the call.
    */
   withPrepare(fn: (c: Call, args: Value) => Value): Tool { this.prepare = fn; return this; }
+
+  /** Claims the tool changes nothing outside itself (readOnlyHint). */
+  readOnly(b: bool = true): Tool { this.annotations.readOnly = b ? 2 : 1; return this; }
+
+  /** Claims the tool may delete or overwrite (destructiveHint). */
+  destructive(b: bool = true): Tool { this.annotations.destructive = b ? 2 : 1; return this; }
+
+  /** Claims a repeated call with the same arguments does nothing more (idempotentHint). */
+  idempotent(b: bool = true): Tool { this.annotations.idempotent = b ? 2 : 1; return this; }
+
+  /** Claims the tool reaches outside the host, the network (openWorldHint). */
+  openWorld(b: bool = true): Tool { this.annotations.openWorld = b ? 2 : 1; return this; }
 }
 
 class Need {
@@ -162,6 +208,8 @@ export class Registry {
   needs: Need[] = [];
   errors: string[] = [];
   before: ((c: Call, in_: BeforeInput) => BeforeOutput) | null = null;
+  /** The beforeToolCall hook is a gate (registerGate). */
+  gate: bool = false;
   after: ((c: Call, in_: AfterInput) => AfterOutput) | null = null;
   checkConfig: ((c: Call) => string) | null = null;
 
@@ -194,7 +242,20 @@ export function registerTool(t: Tool): void {
 }
 
 /** Makes the plugin a beforeToolCall hook. */
-export function registerBeforeToolCall(h: (c: Call, in_: BeforeInput) => BeforeOutput): void { registry.before = h; }
+export function registerBeforeToolCall(h: (c: Call, in_: BeforeInput) => BeforeOutput): void {
+  registry.before = h;
+  registry.gate = false;
+}
+
+/**
+ * Makes the plugin a beforeToolCall hook that is a gate: the host runs it
+ * after every hook that may rewrite, on the final arguments, and it may
+ * block or ask but not rewrite (a rewrite from a gate blocks the call).
+ */
+export function registerGate(h: (c: Call, in_: BeforeInput) => BeforeOutput): void {
+  registry.before = h;
+  registry.gate = true;
+}
 
 /** Makes the plugin an afterToolCall hook. */
 export function registerAfterToolCall(h: (c: Call, in_: AfterInput) => AfterOutput): void { registry.after = h; }

@@ -52,7 +52,10 @@ export class Result {
   /** For the host and its UI, not the model; null for none. */
   details: Value | null = null;
   isError: bool = false;
+  /** true asks to end the run after this batch (see terminated). */
   terminate: bool = false;
+  /** Whether terminate is said at all: false is then sent as a value. */
+  terminateSet: bool = false;
 
   /** A result of one text block. */
   static text(s: string): Result {
@@ -71,7 +74,13 @@ export class Result {
   withDetails(d: Value): Result { this.details = d; return this; }
 
   /** Asks to end the run after this batch (when every result says so). */
-  terminated(): Result { this.terminate = true; return this; }
+  terminated(): Result { return this.setTerminate(true); }
+
+  /**
+   * Says terminate either way: true as terminated does, false sent as a
+   * value (kept in the result, as in pi) rather than left absent.
+   */
+  setTerminate(b: bool): Result { this.terminate = b; this.terminateSet = true; return this; }
 
   toJSON(): string {
     let s = "{\"content\":" + contentJSON(this.content);
@@ -79,14 +88,27 @@ export class Result {
     if (d !== null && !d.isNull()) s += ",\"details\":" + d.toString();
     if (this.isError) s += ",\"isError\":true";
     if (this.terminate) s += ",\"terminate\":true";
+    else if (this.terminateSet) s += ",\"terminate\":false";
     return s + "}";
   }
 }
 
-/** What a beforeToolCall hook decides: allow (the default) or block. */
+/**
+ * What a beforeToolCall hook decides: allow (the default), block, ask the
+ * user, or rewrite the arguments. Block wins over ask, and ask over a
+ * rewrite: a hook may ask and rewrite at once (the rewrite applies once
+ * the call is approved).
+ */
 export class BeforeOutput {
   block: bool = false;
   reason: string = "";
+  /** A question for the user (or the host's on_ask); "" asks nothing. */
+  ask: string = "";
+  /**
+   * The arguments to run the call with instead, a JSON object; null keeps
+   * them. The host validates them again; a gate may not rewrite.
+   */
+  arguments: Value | null = null;
 
   static allow(): BeforeOutput { return new BeforeOutput(); }
 
@@ -94,9 +116,28 @@ export class BeforeOutput {
     const o = new BeforeOutput(); o.block = true; o.reason = reason; return o;
   }
 
+  /** Asks the user to approve the call; it goes on only if approved. */
+  static ask(question: string): BeforeOutput { return new BeforeOutput().withAsk(question); }
+
+  /** Runs the call with args (a JSON object) instead of its arguments. */
+  static rewrite(args: Value): BeforeOutput { return new BeforeOutput().withArguments(args); }
+
+  /** Adds a question (to a rewrite, say) and returns the output. */
+  withAsk(question: string): BeforeOutput { this.ask = question; return this; }
+
+  /** Adds a rewrite of the arguments and returns the output. */
+  withArguments(args: Value): BeforeOutput { this.arguments = args; return this; }
+
   toJSON(): string {
-    if (!this.block) return "{}";
-    return this.reason.length > 0 ? "{\"block\":true,\"reason\":" + quote(this.reason) + "}" : "{\"block\":true}";
+    const parts = new Array<string>();
+    if (this.block) {
+      parts.push("\"block\":true");
+      if (this.reason.length > 0) parts.push("\"reason\":" + quote(this.reason));
+    }
+    const a = this.arguments;
+    if (a !== null) parts.push("\"arguments\":" + a.toString());
+    if (this.ask.length > 0) parts.push("\"ask\":" + quote(this.ask));
+    return "{" + parts.join(",") + "}";
   }
 }
 

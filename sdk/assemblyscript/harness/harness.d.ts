@@ -11,6 +11,6 @@ export class Host {
   constructor(wasm: string, grants?: Grants);
   describe(): Promise<any>;
   execute(tool: string, args?: object): Promise<ToolResult>;
-  beforeToolCall(tool: string, args?: object): Promise<{ block?: boolean; reason?: string }>;
+  beforeToolCall(tool: string, args?: object): Promise<{ block?: boolean; reason?: string; arguments?: object; ask?: string }>;
   afterToolCall(tool: string, args: object, result: { content: Content[]; details?: unknown }, isError?: boolean): Promise<{ content?: Content[]; details?: unknown; isError?: boolean; terminate?: boolean }>;
 }

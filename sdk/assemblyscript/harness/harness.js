@@ -118,7 +118,11 @@ export class Host {
     return result;
   }
 
-  /** Asks the plugin's beforeToolCall hook about a call: resolves to {} or {block, reason}. */
+  /**
+   * Asks the plugin's beforeToolCall hook about a call: resolves to {} (allow)
+   * or what it said: {block, reason}, {ask}, {arguments} (a rewrite), or ask
+   * and arguments together. The host does not ask anyone here.
+   */
   async beforeToolCall(tool, args = {}) {
     const call = { toolCall: { id: "call_1", name: tool, arguments: args }, args };
     const r = await this.#run(["plugin", "call", "--hook", "before", ...this.#flags(), this.wasm, JSON.stringify(call)]);

@@ -1,9 +1,9 @@
 // asprobe exercises every part of sdk/assemblyscript, for the SDK's Go
 // tests (sdk/assemblyscript/sdk_test.go), which run it in the real host.
 import {
-  setInfo, registerTool, registerBeforeToolCall, registerAfterToolCall, setCheckConfig,
+  setInfo, registerTool, registerBeforeToolCall, registerGate, registerAfterToolCall, setCheckConfig,
   needPath, needHost, needConfig, LogLevel, HTTPRequest,
-  Tool, Call, Value, Kind, Result, Content, BeforeInput, BeforeOutput, AfterInput, AfterOutput, parse,
+  Tool, Call, Value, Kind, Result, Content, BeforeInput, BeforeOutput, AfterInput, AfterOutput, parse, quote,
 } from "@wasmagent/sdk/assembly";
 export * from "@wasmagent/sdk/assembly/exports";
 
@@ -11,24 +11,48 @@ setInfo("asprobe", "1.2.3");
 needPath("/data", true, "writes results", true);
 needHost("*.example.com", "fetches things", true);
 needConfig("greeting", "what to say", true);
+needConfig("gate", "makes the beforeToolCall hook the gate policy", true);
+needConfig("hints", "adds the tool hinted, with these annotations", true);
 setCheckConfig(checkConfig);
 
 const TEXT = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`;
 const ANY = "";
-registerTool(new Tool("echo", "Echoes text; details are the arguments.", TEXT, echo).withLabel("Echo"));
+registerTool(new Tool("echo", "Echoes text; details are the arguments.", TEXT, echo).withLabel("Echo").readOnly().idempotent().openWorld(false));
 registerTool(new Tool("config", "Reads a configuration value.", `{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`, config));
 registerTool(new Tool("updates", "Sends n partial results.", `{"type":"object","properties":{"n":{"type":"integer"}}}`, updates).sequential());
 registerTool(new Tool("image", "Returns a text and an image block.", ANY, image));
 registerTool(new Tool("fail", "Fails with msg.", `{"type":"object","properties":{"msg":{"type":"string"}}}`, fail));
 registerTool(new Tool("iserror", "Returns an error result.", ANY, iserror));
-registerTool(new Tool("terminate", "Asks to end the run.", ANY, terminate));
+registerTool(new Tool("terminate", "Asks to end the run; with {value}, says terminate as that value.", ANY, terminate).destructive(false));
 registerTool(new Tool("abort", "Throws.", ANY, abort));
-registerTool(new Tool("http", "GETs url through the host.", `{"type":"object","properties":{"url":{"type":"string"},"method":{"type":"string"},"body":{"type":"string"}},"required":["url"]}`, http));
+registerTool(new Tool("http", "GETs url through the host.", `{"type":"object","properties":{"url":{"type":"string"},"method":{"type":"string"},"body":{"type":"string"}},"required":["url"]}`, http).openWorld());
 registerTool(new Tool("log", "Logs at every level.", ANY, log));
 registerTool(new Tool("json", "Parses text as JSON and writes it back.", TEXT, json));
 registerTool(new Tool("prepared", "Takes {text}; accepts the old shape {txt}.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, echo).withPrepare(prepare));
-registerBeforeToolCall(before);
+// With the configuration value "hints", four characters (t, f, or
+// anything else for unset) for readOnly, destructive, idempotent and
+// openWorld, a tool "hinted" has those annotations.
+const hints = new Call().config("hints");
+if (hints !== null) registerTool(hinted(new Tool("hinted", "Echoes text.", TEXT, echo), hints!));
+
+// With the configuration value "gate", the beforeToolCall hook is the gate
+// policy instead of the hook that rewrites and asks.
+if (new Call().config("gate") !== null) registerGate(policy);
+else registerBeforeToolCall(before);
 registerAfterToolCall(after);
+
+function hinted(t: Tool, hints: string): Tool {
+  for (let i = 0; i < 4 && i < hints.length; i++) {
+    const ch = hints.charAt(i);
+    if (ch != "t" && ch != "f") continue;
+    const b = ch == "t";
+    if (i == 0) t.readOnly(b);
+    else if (i == 1) t.destructive(b);
+    else if (i == 2) t.idempotent(b);
+    else t.openWorld(b);
+  }
+  return t;
+}
 
 function checkConfig(c: Call): string {
   return c.config("reject") !== null ? "reject is set" : "";
@@ -66,7 +90,8 @@ function iserror(c: Call, args: Value): Result {
 }
 
 function terminate(c: Call, args: Value): Result {
-  return Result.text("the end").terminated();
+  const r = Result.text("the end");
+  return args.has("value") ? r.setTerminate(args.getBool("value")) : r.terminated();
 }
 
 function abort(c: Call, args: Value): Result {
@@ -113,6 +138,22 @@ function prepare(c: Call, args: Value): Value {
 function before(c: Call, in_: BeforeInput): BeforeOutput {
   if (in_.args.getBool("block")) return BeforeOutput.block("blocked " + in_.toolCall.name + " (" + in_.toolCall.id + ")");
   if (in_.args.getBool("hookfail")) { c.fail("the hook failed"); return BeforeOutput.allow(); }
+  // {"ask": question} asks; {"rewrite": args} rewrites; both do both.
+  const rewrite = in_.args.get("rewrite");
+  if (in_.args.has("ask") && rewrite === null) return BeforeOutput.ask(in_.args.getString("ask"));
+  if (rewrite === null) return BeforeOutput.allow();
+  const out = BeforeOutput.rewrite(rewrite);
+  if (in_.args.has("ask")) out.withAsk(in_.args.getString("ask"));
+  return out;
+}
+
+// The gate: blocks {"text": "forbidden"}, asks about {"text": "ask"}, and
+// tries to rewrite {"text": "rewrite"} (which a gate may not).
+function policy(c: Call, in_: BeforeInput): BeforeOutput {
+  const text = in_.args.getString("text");
+  if (text == "forbidden") return BeforeOutput.block("the gate forbids " + quote(text));
+  if (text == "ask") return BeforeOutput.ask("the gate asks");
+  if (text == "rewrite") return BeforeOutput.rewrite(Value.object().setString("text", "rewritten by the gate"));
   return BeforeOutput.allow();
 }
 
