@@ -74,6 +74,18 @@ func TestCallHook(t *testing.T) {
 	if out, errOut, code := call(t, "", "--hook", "before", only, "--tool", "w"); code != cli.ExitOK || out != "{}\n" || !strings.Contains(errOut, "allowed") {
 		t.Errorf("allow: exit %d, %q, %q", code, out, errOut)
 	}
+	// The verdict line says what a hook that asks or rewrites decided.
+	for out, verdict := range map[string]string{
+		`{"ask":"sure?"}`:                                   "asks: sure?",
+		`{"arguments":{"path":"/tmp/x"}}`:                   `rewrites the arguments to {"path":"/tmp/x"}`,
+		`{"ask":"sure?","arguments":{"path":"/tmp/x"}}`:     "asks (then rewrites the arguments): sure?",
+		`{"block":true,"reason":"no","ask":"ignored here"}`: "blocked: no",
+	} {
+		h := constPlugin(t, map[string]string{"describe": `{"abi":1,"name":"g","hooks":["beforeToolCall"]}`, "before_tool_call": out})
+		if _, errOut, code := call(t, "", "--hook", "before", h, "--tool", "w"); code != cli.ExitOK || !strings.Contains(errOut, verdict) {
+			t.Errorf("%s: exit %d, stderr %q; want %q", out, code, errOut, verdict)
+		}
+	}
 }
 
 // A tool's ARGS_JSON comes from the argument, --input FILE or --input -;

@@ -144,8 +144,15 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 				r = &host.BeforeToolCallResult{}
 			}
 			verdict := "allowed"
-			if r.Block {
+			switch {
+			case r.Block:
 				verdict = "blocked: " + printable(r.Reason)
+			case r.Ask != "" && len(r.Args) > 0:
+				verdict = "asks (then rewrites the arguments): " + printable(r.Ask)
+			case r.Ask != "":
+				verdict = "asks: " + printable(r.Ask)
+			case len(r.Args) > 0:
+				verdict = "rewrites the arguments to " + printable(clip(string(r.Args), 200))
 			}
 			fmt.Fprintln(env.Stderr, verdict)
 			out = r
