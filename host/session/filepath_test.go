@@ -157,3 +157,27 @@ func snapshot(t *testing.T, dir string) string {
 	})
 	return b.String()
 }
+
+// switch_session by path refuses a file that is not a session, and the
+// session stays where it was.
+func TestSwitchToNonSessionPath(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "notes.txt")
+	os.WriteFile(victim, []byte("keep\n"), 0o600)
+	s := session.New(session.Options{Store: &session.FileStore{Dir: filepath.Join(dir, "s"), NoSync: true}, Cwd: "/"})
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.SetName(ctx, "here"); err != nil {
+		t.Fatal(err)
+	}
+	before := s.State().SessionFile
+	if err := s.Switch(ctx, victim); err == nil || !strings.Contains(err.Error(), "not a session file") {
+		t.Fatalf("Switch: %v", err)
+	}
+	if got := s.State().SessionFile; got != before {
+		t.Fatalf("moved to %s", got)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep\n" {
+		t.Fatal("the file changed")
+	}
+}
