@@ -26,6 +26,7 @@ type Transcript struct {
 	Complete int64
 
 	olderVersion bool // the file is of a version before 3
+	dropped      int  // lines after the header that did not decode
 }
 
 // Decode reads a session file in pi's format (versions 1 to 3; older
@@ -62,6 +63,7 @@ func Decode(data []byte) (*Transcript, error) {
 		e, err := decodeEntry(line)
 		if err != nil {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("line %d: entry dropped: %v", i+1, err))
+			t.dropped++
 			continue
 		}
 		t.Entries = append(t.Entries, e)

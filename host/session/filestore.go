@@ -1,12 +1,16 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -73,20 +77,74 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 }
 
 // Locate implements Locator: ref names a file when it holds a path
-// separator or ends in .jsonl.
-func (s *FileStore) Locate(ref string) (Info, bool) {
+// separator or ends in .jsonl. Such a ref is a session only if the file
+// begins with a session header: any other file is an error, so that no
+// command acts on a file that is not a session.
+func (s *FileStore) Locate(ref string) (Info, bool, error) {
 	if !strings.ContainsAny(ref, `/\`) && !strings.HasSuffix(ref, ".jsonl") {
-		return Info{}, false
+		return Info{}, false, nil
 	}
 	abs, err := filepath.Abs(ref)
 	if err != nil {
-		return Info{}, false
+		return Info{}, true, fmt.Errorf("session %s: %w", ref, err)
+	}
+	if err := checkHeader(abs); err != nil {
+		return Info{}, true, err
 	}
 	info, ok := s.info(abs)
 	if !ok {
-		info = Info{Key: abs, Path: abs}
+		return Info{}, true, fmt.Errorf("%s is not a session file", abs)
 	}
-	return info, true
+	return info, true, nil
+}
+
+// maxHeader bounds the header line checkHeader reads.
+const maxHeader = 1 << 20
+
+// checkHeader says whether path is a regular file whose first non-blank
+// line is a session header of pi's format, reading only that line.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a session file (not a regular file)", path)
+	}
+	r := bufio.NewReader(io.LimitReader(f, maxHeader))
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			line, err = readLine(r, line)
+		}
+		if err != nil {
+			return fmt.Errorf("%s is not a session file (no session header line)", path)
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if _, err := decodeHeader(line); err != nil {
+			if errors.Is(err, ErrNotSession) {
+				return fmt.Errorf("%s is not a session file (its first line is not a session header)", path)
+			}
+			return fmt.Errorf("session %s: %w", path, err)
+		}
+		return nil
+	}
+}
+
+// readLine finishes a line longer than r's buffer.
+func readLine(r *bufio.Reader, head []byte) ([]byte, error) {
+	line := slices.Clone(head)
+	for {
+		more, err := r.ReadSlice('\n')
+		line = append(line, more...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 func (s *FileStore) info(path string) (Info, bool) {
@@ -132,6 +190,9 @@ func (s *FileStore) Load(_ context.Context, key string) (*Transcript, error) {
 // rewrites a file of an older format version in version 3, before any
 // append.
 func (s *FileStore) Open(_ context.Context, key string) (Log, *Transcript, error) {
+	if err := checkHeader(key); err != nil {
+		return nil, nil, err
+	}
 	lock, err := lockFile(key+".lock", key)
 	if err != nil {
 		return nil, nil, err
@@ -154,14 +215,17 @@ func (s *FileStore) open(key string) (*fileLog, *Transcript, error) {
 	if err == nil {
 		var t *Transcript
 		if t, err = Decode(data); err == nil {
-			if t.Complete < int64(len(data)) {
+			if t.olderVersion && t.dropped > 0 {
+				err = fmt.Errorf("%w: the file is of an older format version and %d of its lines do not decode; upgrading it would lose them, and appending to it in its old format would break it, so it is kept as it is (read it with `wasmagent sessions show`, or continue a copy with --fork)", ErrOldFormat, t.dropped)
+			}
+			if err == nil && t.Complete < int64(len(data)) {
 				err = f.Truncate(t.Complete)
 			}
 			if err == nil && t.olderVersion {
-				err = rewrite(f, t)
+				f, err = upgrade(f, t)
 			}
 			if err == nil {
-				if _, err = f.Seek(0, 2); err == nil {
+				if _, err = f.Seek(0, io.SeekEnd); err == nil {
 					return &fileLog{f: f, sync: !s.NoSync}, t, nil
 				}
 			}
@@ -171,25 +235,76 @@ func (s *FileStore) open(key string) (*fileLog, *Transcript, error) {
 	return nil, nil, fmt.Errorf("session %s: %w", key, err)
 }
 
+// ErrOldFormat refuses to write a session of an older format version that
+// cannot be upgraded without loss.
+var ErrOldFormat = errors.New("session not opened for writing")
+
 func readAll(f *os.File) ([]byte, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(f)
 	return b.Bytes(), err
 }
 
-// rewrite writes t over f in the current version (pi migrates on load the
-// same way).
-func rewrite(f *os.File, t *Transcript) error {
+// upgrade replaces f's file by t in the current version (pi migrates on
+// load the same way), crash-safely: a new file is written beside it and
+// fsynced, renamed over it, and the directory fsynced, so a crash leaves
+// either the old file or the new one. It returns the new file, open; f
+// is closed.
+func upgrade(f *os.File, t *Transcript) (*os.File, error) {
 	data, err := encode(t.Header, t.Entries)
+	if err != nil {
+		return f, err
+	}
+	path := f.Name()
+	st, err := f.Stat()
+	if err != nil {
+		return f, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".upgrade-*")
+	if err != nil {
+		return f, err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(st.Mode().Perm())
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return f, err
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return f, err
+	}
+	nf, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return f, err
+	}
+	f.Close()
+	t.olderVersion = false
+	return nf, nil
+}
+
+// syncDir makes a rename in dir durable. Windows cannot fsync a
+// directory; there the rename is as durable as NTFS makes it.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	if err := f.Truncate(0); err != nil {
-		return err
-	}
-	_, err = f.WriteAt(data, 0)
-	t.olderVersion = false
-	return err
+	defer d.Close()
+	return d.Sync()
 }
 
 // Create implements Store: a new file named as pi names them,
@@ -231,13 +346,20 @@ func Path(l Log) string {
 	return ""
 }
 
-// Remove implements Store. A session in use is not removed.
+// Remove implements Store. A session in use is not removed, nor a file
+// that does not begin with a session header.
 func (s *FileStore) Remove(_ context.Context, key string) error {
+	if err := checkHeader(key); err != nil {
+		return err
+	}
 	lock, err := lockFile(key+".lock", key)
 	if err != nil {
 		return err
 	}
 	defer lock.unlock()
+	if err := checkHeader(key); err != nil {
+		return err
+	}
 	if err := os.Remove(key); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
@@ -265,10 +387,13 @@ func encode(h Header, entries []Entry) ([]byte, error) {
 }
 
 type fileLog struct {
-	mu   sync.Mutex
-	f    *os.File
-	lock *fileLock
-	sync bool
+	mu     sync.Mutex
+	f      *os.File
+	lock   *fileLock
+	sync   bool
+	broken error // set when a failed append could not be cut off
+
+	writeHook func([]byte) (int, error) // tests: replaces f.Write
 }
 
 // Append implements Log: the entries as lines, in one write.
@@ -285,21 +410,42 @@ func (l *fileLog) Append(_ context.Context, entries ...Entry) error {
 	return l.write(b.Bytes())
 }
 
+// write appends data in one write. A failed or short write, or a failed
+// fsync, is cut off again, so that the next append never follows a
+// partial line; when even that fails the log refuses every later append.
 func (l *fileLog) write(data []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return fmt.Errorf("session: log closed")
 	}
-	if _, err := l.f.Write(data); err != nil {
+	if l.broken != nil {
+		return l.broken
+	}
+	off, err := l.f.Seek(0, io.SeekEnd)
+	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	if l.sync {
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("session: %w", err)
-		}
+	writeFn := l.f.Write
+	if l.writeHook != nil {
+		writeFn = l.writeHook
 	}
-	return nil
+	n, err := writeFn(data)
+	if err == nil && n < len(data) {
+		err = io.ErrShortWrite
+	}
+	if err == nil && l.sync {
+		err = l.f.Sync()
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("session %s: append failed, nothing was kept: %w", l.f.Name(), err)
+	if terr := l.f.Truncate(off); terr != nil {
+		l.broken = fmt.Errorf("session %s: an append failed and could not be cut off (%v); no more appends", l.f.Name(), terr)
+		return fmt.Errorf("%w; and cutting it off failed: %v", err, terr)
+	}
+	return err
 }
 
 // Close implements Log: it releases the session.

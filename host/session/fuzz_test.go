@@ -2,7 +2,10 @@ package session_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host/session"
@@ -54,6 +57,38 @@ func FuzzDecode(f *testing.F) {
 		}
 		if len(again.Entries) != len(tr.Entries) {
 			t.Fatalf("%d entries, then %d:\n%s", len(tr.Entries), len(again.Entries), b.Bytes())
+		}
+	})
+}
+
+// A file named by path is a session exactly when Decode reads a header
+// from it: Find and Remove accept what Decode accepts, and nothing else;
+// a file refused is left as it was.
+func FuzzLocatePath(f *testing.F) {
+	f.Add([]byte(`{"type":"session","version":3,"id":"x"}` + "\n"))
+	f.Add([]byte("\r\n  \n" + `{"type":"session","id":"x"}` + "\r\n{bad\n"))
+	f.Add([]byte(`{"type":"session","version":3,"id":"x"}`))
+	f.Add([]byte("hello\n"))
+	f.Add([]byte(`{"type":"session","version":4,"id":"x"}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		store := &session.FileStore{Dir: dir, NoSync: true}
+		path := filepath.Join(dir, "f.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, decodeErr := session.Decode(data)
+		_, findErr := session.Find(context.Background(), store, path)
+		if (decodeErr == nil) != (findErr == nil) {
+			t.Fatalf("Decode: %v; Find: %v", decodeErr, findErr)
+		}
+		if findErr != nil {
+			if store.Remove(context.Background(), path) == nil {
+				t.Fatal("Remove removed a file that is not a session")
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
+				t.Fatal("the file changed")
+			}
 		}
 	})
 }

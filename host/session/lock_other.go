@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // fileLock, where flock(2) is missing, is a file created exclusively that
@@ -27,8 +26,15 @@ func lockFile(path, session string) (*fileLock, error) {
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("session lock: %w", err)
 		}
-		b, _ := os.ReadFile(path)
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		g, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		pid, ok := lockPID(g)
+		g.Close()
+		if !ok {
+			return nil, fmt.Errorf("session lock %s: %w", path, errNotLock)
+		}
 		if pid > 0 {
 			if _, err := os.FindProcess(pid); err == nil {
 				return nil, &LockedError{Session: session, PID: pid}

@@ -332,6 +332,8 @@ func (s *Session) entryLocked(typ string) Entry {
 	return e
 }
 
+// appendLocked writes entries made by entryLocked; when it fails it
+// takes them back.
 func (s *Session) appendLocked(ctx context.Context, entries []Entry) error {
 	var err error
 	switch {
@@ -342,6 +344,13 @@ func (s *Session) appendLocked(ctx context.Context, entries []Entry) error {
 		err = s.log.Append(ctx, entries...)
 	}
 	if err != nil {
+		// Nothing was written: the branch goes on from where it was.
+		for _, e := range entries {
+			delete(s.taken, e.ID)
+		}
+		if len(entries) > 0 {
+			s.leaf = entries[0].ParentID
+		}
 		return err
 	}
 	s.entries = append(s.entries, entries...)

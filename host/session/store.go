@@ -40,9 +40,11 @@ type Log interface {
 }
 
 // Locator is an optional interface of a Store: it names a session by
-// something other than an id prefix (the file store: a path).
+// something other than an id prefix (the file store: a path). ok reports
+// whether ref is of the locator's form; err, that it is but names no
+// session (and why).
 type Locator interface {
-	Locate(ref string) (Info, bool)
+	Locate(ref string) (info Info, ok bool, err error)
 }
 
 // Info describes a stored session.
@@ -82,8 +84,8 @@ func Find(ctx context.Context, s Store, ref string) (Info, error) {
 		return Info{}, fmt.Errorf("session: empty id")
 	}
 	if l, ok := s.(Locator); ok {
-		if info, ok := l.Locate(ref); ok {
-			return info, nil
+		if info, ok, err := l.Locate(ref); ok {
+			return info, err
 		}
 	}
 	all, err := s.List(ctx)

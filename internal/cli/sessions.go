@@ -154,7 +154,7 @@ func sessionsCmd(ctx context.Context, args []string, env Env) int {
 	}
 	var file *config.File
 	if _, err := os.Stat(*cfg); err == nil {
-		if file, err = config.Load(*cfg); err != nil {
+		if file, err = config.LoadTools(*cfg); err != nil { // [sessions] only: no model needed
 			fmt.Fprintln(env.Stderr, err)
 			return ExitUsage
 		}
