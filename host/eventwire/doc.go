@@ -1,8 +1,8 @@
 // Package eventwire writes agent events for clients outside the process:
 // one JSON object per event with pi's names and fields, within a bound on
-// the bytes each assistant message costs. `wasmagent run --json` writes
-// through it, and every later transport (RPC over stdio, HTTP with SSE)
-// is meant to.
+// the bytes each assistant message costs. `wasmagent run --json` and
+// `wasmagent rpc` (host/rpc) write through it, and every later transport
+// (HTTP with SSE) is meant to.
 //
 // The bound exists because pi's message_update carries the whole partial
 // message, twice (as "message" and as "assistantMessageEvent.partial"):

@@ -54,8 +54,11 @@ func (a *approver) Approve(ctx context.Context, q host.Question) (bool, error) {
 		delete(a.pending, id)
 		a.mu.Unlock()
 	}()
+	// What the dialog shows comes from plugins and the model: it is
+	// cleaned and clipped (displayText), so that it reads as it is.
 	req := uiRequest{Type: "extension_ui_request", ID: id, Method: "confirm",
-		Title: q.Hook + " asks: " + q.Text, Message: fmt.Sprintf("%s %s", q.ToolCall.Name, q.Args)}
+		Title:   displayText(q.Hook, maxNameRunes) + " asks: " + displayText(q.Text, maxQuestionRunes),
+		Message: displayText(q.ToolCall.Name, maxNameRunes) + " " + displayText(string(q.Args), maxArgsRunes)}
 	if deadline, ok := ctx.Deadline(); ok {
 		req.Timeout = max(time.Until(deadline).Milliseconds(), 1)
 	}

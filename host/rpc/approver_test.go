@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
@@ -200,4 +201,46 @@ func TestAskAborted(t *testing.T) {
 	if r := c.next(event("response")); r["success"] != false || ran.Load() != 0 {
 		t.Fatal(r)
 	}
+}
+
+// A question and arguments from plugins and the model reach the client's
+// dialog cleaned and clipped: no escape sequence, no control or bidi
+// override, the question within 1000 runes and the arguments within 2000,
+// cut in the middle (head and tail kept), never inside a rune.
+func TestAskShowsCleanText(t *testing.T) {
+	args := `{"path":"` + strings.Repeat("ü", 100_000) + `\u202e\u001b[2J"}`
+	write := hosttest.Tool("write", "", func(context.Context, string, json.RawMessage, host.UpdateFunc) (host.ToolResult, error) {
+		return host.ToolResult{Content: host.Text("written")}, nil
+	})
+	guard := host.WithBeforeOptions(host.BeforeToolCallFunc(func(context.Context, *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+		return &host.BeforeToolCallResult{Ask: "\x1b]0;owned\x07Allow \u202eexe.txt\u202c?\n" + strings.Repeat("漢", 5000) + "END"}, nil
+	}), host.HookOptions{Name: "guard\x1b[31m"})
+	c := startAgent(t, host.AgentOptions{
+		Model:          scripted.Of(scripted.Turn{Content: host.Contents{host.ToolCall{ID: "w", Name: "write", Arguments: json.RawMessage(args)}}}, scripted.Turn{Content: host.Text("done")}),
+		Tools:          []host.Tool{write},
+		BeforeToolCall: []host.BeforeToolCallHook{guard},
+	})
+	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	req := c.next(isConfirm)
+	title, _ := req["title"].(string)
+	message, _ := req["message"].(string)
+	for _, s := range []string{title, message} {
+		for _, r := range s {
+			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				t.Fatalf("%U shown in %.120q", r, s)
+			}
+		}
+	}
+	question, ok := strings.CutPrefix(title, "guard[31m asks: ")
+	if !ok || !strings.HasPrefix(question, "]0;ownedAllow exe.txt? 漢漢") || !strings.HasSuffix(question, "漢漢END") ||
+		utf8.RuneCountInString(question) > 1000 || !strings.Contains(question, " bytes …") {
+		t.Fatalf("title %.200q…", title)
+	}
+	shown, ok := strings.CutPrefix(message, "write ")
+	if !ok || !strings.HasPrefix(shown, `{"path":"üü`) || !strings.HasSuffix(shown, `üü\u001b[2J"}`) ||
+		utf8.RuneCountInString(shown) > 2000 || !utf8.ValidString(shown) || !strings.Contains(shown, " bytes …") {
+		t.Fatalf("message %.200q…", message)
+	}
+	c.send(`{"type":"extension_ui_response","id":"` + req["id"].(string) + `","confirmed":false}` + "\n")
+	c.next(event("agent_end"))
 }

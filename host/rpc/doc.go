@@ -7,7 +7,8 @@
 // dropped; U+2028 and U+2029 are text, never line ends (the output
 // escapes them anyway). Each command may carry an "id", echoed in its
 // response. Events are the session's, encoded exactly as "wasmagent run
-// --json" prints them, and carry no id.
+// --json" prints them, within the same byte budget (host/eventwire,
+// Options.Events), and carry no id.
 //
 // Delivery rules:
 //  1. Commands are handled one at a time, in order; a prompt is answered

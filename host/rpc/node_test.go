@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -130,6 +131,35 @@ rules = [{ name = "sleepy", action = "ask", tools = ["sleep"], question = "Sleep
 	if err != nil || !strings.Contains(string(out), "ok") {
 		t.Fatalf("%v\n%s", err, out)
 	}
+}
+
+// pi-coding-agent's own RpcClient reads an 800 KB answer streamed in 4 KB
+// fragments (some 165 MB of updates as pi sends them) within the default
+// [events] budget, and still makes the whole answer of the updates'
+// messages, their text deltas and message_end.
+func TestPiRpcClientBigAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, runs Node, streams 800 KB")
+	}
+	node := nodeDir(t)
+	dir := t.TempDir()
+	binary := build(t)
+	answer := strings.Repeat("0123456789abcdef", 50_000)
+	os.WriteFile(filepath.Join(dir, "script.json"), []byte(fmt.Sprintf(`{"chunkTokens":1024,"turns":[{"content":%q}]}`, answer)), 0o644)
+	config := filepath.Join(dir, "agent.toml")
+	os.WriteFile(config, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"off\"\n"), 0o644)
+	cmd := exec.Command("node", filepath.Join(node, "rpc_big.mjs"), filepath.Join(node, "shim.mjs"), config, fmt.Sprint(len(answer)))
+	cmd.Env = append(os.Environ(), "WASMAGENT_BIN="+binary)
+	out, err := cmd.CombinedOutput()
+	var updates, bytes int64
+	if _, serr := fmt.Sscanf(string(out), "ok %d updates, %d bytes", &updates, &bytes); err != nil || serr != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// the bound of docs/events.md, the message taken as its text plus 1 KB
+	if m := int64(len(answer) + 1024); bytes > 2*(eventwire.DefaultFloor+eventwire.DefaultRatio*m) {
+		t.Fatalf("pi's client read %d bytes of updates for a message of some %d bytes", bytes, m)
+	}
+	t.Logf("%s", out)
 }
 
 // A client in another language, Python's standard library only, does the

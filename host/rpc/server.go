@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
@@ -26,6 +27,14 @@ type Server struct {
 	out *bufio.Writer
 }
 
+// Options configure Serve. The zero value is pi's event lines within
+// eventwire's default budget.
+type Options struct {
+	// Events bound what the agent's message_update lines cost, as for
+	// "wasmagent run --json" (agent.toml [events]; docs/events.md).
+	Events eventwire.Options
+}
+
 // Serve reads commands from in until it ends or ctx is done, answering and
 // streaming events to out. A bad line gets a failed response and the
 // session goes on; only an error writing out ends Serve early. At the end
@@ -35,11 +44,20 @@ type Server struct {
 // client (an extension_ui_request "confirm", answered by an
 // extension_ui_response); it replaces the Agent's approver, and leaves
 // none when it returns.
-func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer) error {
+//
+// The agent's events are written through an [eventwire.Encoder] with
+// o.Events, so that a message's updates stay within its byte budget;
+// the session's own events (queue_update, auto_retry_*) and responses
+// are written as they are.
+func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer, o Options) error {
 	s := &Server{sess: sess, out: bufio.NewWriter(out)}
 	s.ui = &approver{write: s.write}
 	sess.Agent().SetApprover(s.ui)
-	unsubscribe := sess.Subscribe(func(_ context.Context, e session.Event) error {
+	enc := eventwire.New(s.write, o.Events)
+	unsubscribe := sess.Subscribe(func(ctx context.Context, e session.Event) error {
+		if he, ok := e.(host.Event); ok {
+			return enc.Event(ctx, he)
+		}
 		line, err := session.MarshalEvent(e)
 		if err != nil {
 			return err

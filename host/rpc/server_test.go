@@ -33,7 +33,7 @@ func startAgent(t *testing.T, o host.AgentOptions) *client {
 	sess := session.New(session.Options{Store: &session.FileStore{Dir: t.TempDir(), NoSync: true}, Agent: o,
 		Models: []session.Model{{Info: host.ModelInfo{API: "scripted", Provider: "scripted", ID: "scripted-1"}, Model: o.Model}}})
 	done := make(chan error, 1)
-	go func() { done <- rpc.Serve(context.Background(), sess, inR, outW); outW.Close() }()
+	go func() { done <- rpc.Serve(context.Background(), sess, inR, outW, rpc.Options{}); outW.Close() }()
 	c := &client{t: t, in: inW, out: make(chan map[string]any, 1000)}
 	go func() {
 		sc := bufio.NewScanner(outR)
@@ -207,7 +207,7 @@ func TestAutoRetry(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	sess := session.New(session.Options{Agent: host.AgentOptions{Model: m}, Retry: session.RetryPolicy{Max: 2, BaseDelay: time.Millisecond}})
-	go rpc.Serve(context.Background(), sess, inR, outW)
+	go rpc.Serve(context.Background(), sess, inR, outW, rpc.Options{})
 	defer inW.Close()
 	go inW.Write([]byte(`{"type":"prompt","message":"go"}` + "\n"))
 	sc := bufio.NewScanner(outR)
