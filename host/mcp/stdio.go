@@ -110,8 +110,7 @@ func (c *lineConn) start(msg jsonrpc.Message, line []byte) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.running[req.ID.Raw()] {
-		id := rawID(line)
-		return errorLine(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the request id %s is already in use by a request still running: use a new id", id))
+		return errorLine(rawID(line), jsonrpc.CodeInvalidRequest, "this id is in use by a request still running: use a new id")
 	}
 	c.running[req.ID.Raw()] = true
 	return nil
@@ -187,7 +186,7 @@ func decodeLine(line []byte, size, max int) (jsonrpc.Message, []byte) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		if id, bad := inexactID(line); bad {
-			return nil, errorLine(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the request id %s is not an integer below 2^53: use a string or an integer", id))
+			return nil, errorLine(id, jsonrpc.CodeInvalidRequest, "a numeric id must be an integer below 2^53 in magnitude: use a string or such an integer")
 		}
 	}
 	return msg, nil
