@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/safetext"
 )
 
 // elicitor is the approver that asks the session's client (MCP
@@ -31,7 +34,7 @@ func (s *Server) elicitor(ss *sdk.ServerSession) host.Approver {
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"approve": map[string]any{"type": "boolean", "title": "Run " + q.ToolCall.Name + "?", "default": false},
+					"approve": map[string]any{"type": "boolean", "title": "Run " + shown(q.ToolCall.Name, maxQuestionName) + "?", "default": false},
 				},
 				"required": []string{"approve"},
 			},
@@ -44,11 +47,26 @@ func (s *Server) elicitor(ss *sdk.ServerSession) host.Approver {
 	})
 }
 
-// question is the text the client shows: who asks, about which call.
+// The most of a hook's question and of a call's arguments shown: a hook
+// or a model must not flood the client's screen.
+const (
+	maxQuestionText = 1000
+	maxQuestionArgs = 2000
+	maxQuestionName = 200
+)
+
+// question is the text the client shows: who asks, about which call. Each
+// part is cleaned (internal/safetext) and bounded, so that the lines of
+// the message are the host's own.
 func question(q host.Question) string {
-	args := string(q.Args)
-	if len(args) > 2000 {
-		args = args[:2000] + "…"
+	args := q.Args
+	var b bytes.Buffer
+	if json.Compact(&b, args) == nil {
+		args = b.Bytes()
 	}
-	return fmt.Sprintf("%s asks: %s\n\nTool: %s\nArguments: %s", q.Hook, q.Text, q.ToolCall.Name, args)
+	return fmt.Sprintf("%s asks: %s\n\nTool: %s\nArguments: %s", shown(q.Hook, maxQuestionName), shown(q.Text, maxQuestionText),
+		shown(q.ToolCall.Name, maxQuestionName), shown(string(args), maxQuestionArgs))
 }
+
+// shown is s cleaned and clipped to max runes.
+func shown(s string, max int) string { return safetext.Clip(safetext.Clean(s), max) }

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Whatever a client sends, a line decodes to a message or to one JSON-RPC
@@ -16,7 +19,7 @@ func FuzzStdioLine(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"a","result":{}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
-		`{"id":[1],"method":"x"}`, `{"id":-3}`, `nul`, `{}`, "\r", `{"jsonrpc":"2.0","id":1e400,"method":"x"}`,
+		`{"id":[1],"method":"x"}`, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, `{"jsonrpc":"2.0","id":-9007199254740993,"method":"x"}`, `{"id":-3}`, `nul`, `{}`, "\r", `{"jsonrpc":"2.0","id":1e400,"method":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -32,6 +35,15 @@ func FuzzStdioLine(f *testing.F) {
 		msg, bad := decodeLine(got, size, 64)
 		if (msg == nil) == (bad == nil) {
 			t.Fatalf("want exactly one of a message or an error; got %v and %q", msg, bad)
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			// A request served is answered with the id it was sent with.
+			if n, isNum := req.ID.Raw().(int64); isNum {
+				f, err := strconv.ParseFloat(string(rawID(got)), 64)
+				if err != nil || f != float64(n) || int64(f) != n {
+					t.Fatalf("id %s is served as %d", rawID(got), n)
+				}
+			}
 		}
 		if bad != nil {
 			var e struct {

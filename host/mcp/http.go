@@ -21,7 +21,8 @@ const (
 // HTTPOptions configure the streamable HTTP transport.
 type HTTPOptions struct {
 	// Token, if not empty, is the bearer token every request must carry
-	// ("Authorization: Bearer TOKEN"); it is compared in constant time.
+	// ("Authorization: Bearer TOKEN", the scheme in any case); it is
+	// compared in constant time.
 	Token string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
 	// requests are served. A request without Origin (not from a browser)
@@ -61,7 +62,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			return
 		}
 		if o.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearerToken(r.Header.Get("Authorization"))
 			sum := sha256.Sum256([]byte(got))
 			if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="wasmagent"`)
@@ -76,6 +77,14 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken is the token of an "Authorization: Bearer TOKEN" header.
+// The scheme is matched without regard to case (RFC 7235, 2.1) and may
+// be followed by more than one space.
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	return strings.TrimLeft(token, " "), ok && strings.EqualFold(scheme, "Bearer")
 }
 
 // loopbackOrigin reports whether an Origin names this machine.

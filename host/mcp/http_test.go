@@ -138,3 +138,38 @@ func TestHTTPSessionExpires(t *testing.T) {
 		}
 	}
 }
+
+// The auth scheme is matched without regard to case (RFC 7235 2.1), the
+// token exactly; anything else is 401.
+func TestHTTPAuthorizationHeader(t *testing.T) {
+	srv := newServer(t, &host.ToolRunner{Tools: []host.Tool{hosttest.Echo("echo")}})
+	h := srv.Handler(mcp.HTTPOptions{Token: token})
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for header, want := range map[string]int{
+		"Bearer " + token:                  200,
+		"bearer " + token:                  200,
+		"BEARER " + token:                  200,
+		"bEaReR " + token:                  200,
+		"Bearer  " + token:                 200, // 1*SP
+		"Bearer":                           401,
+		"Bearer ":                          401,
+		"Bearer" + token:                   401,
+		"Basic " + token:                   401,
+		"Bearerx " + token:                 401,
+		"Bearer " + token + "x":            401,
+		"Bearer " + strings.ToUpper(token): 401,
+		"":                                 401,
+	} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(init))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if header != "" {
+			r.Header.Set("Authorization", header)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("Authorization %q: status %d, want %d: %s", header, w.Code, want, w.Body.String())
+		}
+	}
+}

@@ -122,10 +122,16 @@ func TestProgress(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("err %v, result %q", err, text(res))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if strings.Join(got, ",") != "step 1,step 2,step 3" {
-		t.Fatalf("progress = %q", got)
+	// The Go SDK client runs notification handlers on a goroutine of
+	// their own and may return the result first: wait for them.
+	progress := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(got, ",")
+	}
+	waitFor(t, "three progress notifications", func() bool { return strings.Count(progress(), "step") >= 3 })
+	if progress() != "step 1,step 2,step 3" {
+		t.Fatalf("progress = %q", progress())
 	}
 }
 

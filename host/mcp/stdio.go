@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -55,16 +57,18 @@ type lineConn struct {
 	closed   chan struct{}
 	once     sync.Once
 
-	// outstanding counts the requests read and not yet answered: at the
-	// end of the input they are answered before the session ends, so
-	// that "wasmagent mcp < requests" answers every request.
-	mu          sync.Mutex
-	outstanding int
-	answered    chan struct{} // signalled when outstanding drops
+	// running holds the ids of the requests read and not yet answered:
+	// at the end of the input they are answered before the session ends,
+	// so that "wasmagent mcp < requests" answers every request. A request
+	// reusing a running id is refused here: the SDK would not answer it,
+	// and the count of answers would never come back to zero.
+	mu       sync.Mutex
+	running  map[any]bool  // jsonrpc.ID.Raw(): int64 or string
+	answered chan struct{} // signalled when a running request is answered
 }
 
 func newLineConn(in io.Reader, out io.Writer, max int) *lineConn {
-	c := &lineConn{out: out, incoming: make(chan jsonrpc.Message), readErr: make(chan error, 1), closed: make(chan struct{}), answered: make(chan struct{}, 1)}
+	c := &lineConn{out: out, incoming: make(chan jsonrpc.Message), readErr: make(chan error, 1), closed: make(chan struct{}), running: map[any]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLoop(bufio.NewReaderSize(in, 64<<10), max)
 	return c
 }
@@ -74,14 +78,13 @@ func (c *lineConn) readLoop(r *bufio.Reader, max int) {
 	for {
 		line, size, err := readLine(r, max)
 		if len(bytes.TrimSpace(line)) > 0 || size > max {
-			if msg, bad := decodeLine(line, size, max); bad != nil {
+			msg, bad := decodeLine(line, size, max)
+			if bad == nil {
+				bad = c.start(msg, line)
+			}
+			if bad != nil {
 				c.writeRaw(bad)
 			} else {
-				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-					c.mu.Lock()
-					c.outstanding++
-					c.mu.Unlock()
-				}
 				select {
 				case c.incoming <- msg:
 				case <-c.closed:
@@ -97,12 +100,45 @@ func (c *lineConn) readLoop(r *bufio.Reader, max int) {
 	}
 }
 
+// start records a request as running, or returns the error response
+// when its id is already running. line is the request as read.
+func (c *lineConn) start(msg jsonrpc.Message, line []byte) []byte {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running[req.ID.Raw()] {
+		return errorLine(rawID(line), jsonrpc.CodeInvalidRequest, "this id is in use by a request still running: use a new id")
+	}
+	c.running[req.ID.Raw()] = true
+	return nil
+}
+
+// finish marks the request answered by msg, if msg is a response, as no
+// longer running. It is called before the response is written: a client
+// may reuse the id as soon as it reads the response.
+func (c *lineConn) finish(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	delete(c.running, resp.ID.Raw())
+	c.mu.Unlock()
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
+}
+
 // drain waits until every request read has been answered, or the
 // connection is closed.
 func (c *lineConn) drain() {
 	for {
 		c.mu.Lock()
-		n := c.outstanding
+		n := len(c.running)
 		c.mu.Unlock()
 		if n <= 0 {
 			return
@@ -146,13 +182,36 @@ func decodeLine(line []byte, size, max int) (jsonrpc.Message, []byte) {
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		var head struct {
-			ID json.RawMessage `json:"id"`
+		return nil, errorLine(rawID(line), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error())
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if id, bad := inexactID(line); bad {
+			return nil, errorLine(id, jsonrpc.CodeInvalidRequest, "a numeric id must be an integer below 2^53 in magnitude: use a string or such an integer")
 		}
-		json.Unmarshal(line, &head)
-		return nil, errorLine(head.ID, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error())
 	}
 	return msg, nil
+}
+
+// inexactID reports whether a request's id is a number the SDK cannot
+// echo as sent (it keeps ids as int64 read through float64): 1.5 would
+// be answered as 1 and collide with request 1. Integers below 2^53 (a
+// JavaScript client's safe integers) are exact in both.
+func inexactID(line []byte) (json.RawMessage, bool) {
+	id := rawID(line)
+	if len(id) == 0 || id[0] == '"' || id[0] == 'n' {
+		return id, false
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	return id, err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53
+}
+
+// rawID is a message's id as sent, or nil.
+func rawID(line []byte) json.RawMessage {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(line, &head)
+	return head.ID
 }
 
 // errorLine is a JSON-RPC error response; id is echoed when it is a
@@ -184,6 +243,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.finish(msg) // even if the write fails: no answer will come later
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -191,17 +251,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
-	err = c.writeRaw(b)
-	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		c.outstanding--
-		c.mu.Unlock()
-		select {
-		case c.answered <- struct{}{}:
-		default:
-		}
-	}
-	return err
+	return c.writeRaw(b)
 }
 
 func (c *lineConn) writeRaw(b []byte) error {
