@@ -101,9 +101,11 @@ FUZZ_TARGETS = \
 	./host/eventwire:FuzzBudget \
 	./host/mcp:FuzzStdioLine \
 	./host/openai:FuzzStream \
+	./host/rpc:FuzzAnswer \
 	./host/rpc:FuzzDecodeCommand \
 	./host/scripted:FuzzParse \
 	./host/session:FuzzDecode \
+	./host/session:FuzzLocatePath \
 	./host/wasmtool:FuzzPluginOutputs \
 	./host:FuzzDecodeMessage \
 	./host:FuzzEncodeOrdered \
@@ -115,6 +117,8 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzHookCallJSON \
 	./internal/cli:FuzzParseDir \
 	./internal/cli:FuzzPrintable \
+	./internal/cli:FuzzQuestionShown \
+	./internal/safetext:FuzzCleanClip \
 	./plugins/calc:FuzzEval \
 	./plugins/policy:FuzzRewrites \
 	./plugins/redact:FuzzRedact \
@@ -125,6 +129,7 @@ FUZZ_TARGETS = \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
 	./sdk/assemblyscript:FuzzJSON
+
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \
