@@ -267,7 +267,12 @@ func TestChatTerminalResize(t *testing.T) {
 	// The resize reaches chat asynchronously: type until a full row wraps.
 	deadline := time.Now().Add(30 * time.Second)
 	typed := 0
-	for !strings.HasPrefix(c.vt.screen()[strings.LastIndex(c.vt.screen(), "›"):], "› "+strings.Repeat("x", 38)+"\n") {
+	wrapped := func() bool {
+		sc := c.vt.screen() // one snapshot: the prompt may be mid-redraw
+		i := strings.LastIndex(sc, "›")
+		return i >= 0 && strings.HasPrefix(sc[i:], "› "+strings.Repeat("x", 38)+"\n")
+	}
+	for !wrapped() {
 		if time.Now().After(deadline) {
 			t.Fatalf("never wrapped at 40 columns after %d keys:\n%s", typed, c.vt.screen())
 		}
