@@ -19,6 +19,7 @@ func FuzzQuestionShown(f *testing.F) {
 	f.Add("\x1b]0;pwned\x07", "{\"x\":\"\\u001b[2J\"}", "e\x1bcho")
 	f.Add(strings.Repeat("why? ", 400), `{"x":"`+strings.Repeat("x", 3000)+`"}`, "w")
 	f.Add("\u009b31m", "not json \r\n\x9b", "")
+	f.Add("write to \u202egnp.exe\u202c?", "{\"path\":\"\u2066/etc\u2069/\u200fpasswd\"}", "w\u061crite")
 	f.Fuzz(func(t *testing.T, text, args, tool string) {
 		var status bytes.Buffer
 		r := newPlainRenderer(&stdScreen{out: &bytes.Buffer{}, status: &status}, false)
@@ -32,7 +33,7 @@ func FuzzQuestionShown(f *testing.F) {
 		}
 		out := status.String()
 		for _, c := range out {
-			if (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c < 0xa0) {
+			if (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c < 0xa0) || isBidiControl(c) {
 				t.Fatalf("control %U shown in %q", c, out)
 			}
 		}
