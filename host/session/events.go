@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -62,17 +63,17 @@ func (s *Session) queueUpdate() QueueUpdateEvent {
 	return QueueUpdateEvent{Steering: append([]string{}, s.steerQ...), FollowUp: append([]string{}, s.followQ...)}
 }
 
-// dequeue drops text from the head of the queue it was delivered from.
+// dequeue drops text from the queue it was delivered from.
 func (s *Session) dequeue(text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.steerQ) > 0 && s.steerQ[0] == text {
-		s.steerQ = s.steerQ[1:]
-		return true
-	}
-	if len(s.followQ) > 0 && s.followQ[0] == text {
-		s.followQ = s.followQ[1:]
-		return true
+	// Anywhere in the queue, not only at its head: two commands that
+	// queue at once reach the Agent's queue in either order.
+	for _, q := range []*[]string{&s.steerQ, &s.followQ} {
+		if i := slices.Index(*q, text); i >= 0 {
+			*q = slices.Delete(*q, i, i+1)
+			return true
+		}
 	}
 	return false
 }
