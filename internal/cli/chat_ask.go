@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/safetext"
 )
 
 // chat answers hooks' questions itself: a host.PromptApprover with no In
@@ -68,20 +69,15 @@ func (w questionWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// noBidi drops the bidi controls (embeddings and overrides U+202A–U+202E,
-// isolates U+2066–U+2069, marks U+200E, U+200F, U+061C) from what a
+// noBidi drops the bidi controls (safetext.IsBidiControl) from what a
 // question shows: they can make a terminal show the arguments in another
 // order than they run ("Trojan Source"), and the user approves what is
 // shown.
 func noBidi(s string) string {
 	return strings.Map(func(r rune) rune {
-		if isBidiControl(r) {
+		if safetext.IsBidiControl(r) {
 			return -1
 		}
 		return r
 	}, s)
-}
-
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }

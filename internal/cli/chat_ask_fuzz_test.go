@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/safetext"
 )
 
 // Whatever a hook asks and a model sends, the question chat shows has no
@@ -33,7 +34,7 @@ func FuzzQuestionShown(f *testing.F) {
 		}
 		out := status.String()
 		for _, c := range out {
-			if (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c < 0xa0) || isBidiControl(c) {
+			if (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c < 0xa0) || safetext.IsBidiControl(c) {
 				t.Fatalf("control %U shown in %q", c, out)
 			}
 		}

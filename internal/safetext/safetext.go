@@ -39,8 +39,15 @@ func clean(s string) bool {
 }
 
 func dropped(r rune) bool {
-	return r < 0x20 || (r >= 0x7f && r < 0xa0) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
+	return r < 0x20 || (r >= 0x7f && r < 0xa0) || IsBidiControl(r)
+}
+
+// IsBidiControl reports the bidi controls Clean removes: the embeddings
+// and overrides U+202A–U+202E, the isolates U+2066–U+2069, and the marks
+// U+200E, U+200F, U+061C. They can make a display show text in another
+// order than it is.
+func IsBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
 		r == 0x200e || r == 0x200f || r == 0x061c
 }
 
