@@ -149,11 +149,11 @@ type SessionInfo struct {
 
 // Errors of a Backend. The server maps them to HTTP statuses.
 var (
-	ErrNotFound = errors.New("no such session")                                           // 404
+	ErrNotFound = errors.New("no such session")                                          // 404
 	ErrBusy     = errors.New("the agent is working: wait for it to finish, or abort it") // 409
-	ErrDraining = errors.New("the server is stopping and takes no new runs")              // 503
-	ErrGone     = errors.New("the session's event stream has ended")                      // end of SSE
-	ErrClosed   = errors.New("the backend is closed")                                     // 503
+	ErrDraining = errors.New("the server is stopping and takes no new runs")             // 503
+	ErrGone     = errors.New("the session's event stream has ended")                     // end of SSE
+	ErrClosed   = errors.New("the backend is closed")                                    // 503
 )
 
 // InvalidError says a request is wrong: which field, and why (400).
