@@ -33,6 +33,9 @@ type LocalOptions struct {
 	Events eventwire.Options
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
+	// OnOpen, when not nil, is called with each session as it is created
+	// or opened, before it runs (to subscribe an audit log, say).
+	OnOpen func(owner, id string, s *session.Session)
 }
 
 // Local is the Backend over host/session and its file store on this
@@ -247,6 +250,9 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		return err
 	})
 	o.live[id] = l
+	if b.opts.OnOpen != nil {
+		b.opts.OnOpen(o.name, id, sess)
+	}
 	return l, nil
 }
 
