@@ -123,12 +123,21 @@ func (h *harness) close() {
 // and body.
 func (h *harness) do(method, path, token, body string) (int, []byte, http.Header) {
 	h.t.Helper()
+	return h.doWith(method, path, token, body, nil)
+}
+
+// doWith is do with more request headers.
+func (h *harness) doWith(method, path, token, body string, headers map[string]string) (int, []byte, http.Header) {
+	h.t.Helper()
 	req, err := http.NewRequest(method, h.http.URL+path, strings.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := h.http.Client().Do(req)
 	if err != nil {
