@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -50,6 +51,7 @@ type Local struct {
 	owners   map[string]*owner
 	draining bool
 	closed   bool
+	stopping atomic.Bool // runs are being aborted because the server stops
 }
 
 var _ Backend = (*Local)(nil)
@@ -203,6 +205,7 @@ func (b *Local) sessionOptions(o *owner, meta sessionMeta) (session.Options, err
 	opts := b.opts.Session
 	opts.Store = o.store
 	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(o.toolCallQuota)}, opts.Agent.BeforeToolCall...)
+	opts.Agent.AfterToolCall = append(slices.Clone(opts.Agent.AfterToolCall), host.AfterToolCallFunc(b.interrupted))
 	if meta.SystemPrompt != nil {
 		opts.Agent.SystemPrompt = *meta.SystemPrompt
 	}

@@ -141,6 +141,17 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 // callsMu guards every owner's calls and quota.ToolCallsPerMinute.
 var callsMu sync.Mutex
 
+// interrupted is the last after-hook of every session: a call that failed
+// because the server aborted its run to stop is recorded as the sessions
+// rule records a call cut short by a crash ([session.InterruptedText]):
+// it may or may not have had its effects.
+func (b *Local) interrupted(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+	if !c.IsError || ctx.Err() == nil || !b.stopping.Load() {
+		return nil, nil
+	}
+	return &host.AfterToolCallResult{Content: host.Text(session.InterruptedText), IsError: host.Bool(true)}, nil
+}
+
 // Drain implements Backend.
 func (b *Local) Drain(ctx context.Context) error {
 	b.mu.Lock()
@@ -162,6 +173,7 @@ func (b *Local) Drain(ctx context.Context) error {
 	if ctx.Err() == nil {
 		return nil
 	}
+	b.stopping.Store(true)
 	for _, l := range all {
 		l.sess.Abort()
 	}
@@ -181,6 +193,7 @@ func (b *Local) Close() error {
 	b.closed, b.draining = true, true
 	owners := b.owners
 	b.mu.Unlock()
+	b.stopping.Store(true)
 	b.cancel()
 	var errs []error
 	for _, o := range owners {
