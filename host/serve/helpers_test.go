@@ -81,6 +81,7 @@ type harnessOpts struct {
 	tokens []Token
 	quota  Quota
 	server func(*Options)
+	wrap   func(http.Handler) http.Handler
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -108,7 +109,11 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, root: ho.root, backend: b, server: s, http: httptest.NewServer(s.Handler())}
+	handler := s.Handler()
+	if ho.wrap != nil {
+		handler = ho.wrap(handler)
+	}
+	h := &harness{t: t, root: ho.root, backend: b, server: s, http: httptest.NewServer(handler)}
 	t.Cleanup(h.close)
 	return h
 }
