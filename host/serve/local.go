@@ -61,7 +61,8 @@ type owner struct {
 	dir   string
 	store *session.FileStore
 
-	mu       sync.Mutex        // held across a quota check and what it allows
+	mu       sync.Mutex        // guards the maps; never held across a run's wait
+	startMu  sync.Mutex        // held across a quota check and the run it allows
 	index    map[string]string // session id → store key ("" before its file exists)
 	indexed  bool
 	live     map[string]*live
@@ -77,6 +78,24 @@ type live struct {
 	j     *journal
 	unsub func()
 	meta  sessionMeta
+
+	// mu is held (read) by each command while it runs, and (write) to
+	// close: a command never reaches a closed session.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// close aborts the session's run, waits for it, and releases its log.
+func (l *live) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.sess.Close()
+	l.unsub()
+	return err
 }
 
 // sessionMeta is what a session was created with (pi's session file has
@@ -289,8 +308,7 @@ func (o *owner) releaseLocked(id string, j *journal) {
 
 // dropLocked closes a live session (aborting its run).
 func (b *Local) dropLocked(o *owner, l *live) {
-	l.sess.Close()
-	l.unsub()
+	l.close()
 	delete(o.live, l.id)
 	o.releaseLocked(l.id, l.j)
 }
@@ -458,33 +476,48 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	return out, nil
 }
 
-// Delete implements Backend.
+// Delete implements Backend. The session leaves the owner's index first
+// (every later call finds nothing), then its run is aborted and its
+// files removed, without holding up the owner's other calls.
 func (b *Local) Delete(ctx context.Context, c Caller, id string) error {
 	o, err := b.owner(c)
 	if err != nil {
 		return err
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	key, err := o.keyLocked(ctx, id)
 	if err != nil {
+		o.mu.Unlock()
 		return err
 	}
-	if l := o.live[id]; l != nil {
-		b.dropLocked(o, l)
+	l := o.live[id]
+	delete(o.index, id)
+	delete(o.live, id)
+	o.mu.Unlock()
+	if l != nil {
+		l.close()
+		key = l.sess.State().SessionFile
+		o.mu.Lock()
+		o.releaseLocked(id, l.j)
+		o.mu.Unlock()
 	}
+	var errs []error
 	if key != "" {
 		if err := o.store.Remove(ctx, key); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	delete(o.index, id)
+	o.mu.Lock()
 	if j := o.journals[id]; j != nil {
 		j.end(ErrGone)
 	}
-	os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
-	os.Remove(filepath.Join(o.dir, "meta", id+".json"))
-	return nil
+	o.mu.Unlock()
+	for _, p := range []string{filepath.Join(o.dir, "events", id+".jsonl"), filepath.Join(o.dir, "meta", id+".json")} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Messages implements Backend: the current branch's messages.
