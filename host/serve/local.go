@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -67,6 +68,7 @@ type owner struct {
 	indexed  bool
 	live     map[string]*live
 	journals map[string]*journal
+	deleted  map[string]bool // ids deleted (while their files may still be there)
 	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
 	calls    []time.Time // tool calls started in the last minute (callsMu)
 }
@@ -141,7 +143,7 @@ func (b *Local) owner(c Caller) (*owner, error) {
 	if o == nil {
 		dir := filepath.Join(b.opts.Root, c.Owner)
 		o = &owner{name: c.Owner, dir: dir, store: &session.FileStore{Dir: filepath.Join(dir, "sessions"), NoSync: b.opts.NoSync},
-			live: map[string]*live{}, journals: map[string]*journal{}}
+			live: map[string]*live{}, journals: map[string]*journal{}, deleted: map[string]bool{}}
 		b.owners[c.Owner] = o
 	}
 	callsMu.Lock()
@@ -161,7 +163,7 @@ func (o *owner) indexLocked(ctx context.Context) error {
 	}
 	o.index = map[string]string{}
 	for _, info := range infos {
-		if sessionID.MatchString(info.ID) {
+		if sessionID.MatchString(info.ID) && !o.deleted[info.ID] {
 			o.index[info.ID] = info.Key
 		}
 	}
@@ -339,7 +341,7 @@ func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, err
 	}
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	l, err := b.attachLocked(o, id, sess, meta)
 	if err != nil {
@@ -391,7 +393,7 @@ func (b *Local) List(ctx context.Context, c Caller) ([]SessionInfo, error) {
 		seen[l.id] = true
 	}
 	for _, info := range stored {
-		if seen[info.ID] || !sessionID.MatchString(info.ID) {
+		if seen[info.ID] || !sessionID.MatchString(info.ID) || o.deleted[info.ID] {
 			continue
 		}
 		o.index[info.ID] = info.Key
@@ -450,7 +452,7 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return SessionInfo{}, err
+		return SessionInfo{}, notFoundIfGone(err)
 	}
 	info := session.Info{ID: id, Name: t.Name()}
 	info.Created, _ = time.Parse(time.RFC3339Nano, t.Header.Timestamp)
@@ -493,6 +495,7 @@ func (b *Local) Delete(ctx context.Context, c Caller, id string) error {
 	l := o.live[id]
 	delete(o.index, id)
 	delete(o.live, id)
+	o.deleted[id] = true
 	o.mu.Unlock()
 	if l != nil {
 		l.close()
@@ -537,7 +540,7 @@ func (b *Local) Messages(ctx context.Context, c Caller, id string) ([]host.Messa
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	return t.View(t.Leaf()).Messages, nil
 }
@@ -569,6 +572,15 @@ func (b *Local) Events(ctx context.Context, c Caller, id, after string) (Stream,
 		defer o.mu.Unlock()
 		o.releaseLocked(id, j)
 	}}, nil
+}
+
+// notFoundIfGone is ErrNotFound for a session file removed behind the
+// index's back (by hand, or by "wasmagent sessions rm").
+func notFoundIfGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
 }
 
 func writeMeta(path string, m sessionMeta) error {
