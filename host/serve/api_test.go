@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -220,4 +221,25 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("Last-Event-ID %q: %d %s", last, code, data)
 		}
 	}
+}
+
+func TestMetricsAndWebMounted(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("calls_total 3\n")) })
+	web := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>" + r.URL.Path)) })
+	h := newHarness(t, harnessOpts{tokens: twoTokens(t), server: func(o *Options) { o.Metrics, o.Web = metrics, web }})
+	h.mustError(401, "unauthorized", "GET", "/metrics", "", "")
+	if body := h.must(200, "GET", "/metrics", tokenB, ""); string(body) != "calls_total 3\n" {
+		t.Fatalf("/metrics: %q", body)
+	}
+	if body := h.must(200, "GET", "/", "", ""); string(body) != "<html>/" {
+		t.Fatalf("/: %q", body)
+	}
+	if body := h.must(200, "GET", "/app.js", "", ""); string(body) != "<html>/app.js" {
+		t.Fatalf("/app.js: %q", body)
+	}
+	h.mustError(404, "not_found", "GET", "/v1/unknown", tokenA, "")
+	// Without them, neither is there.
+	h2 := newHarness(t, harnessOpts{})
+	h2.mustError(404, "not_found", "GET", "/metrics", "", "")
+	h2.mustError(404, "not_found", "GET", "/", "", "")
 }
