@@ -69,8 +69,8 @@ type owner struct {
 	live     map[string]*live
 	journals map[string]*journal
 	deleted  map[string]bool // ids deleted (while their files may still be there)
-	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
-	calls    []time.Time // tool calls started in the last minute (callsMu)
+	quota    Quota           // the last caller's, for the tool-call hook (callsMu)
+	calls    []time.Time     // tool calls started in the last minute (callsMu)
 }
 
 // live is a session held open: its Agent in memory, its log locked.
