@@ -36,7 +36,8 @@ type LocalOptions struct {
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
 	// OnOpen, when not nil, is called with each session as it is created
-	// or opened, before it runs (to subscribe an audit log, say).
+	// or opened, before it runs (to subscribe an audit log, say). It must
+	// not call the backend.
 	OnOpen func(owner, id string, s *session.Session)
 }
 
@@ -69,6 +70,7 @@ type owner struct {
 	live     map[string]*live
 	journals map[string]*journal
 	deleted  map[string]bool // ids deleted (while their files may still be there)
+	callsMu  sync.Mutex      // guards quota and calls (the hook runs without mu)
 	quota    Quota           // the last caller's, for the tool-call hook (callsMu)
 	calls    []time.Time     // tool calls started in the last minute (callsMu)
 }
@@ -146,9 +148,9 @@ func (b *Local) owner(c Caller) (*owner, error) {
 			live: map[string]*live{}, journals: map[string]*journal{}, deleted: map[string]bool{}}
 		b.owners[c.Owner] = o
 	}
-	callsMu.Lock()
+	o.callsMu.Lock()
 	o.quota = c.Quota
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	return o, nil
 }
 

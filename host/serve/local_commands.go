@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -122,8 +121,8 @@ func (o *owner) runQuota(q Quota) error {
 // one more is allowed (0: now); with take, an allowed call is counted.
 // The window has its own lock: the hook runs without o.mu.
 func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
-	callsMu.Lock()
-	defer callsMu.Unlock()
+	o.callsMu.Lock()
+	defer o.callsMu.Unlock()
 	cut := 0
 	for cut < len(o.calls) && now.Sub(o.calls[cut]) >= time.Minute {
 		cut++
@@ -141,9 +140,9 @@ func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
 // toolCallQuota is the first before-hook of every session: a call past
 // the owner's tool calls per minute is blocked, and the model told why.
 func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
-	callsMu.Lock()
+	o.callsMu.Lock()
 	limit := o.quota.ToolCallsPerMinute
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -152,9 +151,6 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 	}
 	return nil, nil
 }
-
-// callsMu guards every owner's calls and quota.ToolCallsPerMinute.
-var callsMu sync.Mutex
 
 // interrupted is the last after-hook of every session: a call that failed
 // because the server aborted its run to stop is recorded as the sessions
