@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"strconv"
@@ -162,5 +163,39 @@ func TestHeartbeatAndEndOnDelete(t *testing.T) {
 	h.must(204, "DELETE", "/v1/sessions/"+id, "", "")
 	if _, err := ev.next(); err == nil {
 		t.Fatal("the stream of a deleted session did not end")
+	}
+}
+
+// TestEventsCarryTheTranscript: the message_end events of a run carry,
+// byte for byte, the messages the transcript keeps (the events are the
+// session's, not a copy made for HTTP).
+func TestEventsCarryTheTranscript(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 3"}`)
+	var ended []string
+	for _, e := range ev.until(t, "agent_end") {
+		var x struct {
+			Type    string
+			Message json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(e.Data), &x); err != nil {
+			t.Fatalf("event %s is not JSON: %v", e.ID, err)
+		}
+		if x.Type == "message_end" {
+			ended = append(ended, string(x.Message))
+		}
+	}
+	var msgs struct{ Messages []json.RawMessage }
+	json.Unmarshal(h.must(200, "GET", "/v1/sessions/"+id+"/messages", "", ""), &msgs)
+	if len(ended) != len(msgs.Messages) {
+		t.Fatalf("%d message_end events, %d messages", len(ended), len(msgs.Messages))
+	}
+	for i, m := range msgs.Messages {
+		if ended[i] != string(m) {
+			t.Fatalf("message %d:\n event %s\n transcript %s", i, ended[i], m)
+		}
 	}
 }
