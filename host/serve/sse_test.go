@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,5 +199,34 @@ func TestEventsCarryTheTranscript(t *testing.T) {
 		if ended[i] != string(m) {
 			t.Fatalf("message %d:\n event %s\n transcript %s", i, ended[i], m)
 		}
+	}
+}
+
+// TestTornJournalLine: a journal whose last line was cut (the process
+// died mid-write) opens without it, and the next event takes its id.
+func TestTornJournalLine(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"one"}`)
+	first := ev.until(t, "agent_end")
+	ev.close()
+	h.close()
+	path := filepath.Join(h.root, LocalOwner, "events", id+".jsonl")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"agent_st`)
+	f.Close()
+	h2 := newHarness(t, harnessOpts{root: h.root})
+	last := first[len(first)-1].ID
+	ev2 := h2.openEvents(id, "", last)
+	defer ev2.close()
+	h2.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"two"}`)
+	next, err := ev2.next()
+	n, _ := strconv.Atoi(last)
+	if err != nil || next.ID != strconv.Itoa(n+1) || eventType(next.Data) != "agent_start" {
+		t.Fatalf("after the torn line: %+v %v", next, err)
 	}
 }
