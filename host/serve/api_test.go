@@ -3,6 +3,8 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -242,4 +244,25 @@ func TestMetricsAndWebMounted(t *testing.T) {
 	h2 := newHarness(t, harnessOpts{})
 	h2.mustError(404, "not_found", "GET", "/metrics", "", "")
 	h2.mustError(404, "not_found", "GET", "/", "", "")
+}
+
+// TestNeverPromptedIsForgotten: a session created and never prompted is
+// not kept over a restart, and leaves no files behind; one prompted is.
+func TestNeverPromptedIsForgotten(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	empty, used := h.create(""), h.create("")
+	h.must(202, "POST", "/v1/sessions/"+used+"/prompt", "", `{"message":"keep me"}`)
+	h.waitIdle(used, "")
+	h.close()
+	h2 := newHarness(t, harnessOpts{root: h.root})
+	h2.must(404, "GET", "/v1/sessions/"+empty, "", "")
+	h2.must(200, "GET", "/v1/sessions/"+used, "", "")
+	for _, p := range []string{"events/" + empty + ".jsonl", "meta/" + empty + ".json"} {
+		if _, err := os.Stat(filepath.Join(h.root, LocalOwner, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.root, LocalOwner, "events", used+".jsonl")); err != nil {
+		t.Errorf("the prompted session's journal: %v", err)
+	}
 }

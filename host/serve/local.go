@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,7 +171,25 @@ func (o *owner) indexLocked(ctx context.Context) error {
 		}
 	}
 	o.indexed = true
+	o.removeOrphansLocked()
 	return nil
+}
+
+// removeOrphansLocked removes the journals and metadata of sessions that
+// have no session file: sessions created and never prompted before the
+// last stop (rule 4 of Backend's contract), or deleted while the process
+// died. It runs once, when the index is first read, before this process
+// has created any session of the owner.
+func (o *owner) removeOrphansLocked() {
+	for _, sub := range []struct{ dir, ext string }{{"events", ".jsonl"}, {"meta", ".json"}} {
+		entries, _ := os.ReadDir(filepath.Join(o.dir, sub.dir))
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), sub.ext)
+			if ok && e.Type().IsRegular() && sessionID.MatchString(id) && o.index[id] == "" && o.live[id] == nil {
+				os.Remove(filepath.Join(o.dir, sub.dir, e.Name()))
+			}
+		}
+	}
 }
 
 func (b *Local) isDraining() bool {
@@ -216,6 +235,8 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 	if req.Name != "" {
 		if err := sess.SetName(ctx, req.Name); err != nil {
 			b.dropLocked(o, l)
+			os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+			os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
 			return SessionInfo{}, &InvalidError{Field: "name", Msg: err.Error()}
 		}
 	}
