@@ -163,28 +163,29 @@ func (b *Local) interrupted(ctx context.Context, c *host.AfterToolCallContext) (
 	return &host.AfterToolCallResult{Content: host.Text(session.InterruptedText), IsError: host.Bool(true)}, nil
 }
 
-// Drain implements Backend.
+// Drain implements Backend. A command that passed the draining check
+// just before Drain began may still start a run: the busy sessions are
+// looked for again until none is left.
 func (b *Local) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
-	var all []*live
-	for _, o := range b.owners {
-		o.mu.Lock()
-		for _, l := range o.live {
-			all = append(all, l)
-		}
-		o.mu.Unlock()
-	}
 	b.mu.Unlock()
-	for _, l := range all {
-		if l.sess.Wait(ctx) != nil && ctx.Err() != nil {
+	for {
+		busy := b.busy()
+		if len(busy) == 0 {
+			return nil
+		}
+		for _, l := range busy {
+			if l.sess.Wait(ctx) != nil && ctx.Err() != nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
 			break
 		}
 	}
-	if ctx.Err() == nil {
-		return nil
-	}
 	b.stopping.Store(true)
+	all := b.busy()
 	for _, l := range all {
 		l.sess.Abort()
 	}
@@ -192,6 +193,23 @@ func (b *Local) Drain(ctx context.Context) error {
 		l.sess.Wait(context.Background())
 	}
 	return fmt.Errorf("serve: runs still going at the deadline were aborted: %w", ctx.Err())
+}
+
+// busy lists the open sessions whose run is going.
+func (b *Local) busy() []*live {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*live
+	for _, o := range b.owners {
+		o.mu.Lock()
+		for _, l := range o.live {
+			if l.sess.Busy() {
+				out = append(out, l)
+			}
+		}
+		o.mu.Unlock()
+	}
+	return out
 }
 
 // Close implements Backend: it aborts every run and closes every session.
