@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,16 @@ func TestPromptStreamsEvents(t *testing.T) {
 	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 2"}`)
 	got := events.until(t, "agent_end")
 	var types []string
+	var prev int64
 	for i, ev := range got {
 		if want := i + 1; ev.ID != itoa(want) {
 			t.Fatalf("event %d has id %q", i, ev.ID)
 		}
+		ms, err := strconv.ParseInt(ev.Time, 10, 64)
+		if err != nil || ms < prev || time.Since(time.UnixMilli(ms)) > time.Minute {
+			t.Fatalf("event %d has time %q (after %d)", i, ev.Time, prev)
+		}
+		prev = ms
 		types = append(types, eventType(ev.Data))
 	}
 	joined := strings.Join(types, " ")

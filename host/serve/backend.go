@@ -88,8 +88,9 @@ type Stream interface {
 
 // Event is one event of a session's journal.
 type Event struct {
-	ID   string // opaque, see Backend's contract rule 2
-	Data []byte // one JSON object, as "wasmagent run --json" prints it
+	ID   string    // opaque, see Backend's contract rule 2
+	Data []byte    // one JSON object, as "wasmagent run --json" prints it
+	Time time.Time // when the session emitted it (zero: unknown)
 }
 
 // LocalOwner owns every session when the server runs without tokens.

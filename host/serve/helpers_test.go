@@ -178,6 +178,7 @@ func (h *harness) create(token string) string {
 // sseEvent is one event read from a stream.
 type sseEvent struct {
 	ID   string
+	Time string
 	Data string
 }
 
@@ -225,6 +226,8 @@ func (s *sseReader) next() (sseEvent, error) {
 		case strings.HasPrefix(line, ":"), strings.HasPrefix(line, "retry:"):
 		case strings.HasPrefix(line, "id: "):
 			ev.ID = line[4:]
+		case strings.HasPrefix(line, "time: "):
+			ev.Time = line[6:]
 		case strings.HasPrefix(line, "data: "):
 			if ev.Data != "" {
 				return ev, fmt.Errorf("two data lines in one event")
