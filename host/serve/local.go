@@ -218,7 +218,7 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 		return SessionInfo{}, err
 	}
 	if q := c.Quota.Sessions; q > 0 && len(o.index) >= q {
-		return SessionInfo{}, &QuotaError{What: "sessions", Limit: q}
+		return SessionInfo{}, &QuotaError{What: "sessions", Limit: q, RetryAfter: sessionsRetry}
 	}
 	sess := session.New(opts)
 	id := sess.State().SessionID
