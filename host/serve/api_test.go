@@ -273,3 +273,61 @@ func TestNeverPromptedIsForgotten(t *testing.T) {
 		t.Errorf("the prompted session's journal: %v", err)
 	}
 }
+
+// TestIdleSessionsClose: a session idle past IdleClose leaves memory; the
+// next command opens it again from its file, and its transcript and event
+// ids go on.
+func TestIdleSessionsClose(t *testing.T) {
+	h := newHarness(t, harnessOpts{idle: 30 * time.Millisecond})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 1 100"}`)
+	first := ev.until(t, "agent_end") // a run longer than IdleClose is not closed
+	deadline := time.Now().Add(5 * time.Second)
+	for h.backend.isLive(id) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session stayed open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"again"}`)
+	second := ev.until(t, "agent_end")
+	if second[0].ID != strconv.Itoa(len(first)+1) {
+		t.Fatalf("after reopening, the first event's id is %s, want %d", second[0].ID, len(first)+1)
+	}
+	if n := len(h.messagesOf(id)); n != 6 {
+		t.Fatalf("%d messages after two runs", n)
+	}
+}
+
+func (b *Local) isLive(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range b.owners {
+		o.mu.Lock()
+		l := o.live[id]
+		o.mu.Unlock()
+		if l != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIdleNeverPromptedIsForgotten: closing an idle session that was never
+// prompted forgets it, as a restart would: it no longer counts against the
+// sessions quota.
+func TestIdleNeverPromptedIsForgotten(t *testing.T) {
+	h := newHarness(t, harnessOpts{idle: 20 * time.Millisecond, quota: Quota{Sessions: 1}})
+	id := h.create("")
+	deadline := time.Now().Add(5 * time.Second)
+	for h.backend.isLive(id) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session stayed open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.mustError(404, "not_found", "GET", "/v1/sessions/"+id, "", "")
+	h.create("")
+}

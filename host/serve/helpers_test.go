@@ -82,6 +82,7 @@ type harnessOpts struct {
 	quota  Quota
 	server func(*Options)
 	wrap   func(http.Handler) http.Handler
+	idle   time.Duration // IdleClose; 0: never (the tests look at live sessions)
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -90,9 +91,13 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 		ho.root = t.TempDir()
 	}
 	m := echoModel{}
+	if ho.idle == 0 {
+		ho.idle = -1
+	}
 	b, err := NewLocal(LocalOptions{
-		Root:   ho.root,
-		NoSync: true,
+		Root:      ho.root,
+		NoSync:    true,
+		IdleClose: ho.idle,
 		Session: session.Options{
 			Agent:  host.AgentOptions{Model: m, Tools: []host.Tool{sleepEcho}, SystemPrompt: "test"},
 			Models: []session.Model{{Info: m.ModelInfo(), Model: m}},

@@ -36,6 +36,10 @@ type LocalOptions struct {
 	Events eventwire.Options
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
+	// IdleClose closes a session that has had no command and no run for
+	// this long, freeing its memory (the next command opens it again from
+	// its file); 0 is DefaultIdleClose, a negative value never.
+	IdleClose time.Duration
 	// OnOpen, when not nil, is called with each session as it is created
 	// or opened, before it runs (to subscribe an audit log, say). It must
 	// not call the backend.
@@ -55,6 +59,7 @@ type Local struct {
 	draining bool
 	closed   bool
 	stopping atomic.Bool // runs are being aborted because the server stops
+	shut     atomic.Bool // Close has begun: no session opens again
 }
 
 var _ Backend = (*Local)(nil)
@@ -88,6 +93,7 @@ type live struct {
 	// close: a command never reaches a closed session.
 	mu     sync.RWMutex
 	closed bool
+	used   atomic.Int64 // Unix ns of the last command or run end
 }
 
 // close aborts the session's run, waits for it, and releases its log.
@@ -122,8 +128,73 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	if o.Session.Warn == nil {
 		o.Session.Warn = func(string) {}
 	}
+	if o.IdleClose == 0 {
+		o.IdleClose = DefaultIdleClose
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Local{opts: o, base: ctx, cancel: cancel, owners: map[string]*owner{}}, nil
+	b := &Local{opts: o, base: ctx, cancel: cancel, owners: map[string]*owner{}}
+	if o.IdleClose > 0 {
+		go b.closeIdle(ctx)
+	}
+	return b, nil
+}
+
+// DefaultIdleClose is how long an idle session stays in memory.
+const DefaultIdleClose = 10 * time.Minute
+
+// closeIdle closes idle sessions until ctx ends.
+func (b *Local) closeIdle(ctx context.Context) {
+	t := time.NewTicker(max(b.opts.IdleClose/2, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			b.mu.Lock()
+			owners := make([]*owner, 0, len(b.owners))
+			for _, o := range b.owners {
+				owners = append(owners, o)
+			}
+			b.mu.Unlock()
+			for _, o := range owners {
+				o.closeIdle(now.Add(-b.opts.IdleClose).UnixNano())
+			}
+		}
+	}
+}
+
+// closeIdle closes o's sessions unused since before (Unix ns). A session
+// a command holds is skipped (TryLock), so no command ever finds its
+// session closed under it; closing under o.mu keeps a reopen from racing
+// the file lock this one still holds.
+func (o *owner) closeIdle(before int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id, l := range o.live {
+		if l.used.Load() >= before || !l.mu.TryLock() {
+			continue
+		}
+		if !l.closed && !l.sess.Busy() && l.used.Load() < before {
+			file := l.sess.State().SessionFile
+			l.closed = true
+			l.sess.Close()
+			l.unsub()
+			delete(o.live, id)
+			o.releaseLocked(id, l.j)
+			if o.index == nil {
+				// not indexed yet: the first read finds the file, if any
+			} else if file != "" {
+				o.index[id] = file
+			} else {
+				// Never prompted: forgotten, as at a restart (rule 4).
+				delete(o.index, id)
+				os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
+				os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+			}
+		}
+		l.mu.Unlock()
+	}
 }
 
 // ownerName is the form of an owner's name (a token's name): a directory
@@ -272,6 +343,7 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		return nil, err
 	}
 	l := &live{id: id, sess: sess, j: j, meta: meta}
+	l.used.Store(time.Now().UnixNano())
 	enc := eventwire.New(func(obj []byte) error {
 		_, err := j.append(obj, false)
 		return err
@@ -280,6 +352,9 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		if he, ok := e.(host.Event); ok {
 			if err := enc.Event(ctx, he); err != nil {
 				return err
+			}
+			if _, end := he.(host.AgentEndEvent); end {
+				l.used.Store(time.Now().UnixNano())
 			}
 			if _, end := he.(host.AgentEndEvent); end && !b.opts.NoSync {
 				j.mu.Lock()
@@ -349,6 +424,9 @@ func (b *Local) find(ctx context.Context, o *owner, id string) (*live, error) {
 func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, error) {
 	if l := o.live[id]; l != nil {
 		return l, nil
+	}
+	if b.shut.Load() {
+		return nil, ErrClosed
 	}
 	key, err := o.keyLocked(ctx, id)
 	if err != nil {

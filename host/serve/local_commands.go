@@ -37,17 +37,12 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 	if b.isDraining() {
 		return ErrDraining
 	}
-	o.mu.Lock()
-	l, err := b.findLocked(ctx, o, id)
-	o.mu.Unlock()
+	l, err := b.hold(ctx, o, id)
 	if err != nil {
 		return err
 	}
-	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if l.closed {
-		return ErrNotFound
-	}
+	l.used.Store(time.Now().UnixNano())
 	switch cmd.Type {
 	case "steer":
 		return l.sess.Steer(ctx, m)
@@ -72,6 +67,28 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 		return fmt.Errorf("%w (a prompt needs streamingBehavior \"steer\" or \"followUp\" now)", ErrBusy)
 	}
 	return err
+}
+
+// hold finds session id, opening it if need be, and holds it (l.mu read)
+// for a command. A session closed as idle between the two is opened again;
+// one deleted is ErrNotFound.
+func (b *Local) hold(ctx context.Context, o *owner, id string) (*live, error) {
+	for {
+		o.mu.Lock()
+		l, err := b.findLocked(ctx, o, id)
+		o.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.RLock()
+		if !l.closed {
+			return l, nil
+		}
+		l.mu.RUnlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // userMessage makes the user message of a prompt, steer or follow_up, as
@@ -220,6 +237,7 @@ func (b *Local) Close() error {
 		return nil
 	}
 	b.closed, b.draining = true, true
+	b.shut.Store(true)
 	owners := b.owners
 	b.mu.Unlock()
 	b.stopping.Store(true)
