@@ -68,7 +68,7 @@ export class SessionModel {
       this.ignored++;
       return;
     }
-    const h = handlers[ev.type];
+    const h = Object.hasOwn(handlers, ev.type) ? handlers[ev.type] : null;
     if (!h) {
       this.ignored++;
       return;

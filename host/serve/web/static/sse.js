@@ -8,7 +8,8 @@
 export const MAX_EVENT_CHARS = 256 * 1024 * 1024;
 
 // SSEParser turns decoded text, in chunks cut anywhere, into events
-// {type, data, id}. lastEventId is what a reconnect sends.
+// {type, data, id}. lastEventId is what a reconnect sends: the id of the
+// last event whole, never of one cut short.
 export class SSEParser {
   constructor(onEvent, maxChars = MAX_EVENT_CHARS) {
     this.onEvent = onEvent;
@@ -18,8 +19,14 @@ export class SSEParser {
     this.data = [];
     this.dataChars = 0;
     this.type = '';
+    this.idBuf = '';
     this.lastEventId = '';
     this.retry = null;
+  }
+
+  // resume starts from the id a reconnect sent.
+  resume(id) {
+    this.idBuf = this.lastEventId = id;
   }
 
   // push parses chunk; it throws when one event grows past maxChars.
@@ -53,6 +60,7 @@ export class SSEParser {
   end() {
     if (this.buf === '\r') this.line('');
     this.buf = '';
+    this.idBuf = this.lastEventId;
     this.data = [];
     this.dataChars = 0;
     this.type = '';
@@ -81,7 +89,7 @@ export class SSEParser {
         if (this.dataChars > this.maxChars) throw new TooBigError(this.maxChars);
         break;
       case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
+        if (!value.includes('\0')) this.idBuf = value;
         break;
       case 'retry':
         if (/^[0-9]+$/.test(value)) this.retry = Number(value);
@@ -94,6 +102,7 @@ export class SSEParser {
     this.data = [];
     this.dataChars = 0;
     this.type = '';
+    this.lastEventId = this.idBuf;
     if (data.length === 0) return;
     this.onEvent({type, data: data.join('\n'), id: this.lastEventId});
   }
@@ -155,7 +164,7 @@ export async function follow(url, token, signal, on, {fetchFn = fetch, sleep = a
   while (!signal.aborted) {
     on.state('connecting');
     const parser = new SSEParser(on.event);
-    parser.lastEventId = lastEventId;
+    parser.resume(lastEventId);
     let wait = null, why = '';
     try {
       const headers = authHeaders(token, {Accept: 'text/event-stream'});
