@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,7 +51,11 @@ const browserToken = "correct-horse-battery-staple"
 // server runs "wasmagent serve" in the test, wired from an agent.toml as
 // the command wires it: the scripted model, the probe plugin (its sleep
 // tool sleeps in the sandbox: the runtime grants time), the page at /.
-func server(t *testing.T) *httptest.Server {
+//
+// Every event stream is cut after cutAfter, so that the page reconnects,
+// with Last-Event-ID, several times during the run; resumes counts the
+// requests that carried one.
+func server(t *testing.T, cutAfter time.Duration, resumes *atomic.Int32) *httptest.Server {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "script.json"), []byte(browserScript), 0o644); err != nil {
@@ -97,7 +102,18 @@ sequential = ["echo"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	api := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/events") {
+			if r.Header.Get("Last-Event-ID") != "" {
+				resumes.Add(1)
+			}
+			ctx, cancel := context.WithTimeout(r.Context(), cutAfter)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		api.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() {
 		srv.Stop()
 		hs.Close()
@@ -164,8 +180,9 @@ const runningJS = `(() => { const s = new Set([...document.querySelectorAll('#tu
 // TestBrowserTimeline opens the page in headless Chromium during a
 // scripted session and checks what a person would see: the parallel
 // calls running side by side, the sequential ones one after another,
-// marks, live updates, hostile text shown as text, and the same picture
-// after a reload (replayed from the journal).
+// marks, live updates through dropped connections (nothing lost, nothing
+// twice), hostile text shown as text, and the same picture after a
+// reload (replayed from the journal).
 func TestBrowserTimeline(t *testing.T) {
 	chromium := cdp.Find()
 	if chromium == "" {
@@ -174,7 +191,8 @@ func TestBrowserTimeline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser and builds a plugin")
 	}
-	hs := server(t)
+	var resumes atomic.Int32
+	hs := server(t, time.Second, &resumes)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	b, err := cdp.Start(ctx, cdp.Options{Path: chromium, UserDataDir: t.TempDir(), Width: 1400, Height: 1000})
@@ -231,6 +249,11 @@ func TestBrowserTimeline(t *testing.T) {
 
 	// Live: both calls of the parallel batch are running at once.
 	step("the parallel calls run side by side, live", 60*time.Second, fmt.Sprintf(runningJS, `s.has('p1') && s.has('p2')`), barsJS)
+	var motion string
+	eval(`getComputedStyle(document.querySelector('#turns a.bar.call.running')).animationName`, &motion)
+	if motion != "none" {
+		t.Errorf("a running bar moves (animation %q) for a user who asked for reduced motion", motion)
+	}
 	step("the run ends", 90*time.Second, `document.getElementById('run-state').textContent.startsWith('The agent is idle') && document.querySelectorAll('#turns a.bar.call[data-state="done"]').length === 6`,
 		`[document.getElementById('run-state').textContent, document.getElementById('conn').textContent]`)
 	eval(`new Promise((r) => setTimeout(r, 200))`, nil) // the last draw
@@ -256,6 +279,16 @@ func TestBrowserTimeline(t *testing.T) {
 		if a.Right > c.Left+0.5 {
 			t.Errorf("the sequential calls %s (%.1f–%.1f) and %s (%.1f–%.1f) overlap", pair[0], a.Left, a.Right, pair[1], c.Left, c.Right)
 		}
+	}
+	// Dropped connections lost and repeated nothing: each message is
+	// shown once (user 1, model 4, results 6).
+	var shown int
+	eval(`document.querySelectorAll('#conversation > li.msg').length`, &shown)
+	if shown != 11 {
+		t.Errorf("%d messages in the conversation, want 11", shown)
+	}
+	if n := resumes.Load(); n < 1 {
+		t.Errorf("the page never resumed with Last-Event-ID; the streams were cut every second of a run of several")
 	}
 	var marks map[string]string
 	eval(`Object.fromEntries([...document.querySelectorAll('#turns a.bar.call')].map((a) => [a.dataset.callId, a.className]))`, &marks)
