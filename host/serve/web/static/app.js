@@ -21,8 +21,11 @@ async function api(path) {
   return res.json();
 }
 
+// say sets a status line; an unchanged line is left alone, so that
+// screen readers do not announce it again.
 function say(id, text) {
-  $(id).textContent = visible(text);
+  const t = visible(text);
+  if ($(id).textContent !== t) $(id).textContent = t;
 }
 
 function showAuth(why) {
@@ -77,7 +80,7 @@ function watch(id) {
   watching = null;
   $('session').hidden = !id;
   if (!id) return;
-  const w = {id, model: new SessionModel(), abort: new AbortController(), timer: 0, drawn: {messages: 0, turns: new Map()}};
+  const w = {id, model: new SessionModel(), abort: new AbortController(), timer: 0, wasRunning: false, drawn: {messages: 0, turns: new Map()}};
   watching = w;
   say('session-title', `Session ${id}`);
   $('turns').replaceChildren();
@@ -148,6 +151,9 @@ function draw(w) {
     (q ? ` ${q} message${q === 1 ? '' : 's'} queued.` : '') +
     (m.retry ? ` Retrying (attempt ${m.retry.attempt} of ${m.retry.maxAttempts}): ${m.retry.errorMessage}` : ''));
   document.body.dataset.events = String(m.version);
+  // A run that ended changed the session's entry in the list.
+  if (w.wasRunning && !m.running) loadSessions();
+  w.wasRunning = m.running;
 }
 
 function signature(t) {
