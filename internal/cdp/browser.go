@@ -410,3 +410,22 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	}
 	return r.Data, nil
 }
+
+// Press types one key (as "Enter", "Tab"; vk its Windows virtual-key
+// code, which Chromium needs to act on it) into the focused element.
+func (p *Page) Press(ctx context.Context, key string, vk int) error {
+	text := ""
+	if key == "Enter" {
+		text = "\r"
+	}
+	for _, typ := range []string{"keyDown", "keyUp"} {
+		params := map[string]any{"type": typ, "key": key, "code": key, "windowsVirtualKeyCode": vk}
+		if typ == "keyDown" && text != "" {
+			params["text"] = text
+		}
+		if _, err := p.Call(ctx, "Input.dispatchKeyEvent", params); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -296,6 +296,16 @@ func TestBrowserTimeline(t *testing.T) {
 		t.Errorf("error marks: %v", marks)
 	}
 
+	// From the keyboard: Enter on a bar brings focus to its call in the
+	// conversation.
+	eval(`document.querySelector('#turns a.bar.call[data-call-id="s3"]').focus()`, nil)
+	if err := page.Press(ctx, "Enter", 13); err != nil {
+		t.Fatal(err)
+	}
+	step("Enter on a bar leads to its call", 5*time.Second,
+		`document.activeElement.classList.contains('toolcall') && document.activeElement.textContent.includes('s3') && location.hash === '#session=`+created.ID+`'`,
+		`[document.activeElement.outerHTML.slice(0, 200), location.hash]`)
+
 	// Hostile text is shown, not run.
 	var safe struct {
 		Pwned    any
@@ -322,8 +332,16 @@ func TestBrowserTimeline(t *testing.T) {
 	eval(`new Promise((r) => setTimeout(r, 200))`, nil)
 	var again []rect
 	eval(barsJS, &again)
-	if fmt.Sprint(again) != fmt.Sprint(bars) {
-		t.Errorf("after a reload the bars are\n%+v\nnot\n%+v", again, bars)
+	// Across, not down: the page above the timeline may be scrolled.
+	across := func(rs []rect) string {
+		var b strings.Builder
+		for _, r := range rs {
+			fmt.Fprintf(&b, "%s %s %.1f–%.1f; ", r.ID, r.State, r.Left, r.Right)
+		}
+		return b.String()
+	}
+	if across(again) != across(bars) {
+		t.Errorf("after a reload the bars are\n%s\nnot\n%s", across(again), across(bars))
 	}
 
 	for _, l := range page.Log() {
