@@ -2,6 +2,9 @@ package serve
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +222,47 @@ func TestBadRequests(t *testing.T) {
 		if code != 400 || !strings.Contains(string(data), "Last-Event-ID") {
 			t.Errorf("Last-Event-ID %q: %d %s", last, code, data)
 		}
+	}
+}
+
+func TestMetricsAndWebMounted(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("calls_total 3\n")) })
+	web := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>" + r.URL.Path)) })
+	h := newHarness(t, harnessOpts{tokens: twoTokens(t), server: func(o *Options) { o.Metrics, o.Web = metrics, web }})
+	h.mustError(401, "unauthorized", "GET", "/metrics", "", "")
+	if body := h.must(200, "GET", "/metrics", tokenB, ""); string(body) != "calls_total 3\n" {
+		t.Fatalf("/metrics: %q", body)
+	}
+	if body := h.must(200, "GET", "/", "", ""); string(body) != "<html>/" {
+		t.Fatalf("/: %q", body)
+	}
+	if body := h.must(200, "GET", "/app.js", "", ""); string(body) != "<html>/app.js" {
+		t.Fatalf("/app.js: %q", body)
+	}
+	h.mustError(404, "not_found", "GET", "/v1/unknown", tokenA, "")
+	// Without them, neither is there.
+	h2 := newHarness(t, harnessOpts{})
+	h2.mustError(404, "not_found", "GET", "/metrics", "", "")
+	h2.mustError(404, "not_found", "GET", "/", "", "")
+}
+
+// TestNeverPromptedIsForgotten: a session created and never prompted is
+// not kept over a restart, and leaves no files behind; one prompted is.
+func TestNeverPromptedIsForgotten(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	empty, used := h.create(""), h.create("")
+	h.must(202, "POST", "/v1/sessions/"+used+"/prompt", "", `{"message":"keep me"}`)
+	h.waitIdle(used, "")
+	h.close()
+	h2 := newHarness(t, harnessOpts{root: h.root})
+	h2.must(404, "GET", "/v1/sessions/"+empty, "", "")
+	h2.must(200, "GET", "/v1/sessions/"+used, "", "")
+	for _, p := range []string{"events/" + empty + ".jsonl", "meta/" + empty + ".json"} {
+		if _, err := os.Stat(filepath.Join(h.root, LocalOwner, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.root, LocalOwner, "events", used+".jsonl")); err != nil {
+		t.Errorf("the prompted session's journal: %v", err)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +37,8 @@ type LocalOptions struct {
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
 	// OnOpen, when not nil, is called with each session as it is created
-	// or opened, before it runs (to subscribe an audit log, say).
+	// or opened, before it runs (to subscribe an audit log, say). It must
+	// not call the backend.
 	OnOpen func(owner, id string, s *session.Session)
 }
 
@@ -61,13 +64,16 @@ type owner struct {
 	dir   string
 	store *session.FileStore
 
-	mu       sync.Mutex        // held across a quota check and what it allows
+	mu       sync.Mutex        // guards the maps; never held across a run's wait
+	startMu  sync.Mutex        // held across a quota check and the run it allows
 	index    map[string]string // session id → store key ("" before its file exists)
 	indexed  bool
 	live     map[string]*live
 	journals map[string]*journal
-	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
-	calls    []time.Time // tool calls started in the last minute (callsMu)
+	deleted  map[string]bool // ids deleted (while their files may still be there)
+	callsMu  sync.Mutex      // guards quota and calls (the hook runs without mu)
+	quota    Quota           // the last caller's, for the tool-call hook (callsMu)
+	calls    []time.Time     // tool calls started in the last minute (callsMu)
 }
 
 // live is a session held open: its Agent in memory, its log locked.
@@ -77,6 +83,24 @@ type live struct {
 	j     *journal
 	unsub func()
 	meta  sessionMeta
+
+	// mu is held (read) by each command while it runs, and (write) to
+	// close: a command never reaches a closed session.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// close aborts the session's run, waits for it, and releases its log.
+func (l *live) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.sess.Close()
+	l.unsub()
+	return err
 }
 
 // sessionMeta is what a session was created with (pi's session file has
@@ -122,12 +146,12 @@ func (b *Local) owner(c Caller) (*owner, error) {
 	if o == nil {
 		dir := filepath.Join(b.opts.Root, c.Owner)
 		o = &owner{name: c.Owner, dir: dir, store: &session.FileStore{Dir: filepath.Join(dir, "sessions"), NoSync: b.opts.NoSync},
-			live: map[string]*live{}, journals: map[string]*journal{}}
+			live: map[string]*live{}, journals: map[string]*journal{}, deleted: map[string]bool{}}
 		b.owners[c.Owner] = o
 	}
-	callsMu.Lock()
+	o.callsMu.Lock()
 	o.quota = c.Quota
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	return o, nil
 }
 
@@ -142,12 +166,30 @@ func (o *owner) indexLocked(ctx context.Context) error {
 	}
 	o.index = map[string]string{}
 	for _, info := range infos {
-		if sessionID.MatchString(info.ID) {
+		if sessionID.MatchString(info.ID) && !o.deleted[info.ID] {
 			o.index[info.ID] = info.Key
 		}
 	}
 	o.indexed = true
+	o.removeOrphansLocked()
 	return nil
+}
+
+// removeOrphansLocked removes the journals and metadata of sessions that
+// have no session file: sessions created and never prompted before the
+// last stop (rule 4 of Backend's contract), or deleted while the process
+// died. It runs once, when the index is first read, before this process
+// has created any session of the owner.
+func (o *owner) removeOrphansLocked() {
+	for _, sub := range []struct{ dir, ext string }{{"events", ".jsonl"}, {"meta", ".json"}} {
+		entries, _ := os.ReadDir(filepath.Join(o.dir, sub.dir))
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), sub.ext)
+			if ok && e.Type().IsRegular() && sessionID.MatchString(id) && o.index[id] == "" && o.live[id] == nil {
+				os.Remove(filepath.Join(o.dir, sub.dir, e.Name()))
+			}
+		}
+	}
 }
 
 func (b *Local) isDraining() bool {
@@ -193,6 +235,8 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 	if req.Name != "" {
 		if err := sess.SetName(ctx, req.Name); err != nil {
 			b.dropLocked(o, l)
+			os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+			os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
 			return SessionInfo{}, &InvalidError{Field: "name", Msg: err.Error()}
 		}
 	}
@@ -289,8 +333,7 @@ func (o *owner) releaseLocked(id string, j *journal) {
 
 // dropLocked closes a live session (aborting its run).
 func (b *Local) dropLocked(o *owner, l *live) {
-	l.sess.Close()
-	l.unsub()
+	l.close()
 	delete(o.live, l.id)
 	o.releaseLocked(l.id, l.j)
 }
@@ -321,7 +364,7 @@ func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, err
 	}
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	l, err := b.attachLocked(o, id, sess, meta)
 	if err != nil {
@@ -373,7 +416,7 @@ func (b *Local) List(ctx context.Context, c Caller) ([]SessionInfo, error) {
 		seen[l.id] = true
 	}
 	for _, info := range stored {
-		if seen[info.ID] || !sessionID.MatchString(info.ID) {
+		if seen[info.ID] || !sessionID.MatchString(info.ID) || o.deleted[info.ID] {
 			continue
 		}
 		o.index[info.ID] = info.Key
@@ -432,7 +475,7 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return SessionInfo{}, err
+		return SessionInfo{}, notFoundIfGone(err)
 	}
 	info := session.Info{ID: id, Name: t.Name()}
 	info.Created, _ = time.Parse(time.RFC3339Nano, t.Header.Timestamp)
@@ -458,33 +501,49 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	return out, nil
 }
 
-// Delete implements Backend.
+// Delete implements Backend. The session leaves the owner's index first
+// (every later call finds nothing), then its run is aborted and its
+// files removed, without holding up the owner's other calls.
 func (b *Local) Delete(ctx context.Context, c Caller, id string) error {
 	o, err := b.owner(c)
 	if err != nil {
 		return err
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	key, err := o.keyLocked(ctx, id)
 	if err != nil {
+		o.mu.Unlock()
 		return err
 	}
-	if l := o.live[id]; l != nil {
-		b.dropLocked(o, l)
+	l := o.live[id]
+	delete(o.index, id)
+	delete(o.live, id)
+	o.deleted[id] = true
+	o.mu.Unlock()
+	if l != nil {
+		l.close()
+		key = l.sess.State().SessionFile
+		o.mu.Lock()
+		o.releaseLocked(id, l.j)
+		o.mu.Unlock()
 	}
+	var errs []error
 	if key != "" {
 		if err := o.store.Remove(ctx, key); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	delete(o.index, id)
+	o.mu.Lock()
 	if j := o.journals[id]; j != nil {
 		j.end(ErrGone)
 	}
-	os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
-	os.Remove(filepath.Join(o.dir, "meta", id+".json"))
-	return nil
+	o.mu.Unlock()
+	for _, p := range []string{filepath.Join(o.dir, "events", id+".jsonl"), filepath.Join(o.dir, "meta", id+".json")} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Messages implements Backend: the current branch's messages.
@@ -504,7 +563,7 @@ func (b *Local) Messages(ctx context.Context, c Caller, id string) ([]host.Messa
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	return t.View(t.Leaf()).Messages, nil
 }
@@ -536,6 +595,15 @@ func (b *Local) Events(ctx context.Context, c Caller, id, after string) (Stream,
 		defer o.mu.Unlock()
 		o.releaseLocked(id, j)
 	}}, nil
+}
+
+// notFoundIfGone is ErrNotFound for a session file removed behind the
+// index's back (by hand, or by "wasmagent sessions rm").
+func notFoundIfGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
 }
 
 func writeMeta(path string, m sessionMeta) error {

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-// Command implements Backend.
+// Command implements Backend. The owner's lock is held only to find the
+// session; the command runs under the session's own lock, so that a slow
+// one (a prompt waiting for a run that is finishing) holds up nobody else.
 func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) error {
 	o, err := b.owner(c)
 	if err != nil {
@@ -37,10 +38,15 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 		return ErrDraining
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	l, err := b.findLocked(ctx, o, id)
+	o.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrNotFound
 	}
 	switch cmd.Type {
 	case "steer":
@@ -51,17 +57,19 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 	default:
 		return &InvalidError{Field: "type", Msg: fmt.Sprintf("%q is not prompt, steer, follow_up or abort", cmd.Type)}
 	}
-	if !l.sess.Busy() {
-		if err := o.runQuotaLocked(c.Quota); err != nil {
-			return err
+	if c.Quota.Runs > 0 || c.Quota.ToolCallsPerMinute > 0 {
+		// A quota check and the run it allows are one step.
+		o.startMu.Lock()
+		defer o.startMu.Unlock()
+		if !l.sess.Busy() {
+			if err := o.runQuota(c.Quota); err != nil {
+				return err
+			}
 		}
 	}
 	err = l.sess.Prompt(b.base, m, session.Behavior(cmd.StreamingBehavior))
 	if errors.Is(err, session.ErrBusy) {
 		return fmt.Errorf("%w (a prompt needs streamingBehavior \"steer\" or \"followUp\" now)", ErrBusy)
-	}
-	if err != nil && cmd.StreamingBehavior != "" && cmd.StreamingBehavior != string(session.Steer) && cmd.StreamingBehavior != string(session.FollowUp) {
-		return &InvalidError{Field: "streamingBehavior", Msg: err.Error()}
 	}
 	return err
 }
@@ -82,11 +90,17 @@ func userMessage(c Command) (*host.UserMessage, error) {
 	return &host.UserMessage{Content: content, Timestamp: time.Now().UnixMilli()}, nil
 }
 
-// runQuotaLocked refuses a new run past the owner's runs or tool calls.
-func (o *owner) runQuotaLocked(q Quota) error {
+// runQuota refuses a new run past the owner's runs or tool calls.
+func (o *owner) runQuota(q Quota) error {
 	if q.Runs > 0 {
-		n := 0
+		o.mu.Lock()
+		all := make([]*live, 0, len(o.live))
 		for _, l := range o.live {
+			all = append(all, l)
+		}
+		o.mu.Unlock()
+		n := 0
+		for _, l := range all {
 			if l.sess.Busy() {
 				n++
 			}
@@ -107,8 +121,8 @@ func (o *owner) runQuotaLocked(q Quota) error {
 // one more is allowed (0: now); with take, an allowed call is counted.
 // The window has its own lock: the hook runs without o.mu.
 func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
-	callsMu.Lock()
-	defer callsMu.Unlock()
+	o.callsMu.Lock()
+	defer o.callsMu.Unlock()
 	cut := 0
 	for cut < len(o.calls) && now.Sub(o.calls[cut]) >= time.Minute {
 		cut++
@@ -126,9 +140,9 @@ func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
 // toolCallQuota is the first before-hook of every session: a call past
 // the owner's tool calls per minute is blocked, and the model told why.
 func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
-	callsMu.Lock()
+	o.callsMu.Lock()
 	limit := o.quota.ToolCallsPerMinute
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -137,9 +151,6 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 	}
 	return nil, nil
 }
-
-// callsMu guards every owner's calls and quota.ToolCallsPerMinute.
-var callsMu sync.Mutex
 
 // interrupted is the last after-hook of every session: a call that failed
 // because the server aborted its run to stop is recorded as the sessions
@@ -199,10 +210,9 @@ func (b *Local) Close() error {
 	for _, o := range owners {
 		o.mu.Lock()
 		for _, l := range o.live {
-			if err := l.sess.Close(); err != nil {
+			if err := l.close(); err != nil {
 				errs = append(errs, err)
 			}
-			l.unsub()
 			delete(o.live, l.id)
 			o.releaseLocked(l.id, l.j)
 		}
