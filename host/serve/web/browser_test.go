@@ -232,7 +232,13 @@ func TestBrowserTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("the page loads and asks for a token", 20*time.Second, `/needs a token/.test(document.getElementById('auth-status').textContent)`, `document.body.innerText`)
-	eval(fmt.Sprintf(`(() => { document.getElementById('token').value = %q; document.getElementById('token-form').requestSubmit(); })()`, browserToken), nil)
+	typeToken := func(tok string) {
+		t.Helper()
+		eval(fmt.Sprintf(`(() => { document.getElementById('token').value = %s; document.getElementById('token-form').requestSubmit(); })()`, jsonString(tok)), nil)
+	}
+	typeToken("wrong")
+	step("a wrong token is refused, saying so", 10*time.Second, `/refused this token/.test(document.getElementById('auth-status').textContent)`, `document.getElementById('auth-status').textContent`)
+	typeToken(browserToken)
 	step("the token is kept for the tab", 10*time.Second, `sessionStorage.getItem('wasmagent.token') === `+jsonString(browserToken), ``)
 
 	var created serve.SessionInfo
