@@ -80,7 +80,7 @@ function watch(id) {
   watching = null;
   $('session').hidden = !id;
   if (!id) return;
-  const w = {id, model: new SessionModel(), abort: new AbortController(), timer: 0, wasRunning: false, drawn: {messages: 0, turns: new Map()}};
+  const w = {id, model: new SessionModel(), abort: new AbortController(), timer: 0, wasRunning: false, drawn: {messages: 0, turns: new Map(), ids: new Map()}};
   watching = w;
   say('session-title', `Session ${id}`);
   $('turns').replaceChildren();
@@ -134,8 +134,13 @@ function draw(w) {
   const conv = $('conversation');
   const streaming = conv.querySelector('.streaming');
   if (streaming) streaming.remove();
-  for (; w.drawn.messages < m.messages.length; w.drawn.messages++) conv.append(view.message(m.messages[w.drawn.messages]));
-  if (m.streaming) conv.append(view.assistant(m.streaming, true));
+  const anchor = (id) => {
+    const nth = w.drawn.ids.get(id) ?? 0;
+    w.drawn.ids.set(id, nth + 1);
+    return view.callAnchor(id, nth);
+  };
+  for (; w.drawn.messages < m.messages.length; w.drawn.messages++) conv.append(view.message(m.messages[w.drawn.messages], anchor));
+  if (m.streaming) conv.append(view.assistant(m.streaming, null));
   const turns = $('turns');
   for (const t of m.turns) {
     const sig = signature(t);

@@ -55,6 +55,7 @@ export class SessionModel {
     this.streaming = null; // the assistant message being streamed
     this.turns = [];
     this.calls = new Map(); // toolCallId → call of the latest turn that used it
+    this.seen = new Map(); // toolCallId → how many calls had it (models reuse ids)
     this.running = false;
     this.queue = {steering: [], followUp: []};
     this.retry = null; // {attempt, maxAttempts, delayMs, errorMessage} while retrying
@@ -151,7 +152,10 @@ const handlers = {
   },
   tool_execution_start(m, ev) {
     const t = m.turn();
-    const c = {id: String(ev.toolCallId ?? ''), name: String(ev.toolName ?? ''), args: ev.args,
+    const id = String(ev.toolCallId ?? '');
+    const nth = m.seen.get(id) ?? 0;
+    m.seen.set(id, nth + 1);
+    const c = {id, nth, name: String(ev.toolName ?? ''), args: ev.args,
       start: m.step(t), end: null, isError: false, result: null, partial: null, updates: 0, marks: [], hooks: [], turn: t.n};
     t.calls.push(c);
     m.calls.set(c.id, c);

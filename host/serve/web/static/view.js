@@ -20,28 +20,31 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-// callAnchor is the id of a call's entry in the conversation; ids are
-// hashed so that any toolCallId makes a valid, unique fragment.
-export function callAnchor(id) {
+// callAnchor is the id of the nth call (from 0) with toolCallId id in the
+// conversation: ids are hashed so that any toolCallId makes a valid
+// fragment, and counted since models reuse them (call_0 in every turn).
+export function callAnchor(id, nth) {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return 'call-' + h.toString(36) + '-' + id.length;
+  return `call-${h.toString(36)}-${id.length}-${nth}`;
 }
 
 function pre(text, cls = '') {
   return el('pre', {class: cls}, clip(text));
 }
 
-// message renders one final message of the conversation.
-export function message(msg) {
+// message renders one final message of the conversation; anchor(id)
+// names the entry of each of its tool calls (callAnchor, counted by the
+// caller across the conversation).
+export function message(msg, anchor) {
   switch (msg.role) {
     case 'user':
       return el('li', {class: 'msg user'}, el('h4', {}, 'User'), pre(textOf(msg.content)));
     case 'assistant':
-      return assistant(msg, false);
+      return assistant(msg, anchor);
     case 'toolResult': {
       const li = el('li', {class: 'msg result' + (msg.isError ? ' error' : '')},
         el('h4', {}, `Result of ${String(msg.toolName ?? '')}` + (msg.isError ? ' (error)' : '')),
@@ -53,8 +56,10 @@ export function message(msg) {
   }
 }
 
-// assistant renders an assistant message, final or streaming.
-export function assistant(msg, streaming) {
+// assistant renders an assistant message: final, with anchor naming its
+// tool calls, or streaming (anchor null).
+export function assistant(msg, anchor) {
+  const streaming = !anchor;
   const li = el('li', {class: 'msg assistant' + (streaming ? ' streaming' : '')},
     el('h4', {}, streaming ? 'Model (streaming)' : 'Model'));
   const blocks = Array.isArray(msg.content) ? msg.content : [{type: 'text', text: textOf(msg.content)}];
@@ -65,7 +70,7 @@ export function assistant(msg, streaming) {
     else if (b.type === 'toolCall') {
       const id = String(b.id ?? '');
       const args = b.partialJson !== undefined && Object.keys(b.arguments ?? {}).length === 0 ? String(b.partialJson) : json(b.arguments);
-      li.append(el('div', {class: 'toolcall', id: id && !streaming ? callAnchor(id) : null, tabindex: '-1'},
+      li.append(el('div', {class: 'toolcall', id: streaming ? null : anchor(id), tabindex: '-1'},
         el('h5', {}, `Tool call ${String(b.name ?? '')}`, el('span', {class: 'id'}, ` ${id}`)), pre(args)));
     }
   }
@@ -111,7 +116,7 @@ function lane(r, length, batchOf) {
   const state = r.running ? 'running' : c.isError ? 'error' : 'done';
   const marks = c.marks.filter((m) => m !== 'error');
   const bar = pos(el('a', {class: `bar call ${state}` + (r.running ? ' running' : '') + (marks.length ? ' marked' : ''),
-    href: '#' + callAnchor(c.id), 'data-call-id': c.id, 'data-state': r.running ? 'running' : 'done',
+    href: '#' + callAnchor(c.id, c.nth), 'data-call-id': c.id, 'data-state': r.running ? 'running' : 'done',
     'data-start': c.start, 'data-end': c.end === null ? '' : c.end, title: hookText(c) || null},
   el('span', {class: 'name'}, c.name),
   el('span', {class: 'state'}, ` ${state}`),

@@ -101,6 +101,16 @@ test('hostile events change nothing they should not', () => {
   assert.equal(m.ignored, 10);
 });
 
+test('a reused tool call id: each call counted apart', () => {
+  const m = new SessionModel();
+  for (let turn = 0; turn < 3; turn++) {
+    m.apply({type: 'turn_start'});
+    m.apply({type: 'tool_execution_start', toolCallId: 'call_0', toolName: 'sleep', args: {}});
+    m.apply({type: 'tool_execution_end', toolCallId: 'call_0', toolName: 'sleep', result: {content: []}, isError: turn === 1});
+  }
+  assert.deepEqual(m.turns.map((t) => [t.calls[0].nth, t.calls[0].end !== null, t.calls[0].isError]), [[0, true, false], [1, true, true], [2, true, false]]);
+});
+
 test('hidden characters are shown, long texts cut', () => {
   assert.equal(visible('a\u202Eb\u200Bc\u0007\n\t'), 'a⟨U+202E⟩b⟨U+200B⟩c⟨U+0007⟩\n\t');
   assert.equal(visible('<img src=x onerror=alert(1)>'), '<img src=x onerror=alert(1)>');
