@@ -36,12 +36,14 @@ export class SSEParser {
       if (this.buf.charCodeAt(0) === 0xfeff) this.buf = this.buf.slice(1);
       this.first = false;
     }
-    let start = 0;
+    let start = 0, cr = -1, lf = -1;
     for (;;) {
-      const cr = this.buf.indexOf('\r', start);
-      const lf = this.buf.indexOf('\n', start);
-      let end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
-      if (end < 0) break;
+      // Each search runs again only once passed: a chunk without any CR
+      // is not scanned to its end for every line.
+      if (cr !== Infinity && cr < start) cr = this.buf.indexOf('\r', start), cr = cr < 0 ? Infinity : cr;
+      if (lf !== Infinity && lf < start) lf = this.buf.indexOf('\n', start), lf = lf < 0 ? Infinity : lf;
+      let end = Math.min(cr, lf);
+      if (end === Infinity) break;
       let next = end + 1;
       if (this.buf[end] === '\r') {
         // A CR at the chunk's end may be the first half of a CRLF.
