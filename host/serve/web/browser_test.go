@@ -329,6 +329,13 @@ func TestBrowserTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	artifact(t, "timeline.png", png)
+	if _, err := page.Call(ctx, "Emulation.setEmulatedMedia", map[string]any{"features": []map[string]string{{"name": "prefers-color-scheme", "value": "dark"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if png, err = page.Screenshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	artifact(t, "timeline-dark.png", png)
 
 	// A reload replays the session from its journal: the same picture.
 	if err := page.Navigate(ctx, hs.URL+"/#session="+created.ID); err != nil {
