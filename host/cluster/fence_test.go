@@ -134,7 +134,13 @@ func TestLeaseRenewAndExpire(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	if h, held, err := b.Holder(ctx, "s"); h != "host-a" || !held || err != nil {
+		t.Fatalf("holder while held: %q %v %v", h, held, err)
+	}
 	la.Close()
+	if h, held, err := b.Holder(ctx, "s"); held || err != nil {
+		t.Fatalf("holder after close: %q %v %v", h, held, err)
+	}
 	lb, _, err := b.Open(ctx, "s")
 	if err != nil {
 		t.Fatalf("open after close: %v", err)

@@ -59,6 +59,26 @@ func (s *Store) acquire(ctx context.Context, key, id string) (*lease, error) {
 	return l, nil
 }
 
+// Holder names the host that holds session id's lease: held is false
+// when nobody does (the session is free to take, or does not exist).
+func (s *Store) Holder(ctx context.Context, id string) (holder string, held bool, err error) {
+	if _, err := keyOf(id); err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	e, err := s.leases.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, unavailableOp("the lease of session "+id, err)
+	}
+	var v leaseValue
+	json.Unmarshal(e.Value(), &v)
+	return v.Holder, true, nil
+}
+
 // holderOf names the holder of key's lease, "" when none or unknown.
 func (s *Store) holderOf(ctx context.Context, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
