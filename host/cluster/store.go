@@ -75,9 +75,12 @@ func NewStore(ctx context.Context, c *Conn, cfg StoreConfig) (*Store, error) {
 		Replicas:    cfg.Replicas,
 		Retention:   jetstream.LimitsPolicy,
 		// A full stream refuses appends rather than dropping old sessions.
-		Discard:     jetstream.DiscardNew,
-		Duplicates:  2 * time.Minute,
-		AllowDirect: true,
+		Discard:    jetstream.DiscardNew,
+		Duplicates: 2 * time.Minute,
+		// Reads go to the stream's leader: a replica's direct answer may lag,
+		// and a writer checking whether its append landed must not be told
+		// no by one.
+		AllowDirect: false,
 		DenyDelete:  true,
 	})
 	if err != nil {
@@ -217,6 +220,7 @@ func (s *Store) Open(ctx context.Context, key string) (session.Log, *session.Tra
 // Create implements session.Store: the session's first message holds its
 // header and entries; it is refused when the session exists.
 func (s *Store) Create(ctx context.Context, h session.Header, entries []session.Entry) (session.Log, error) {
+	ctx = context.WithoutCancel(ctx) // as Append: bounded by Timeout
 	key, err := keyOf(h.ID)
 	if err != nil {
 		return nil, err

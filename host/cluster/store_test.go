@@ -252,3 +252,22 @@ func TestStoreContractCluster(t *testing.T) {
 		t.Fatalf("append by the paused holder on a replicated stream: %v", err)
 	}
 }
+
+// An aborted run's last message is appended with the run's context
+// already cancelled: the append still happens (as the file store's).
+func TestStoreAppendCancelledContext(t *testing.T) {
+	st := testStore(t, testConn(t, testServer(t)), StoreConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := st.Create(ctx, header("c"), []session.Entry{userEntry("a", "", "one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cancel()
+	if err := l.Append(ctx, userEntry("b", "a", "aborted")); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := st.Load(context.Background(), "c"); err != nil || len(tr.Entries) != 2 {
+		t.Fatalf("load: %v", err)
+	}
+}
