@@ -154,6 +154,29 @@ func BenchmarkSessionFootprint(b *testing.B) {
 	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/session")
 }
 
+// BenchmarkStoredSessionFootprint: what one stored session that no host
+// runs costs the (embedded) server: heap bytes per session, once N
+// sessions were created and closed. Run with -benchtime 1000x.
+func BenchmarkStoredSessionFootprint(b *testing.B) {
+	ctx := context.Background()
+	st := testStore(b, testConn(b, testServer(b)), StoreConfig{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := st.Create(ctx, benchHeader(i), []session.Entry{entry1k(0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/session")
+}
+
 // BenchmarkLeaseRenew: one lease renewal (a KV update at a revision), the
 // steady cost of a running session: 3 per LeaseTTL.
 func BenchmarkLeaseRenew(b *testing.B) {
