@@ -102,7 +102,7 @@ func TestFenceOpenRaces(t *testing.T) {
 	defer la.Close()
 	lb := &Log{st: b, id: "s", key: "s", lease: &lease{st: b, stop: make(chan struct{}), done: make(chan struct{})}}
 	close(lb.lease.done)
-	_, seq, err := b.load(ctx, "s")
+	_, seq, _, err := b.load(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}

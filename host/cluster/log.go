@@ -128,9 +128,13 @@ func (l *Log) publish(ctx context.Context, m *nats.Msg) error {
 	var err error
 	sent := false // whether an attempt may have reached a server
 	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithDeadline(ctx, deadline)
+		// A request sent while the cluster elects a leader may go
+		// unanswered: each attempt gets a share of the time.
+		actx, cancel := context.WithTimeout(ctx, max(l.st.cfg.Timeout/4, 100*time.Millisecond))
+		actx, cancel2 := context.WithDeadline(actx, deadline)
 		var ack *jetstream.PubAck
 		ack, err = l.st.c.js.PublishMsg(actx, m, jetstream.WithExpectLastSequencePerSubject(l.seq), jetstream.WithRetryAttempts(0))
+		cancel2()
 		cancel()
 		if err == nil {
 			l.seq = ack.Sequence

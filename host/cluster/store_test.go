@@ -271,3 +271,29 @@ func TestStoreAppendCancelledContext(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 }
+
+// Opening a session (which writes a fence) does not make it the latest:
+// List's Modified is the time of the last append.
+func TestStoreOpenKeepsModified(t *testing.T) {
+	st := testStore(t, testConn(t, testServer(t)), StoreConfig{})
+	ctx := context.Background()
+	l, err := st.Create(ctx, header("m"), []session.Entry{userEntry("a", "", "one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	before, err := st.List(ctx)
+	if err != nil || len(before) != 1 {
+		t.Fatalf("list: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	l, _, err = st.Open(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	after, err := st.List(ctx)
+	if err != nil || len(after) != 1 || !after[0].Modified.Equal(before[0].Modified) {
+		t.Fatalf("modified %v, then %v (%v)", before[0].Modified, after[0].Modified, err)
+	}
+}
