@@ -1,7 +1,18 @@
 package cluster
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +65,49 @@ func TestConnectToken(t *testing.T) {
 	_, err = Connect(ConnectConfig{URL: "nats://user:pw@127.0.0.1:1", Timeout: 200 * time.Millisecond})
 	if !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), "pw") {
 		t.Fatalf("nothing listening: %v", err)
+	}
+}
+
+// TLS: a server whose certificate a CA file vouches for is reached; a
+// client without that CA refuses it.
+func TestConnectTLS(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "wasmagent test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true,
+		TLS: true, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, TLSTimeout: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	url := strings.Replace(ns.ClientURL(), "nats://", "tls://", 1)
+	c, err := Connect(ConnectConfig{URL: url, CAFile: ca})
+	if err != nil {
+		t.Fatalf("with the CA: %v", err)
+	}
+	c.Close()
+	if _, err := Connect(ConnectConfig{URL: url, Timeout: time.Second}); err == nil {
+		t.Fatal("a server no trusted CA vouches for was accepted")
 	}
 }
