@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/serve"
+	"github.com/wasmagent/wasmagent/host/serve/web"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
@@ -81,6 +82,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		MaxBodyBytes:   int64(f.MaxBody),
 		MaxPromptBytes: int(f.MaxPrompt),
 		Heartbeat:      f.Heartbeat.Duration,
+		Web:            web.Handler(),
 	})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)

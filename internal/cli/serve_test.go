@@ -115,6 +115,10 @@ func TestServeEndToEnd(t *testing.T) {
 	if code, _ := call("GET", "/v1/sessions", ""); code != 200 {
 		t.Fatalf("list: %d", code)
 	}
+	// The page to watch the sessions is served at / (docs/serve-page.md).
+	if code, page := call("GET", "/", ""); code != 200 || !strings.Contains(page, "<!doctype html>") {
+		t.Fatalf("GET /: %d, want the page; got %.200q", code, page)
+	}
 	code, body := call("POST", "/v1/sessions", `{}`)
 	var info serve.SessionInfo
 	json.Unmarshal([]byte(body), &info)
