@@ -319,6 +319,7 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 func (b *Local) sessionOptions(o *owner, meta sessionMeta) (session.Options, error) {
 	opts := b.opts.Session
 	opts.Store = o.store
+	opts.HookEvents = true // the page marks blocked, rewritten and asked calls
 	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(o.toolCallQuota)}, opts.Agent.BeforeToolCall...)
 	opts.Agent.AfterToolCall = append(slices.Clone(opts.Agent.AfterToolCall), host.AfterToolCallFunc(b.interrupted))
 	if meta.SystemPrompt != nil {

@@ -30,6 +30,9 @@ type Options struct {
 	Warn func(string)
 	// Now stamps entries; nil means time.Now.
 	Now func() time.Time
+	// HookEvents sends every hook's decision to the listeners as a
+	// [HookDecisionEvent] (hook_decision), after Agent.OnHook.
+	HookEvents bool
 }
 
 // Model is a model a session may use.
@@ -79,7 +82,10 @@ type listenerEntry struct {
 
 // Listener receives the session's events: the Agent's ([host.Event]) and
 // the session's own ([QueueUpdateEvent], [AutoRetryStartEvent],
-// [AutoRetryEndEvent]), one at a time, in order.
+// [AutoRetryEndEvent], and [HookDecisionEvent] when asked for), in order.
+// Events of one tool call come one at a time; the calls of a parallel
+// batch may send their hook decisions at the same time, so a listener
+// that keeps state guards it.
 type Listener func(ctx context.Context, e Event) error
 
 // Event is a [host.Event] or one of the session's own events.
@@ -113,6 +119,7 @@ func newSession(opts Options) *Session {
 		}
 	}
 	opts.Agent.Messages = nil
+	s.reportHooks(&opts)
 	if opts.Agent.ConvertToLLM == nil {
 		opts.Agent.ConvertToLLM = ConvertToLLM
 	}
