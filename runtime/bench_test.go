@@ -171,31 +171,37 @@ func BenchmarkCallLatency(b *testing.B) {
 	}
 }
 
-// Instantiation: a fresh instance (no pool), initialised, one trivial
-// call, closed.
+// Instantiation: a fresh instance (no pool), from the plugin's image
+// (`image`) or initialised (`init`), one trivial call, closed.
 func BenchmarkInstantiate(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		m    func() *runtime.Module
+		name    string
+		m       func() *runtime.Module
+		noImage bool
 	}{
-		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }},
-		{"go-pdk-only", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }},
+		{"go/image", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
+		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
+		{"go-pdk-only/image", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, false},
+		{"go-pdk-only/init", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, true},
 		{"small", func() *runtime.Module {
 			m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
 			if err != nil {
 				b.Fatal(err)
 			}
 			return m
-		}},
+		}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{})
+			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{NoImage: c.noImage})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer p.Close()
+			if on, why := p.Image(); !on && !c.noImage && c.name != "small" {
+				b.Fatalf("no image: %s", why)
+			}
 			export, in := "noop", []byte(nil)
-			if c.name == "go" {
+			if strings.HasPrefix(c.name, "go/") {
 				export, in = sdk.ExportExecute, []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
 			}
 			for b.Loop() {

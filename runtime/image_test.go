@@ -1,0 +1,146 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	randv1 "math/rand"
+	randv2 "math/rand/v2"
+	goruntime "runtime"
+	"slices"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/runtime"
+)
+
+// draw is what internal/testplugins/randomness reports for one call.
+type draw struct {
+	Crypto   string   `json:"crypto"`
+	V1       []int64  `json:"v1"`
+	V2       []uint64 `json:"v2"`
+	MapOrder []string `json:"mapOrder"`
+	MapHash  uint64   `json:"maphash"`
+	Select   []int    `json:"select"`
+	ConstV1  int64    `json:"constV1"`
+	ConstV2  uint64   `json:"constV2"`
+	InitKey  string   `json:"initKey"`
+}
+
+func draws(t *testing.T, p *runtime.Plugin, n int) []draw {
+	t.Helper()
+	var ds []draw
+	for range n {
+		out, err := p.Call(context.Background(), "draw", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d draw
+		if err := json.Unmarshal(out, &d); err != nil {
+			t.Fatalf("draw %q: %v", out, err)
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// Instances never share what the Go runtime draws at random, image or
+// not: crypto/rand, math/rand and math/rand/v2's top-level functions,
+// maphash seeds, map iteration order and select order differ from one
+// instance to the next; generators seeded with constants at init give
+// their own fixed sequence in every instance.
+func TestImageRandomness(t *testing.T) {
+	wantV1 := randv1.New(randv1.NewSource(42)).Int63()
+	wantV2 := randv2.New(randv2.NewChaCha8([32]byte{'w', 'a', 's', 'm', 'a', 'g', 'e', 'n', 't'})).Uint64()
+	for _, image := range []bool{true, false} {
+		t.Run(fmt.Sprintf("image=%v", image), func(t *testing.T) {
+			p := plugin(t, "internal/testplugins/randomness", runtime.PluginOptions{NoImage: !image, PoolSize: 2})
+			if on, why := p.Image(); on != image && !runtime.ImagesOffForTests() {
+				t.Fatalf("image %v, want %v (%s)", on, image, why)
+			}
+			ds := draws(t, p, 6)
+			for i := range ds {
+				for j := range i {
+					a, b := ds[i], ds[j]
+					switch {
+					case a.Crypto == b.Crypto:
+						t.Errorf("instances %d and %d drew the same crypto/rand bytes %s", j, i, a.Crypto)
+					case slices.Equal(a.V1, b.V1):
+						t.Errorf("instances %d and %d drew the same math/rand values %v", j, i, a.V1)
+					case slices.Equal(a.V2, b.V2):
+						t.Errorf("instances %d and %d drew the same math/rand/v2 values %v", j, i, a.V2)
+					case a.MapHash == b.MapHash:
+						t.Errorf("instances %d and %d have the same maphash seed", j, i)
+					}
+				}
+			}
+			sameMaps, sameSelects := true, true
+			for _, d := range ds[1:] {
+				sameMaps = sameMaps && slices.Equal(d.MapOrder, ds[0].MapOrder)
+				sameSelects = sameSelects && slices.Equal(d.Select, ds[0].Select)
+				if d.ConstV1 != wantV1 || d.ConstV2 != wantV2 {
+					t.Errorf("a generator seeded with a constant gave %d and %d, want %d and %d", d.ConstV1, d.ConstV2, wantV1, wantV2)
+				}
+			}
+			if sameMaps {
+				t.Errorf("every instance iterates a map in the same order %v", ds[0].MapOrder)
+			}
+			if sameSelects {
+				t.Errorf("every instance's select picks the same cases %v", ds[0].Select)
+			}
+			// What init computed is the image's: the same in every
+			// instance of one image, drawn anew by each instance without.
+			if on, _ := p.Image(); on != (ds[0].InitKey == ds[1].InitKey) {
+				t.Errorf("image %v, but init's crypto/rand key is %q then %q", on, ds[0].InitKey, ds[1].InitKey)
+			}
+		})
+	}
+}
+
+// No instance, fresh or pooled, image or not, holds a byte an earlier
+// call wrote: its mark is nowhere in the next instance's memory.
+func TestImageInstancesShareNoWrites(t *testing.T) {
+	for _, c := range []struct {
+		image bool
+		pool  int
+	}{{true, 0}, {true, 2}, {false, 0}} {
+		t.Run(fmt.Sprintf("image=%v/pool=%d", c.image, c.pool), func(t *testing.T) {
+			p := plugin(t, "internal/testplugins/probe", runtime.PluginOptions{NoImage: !c.image, PoolSize: c.pool})
+			for i := range 3 {
+				mark := fmt.Sprintf("m%d-%x", i, randv2.Uint64())
+				if s := callState(t, p, mark); s != (seen{}) {
+					t.Fatalf("call %d saw an earlier call's state: %+v", i, s)
+				}
+				mem, err := runtime.FreshMemory(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(mem, []byte(mark)) {
+					t.Fatalf("a fresh instance's memory holds %q, written by an earlier call", mark)
+				}
+			}
+		})
+	}
+}
+
+// The Go runtime's random state must be where images look for it: when
+// a Go release moves it, this fails and images turn themselves off for
+// plugins built with that release (logged). Update
+// runtime/internal/image/seeds.go then.
+func TestImageFindsGoRuntimeGenerators(t *testing.T) {
+	if runtime.ImagesOffForTests() {
+		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
+	}
+	for _, pkg := range []string{"internal/testplugins/randomness", "internal/testplugins/probe"} {
+		p := plugin(t, pkg, runtime.PluginOptions{})
+		if on, why := p.Image(); !on {
+			t.Fatalf("%s (built with %s): no image: %s", pkg, goruntime.Version(), why)
+		}
+		states, cheap := runtime.ImageSeeds(p)
+		t.Logf("%s: %d ChaCha8 states, %d cheaprand words", pkg, states, cheap)
+		// m0.chacha8 and the global generator, at least; one cheaprand.
+		if states < 2 || cheap < 1 {
+			t.Fatalf("%s (built with %s): %d ChaCha8 states and %d cheaprand words found, want at least 2 and 1: the Go runtime's layout moved", pkg, goruntime.Version(), states, cheap)
+		}
+	}
+}
