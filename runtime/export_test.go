@@ -45,3 +45,23 @@ func ImageSeeds(p *Plugin) (states, cheap int) {
 	}
 	return len(p.img.seeds.States), len(p.img.seeds.Cheap)
 }
+
+// Pool makes n fresh instances of p, ready for a call each, as a pool
+// holds them; Unpool closes them.
+func Pool(p *Plugin, n int) []*instance {
+	var insts []*instance
+	for range n {
+		inst, err := p.instantiate(context.Background())
+		if err != nil {
+			panic(err)
+		}
+		insts = append(insts, inst)
+	}
+	return insts
+}
+
+func Unpool(insts []*instance) {
+	for _, inst := range insts {
+		inst.close()
+	}
+}

@@ -131,6 +131,9 @@ func nonZeroRuns(mem []byte) []imageRun {
 
 // restore puts the image into a fresh template instance: memory, globals,
 // and new seeds for the Go runtime's generators.
+// The memory, new, is zeros: only the image's non-zero runs are copied,
+// into a mapping with huge pages where the kernel has them
+// (RATIONALE.md, "Why are images copied, not mapped copy-on-write?").
 func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
 	mem := mod.Memory()
 	if have := mem.Size() / imagepkg.PageSize; have < img.pages {
