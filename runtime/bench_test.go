@@ -441,13 +441,22 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 }
 
 // Memory of 10 Go plugins loaded and idle, each from its own module,
-// with no pool and with pools of one (the default) and of four: PSS
-// after loading them, over PSS before.
+// with no pool and with pools of one and of four, with images and without
+// (`init`): PSS after loading them, over PSS before (compiled code
+// included).
 func BenchmarkMemoryIdle(b *testing.B) {
 	pkgs := []string{"plugins/calc", "plugins/fetch", "plugins/fs", "plugins/policy", "plugins/redact",
 		"internal/testplugins/probe", "internal/testplugins/raw", "internal/testplugins/randomness", "plugins/calc", "internal/testplugins/probe"}
-	for _, pool := range []int{0, 1, 4} {
-		b.Run(fmt.Sprintf("plugins=10/pool=%d", pool), func(b *testing.B) {
+	for _, c := range []struct {
+		pool    int
+		noImage bool
+	}{{0, false}, {1, false}, {4, false}, {0, true}, {1, true}} {
+		pool := c.pool
+		name := fmt.Sprintf("plugins=10/pool=%d", pool)
+		if c.noImage {
+			name += "/init"
+		}
+		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			var mib float64
 			for b.Loop() {
@@ -470,7 +479,7 @@ func BenchmarkMemoryIdle(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					p, err := r.NewPlugin(m, runtime.PluginOptions{PoolSize: pool})
+					p, err := r.NewPlugin(m, runtime.PluginOptions{PoolSize: pool, NoImage: c.noImage})
 					if err != nil {
 						b.Fatal(err)
 					}

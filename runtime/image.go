@@ -33,6 +33,9 @@ type imageRun struct {
 // runPage is the granularity at which zero stretches are left out.
 const runPage = 4096
 
+// noInit is why a module with nothing to initialize has no image.
+const noInit = "the module has no initialization to save"
+
 // template makes m's template for images, or says why there is none.
 // The module's code is fuel-instrumented after the rewrite; tables are
 // checked then (images need code that never changes a table).
@@ -48,7 +51,7 @@ func (r *Runtime) template(wasm []byte) (*imagepkg.Template, string) {
 		return nil, err.Error()
 	}
 	if !t.Init {
-		return nil, "the module has no initialization to save"
+		return nil, noInit
 	}
 	return t, ""
 }

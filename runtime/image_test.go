@@ -9,8 +9,10 @@ import (
 	randv2 "math/rand/v2"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
@@ -142,5 +144,57 @@ func TestImageFindsGoRuntimeGenerators(t *testing.T) {
 		if states < 2 || cheap < 1 {
 			t.Fatalf("%s (built with %s): %d ChaCha8 states and %d cheaprand words found, want at least 2 and 1: the Go runtime's layout moved", pkg, goruntime.Version(), states, cheap)
 		}
+	}
+}
+
+// An init that calls a host function gets no image (its effect would not
+// be replayed): the plugin runs init in every instance and still works.
+// An init that does not gets one, unless turned off.
+func TestImageFallsBack(t *testing.T) {
+	mod := func(initBody []byte) []byte {
+		return wasmbuild.Module{
+			Imports: []wasmbuild.Import{{Module: "extism:host/env", Name: "input_length", Func: wasmbuild.Func{Results: []byte{wasmbuild.I64}}}},
+			Funcs: []wasmbuild.Func{
+				{Body: initBody},
+				{Results: []byte{wasmbuild.I32}, Body: []byte{0x41, 0}},
+			},
+			Exports:     map[string]uint32{"_initialize": 1, "noop": 2},
+			MemoryPages: 1,
+			Data:        []byte("data the image must hold"),
+		}.Encode()
+	}
+	for _, c := range []struct {
+		name    string
+		wasm    []byte
+		noImage bool
+		want    string // the reason, or "" for an image
+	}{
+		{"host call", mod([]byte{0x10, 0, 0x1a}), false, "calls the host function extism:host/env.input_length"},
+		{"plain", mod(nil), false, ""},
+		{"turned off", mod(nil), true, "turned off"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := pluginOf(t, c.name+".wasm", c.wasm, runtime.PluginOptions{NoImage: c.noImage})
+			on, why := p.Image()
+			switch {
+			case runtime.ImagesOffForTests():
+			case c.want == "" && !on:
+				t.Fatalf("no image: %s", why)
+			case c.want != "" && (on || !strings.Contains(why, c.want)):
+				t.Fatalf("image %v (%q), want none because %q", on, why, c.want)
+			}
+			for range 3 {
+				if _, err := p.Call(context.Background(), "noop", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mem, err := runtime.FreshMemory(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(mem, []byte("data the image must hold")) {
+				t.Fatalf("a fresh instance's memory starts %q, not with the module's data", mem[:24])
+			}
+		})
 	}
 }

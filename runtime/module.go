@@ -141,6 +141,12 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 	}
+	if tmpl != nil {
+		// Keep only what instances need: the segments, in one buffer of
+		// their own, not the module's bytes.
+		tmpl.Wasm = nil
+		tmpl.CompactSegments()
+	}
 	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages, tmpl: tmpl, noImage: noImage}
 	if err := m.checkImports(); err != nil {
 		compiled.Close(ctx)

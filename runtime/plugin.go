@@ -101,9 +101,12 @@ func (p *Plugin) setImage(off bool) {
 	default:
 		p.img, p.noImage = p.makeImage(context.Background())
 	}
-	if p.img != nil {
+	switch {
+	case p.img != nil:
 		p.r.log.Debug("runtime: image made", "plugin", p.name, "pages", p.img.pages, "bytes", p.img.size())
-	} else if !off {
+	case off || p.m.tmpl == nil && p.m.noImage == noInit:
+		// Asked for, or nothing to save: not worth a line.
+	default:
 		p.r.log.Info("runtime: no image, each instance runs the module's initialization", "plugin", p.name, "reason", p.noImage)
 	}
 }

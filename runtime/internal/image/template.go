@@ -181,6 +181,21 @@ func hasInit(r *wasmbin.Reader) (bool, error) {
 	return init, r.Err
 }
 
+// CompactSegments copies the segments' data into one buffer of their
+// own, so that the module's bytes they pointed into can be freed.
+func (t *Template) CompactSegments() {
+	n := 0
+	for _, s := range t.Segments {
+		n += len(s.Data)
+	}
+	buf := make([]byte, 0, n)
+	for i, s := range t.Segments {
+		start := len(buf)
+		buf = append(buf, s.Data...)
+		t.Segments[i].Data = buf[start:len(buf):len(buf)]
+	}
+}
+
 func readImports(r *wasmbin.Reader) (uint32, error) {
 	var globals uint32
 	n := r.U32()
