@@ -25,9 +25,12 @@ type PluginOptions struct {
 	NoImage bool
 }
 
-// DefaultPoolSize is a pool size for hosts with no better figure: one
-// instance per expected concurrent call of the plugin.
-const DefaultPoolSize = 4
+// DefaultPoolSize is a pool size for hosts with no better figure. With
+// instance images a fresh instance costs about a millisecond, so one
+// ready instance hides that for a plugin called one call at a time, and
+// more would mostly hold memory (RATIONALE.md, "Why do pools default to
+// one instance?").
+const DefaultPoolSize = 1
 
 // Plugin is a module with its grants: the unit that is called. It is safe
 // for concurrent use; every call runs in its own fresh instance.
