@@ -162,12 +162,3 @@ func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
 	}
 	return nil
 }
-
-// size is the image's memory footprint, in bytes.
-func (img *image) size() int {
-	n := 0
-	for _, r := range img.runs {
-		n += len(r.data)
-	}
-	return n
-}

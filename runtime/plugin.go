@@ -105,10 +105,8 @@ func (p *Plugin) setImage(off bool) {
 		p.img, p.noImage = p.makeImage(context.Background())
 	}
 	switch {
-	case p.img != nil:
-		p.r.log.Debug("runtime: image made", "plugin", p.name, "pages", p.img.pages, "bytes", p.img.size())
-	case off || p.m.tmpl == nil && p.m.noImage == noInit:
-		// Asked for, or nothing to save: not worth a line.
+	case p.img != nil, off || p.m.tmpl == nil && p.m.noImage == noInit:
+		// Made, asked for, or nothing to save: not worth a line.
 	default:
 		p.r.log.Info("runtime: no image, each instance runs the module's initialization", "plugin", p.name, "reason", p.noImage)
 	}
