@@ -147,6 +147,13 @@ func TestImageFindsGoRuntimeGenerators(t *testing.T) {
 	}
 }
 
+// goBuildID is a custom section named go:buildid, as Go's linker writes.
+var goBuildID = func() []byte {
+	body := append([]byte{byte(len("go:buildid"))}, "go:buildid"...)
+	body = append(body, "x"...)
+	return append([]byte{0, byte(len(body))}, body...)
+}()
+
 // An init that calls a host function gets no image (its effect would not
 // be replayed): the plugin runs init in every instance and still works.
 // An init that does not gets one, unless turned off.
@@ -172,6 +179,9 @@ func TestImageFallsBack(t *testing.T) {
 		{"host call", mod([]byte{0x10, 0, 0x1a}), false, "calls the host function extism:host/env.input_length"},
 		{"plain", mod(nil), false, ""},
 		{"turned off", mod(nil), true, "turned off"},
+		// Built by Go (a go:buildid section) yet without Go's runtime
+		// generators where images look: as after a Go release moved them.
+		{"unknown Go layout", append(mod(nil), goBuildID...), false, "this Go release is not supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := pluginOf(t, c.name+".wasm", c.wasm, runtime.PluginOptions{NoImage: c.noImage})
