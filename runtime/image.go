@@ -53,6 +53,9 @@ func (r *Runtime) template(wasm []byte) (*imagepkg.Template, string) {
 	if !t.Init {
 		return nil, noInit
 	}
+	if t.OptOut {
+		return nil, "the plugin asks for none (it exports " + imagepkg.OptOutExport + ")"
+	}
 	return t, ""
 }
 

@@ -158,14 +158,18 @@ var goBuildID = func() []byte {
 // be replayed): the plugin runs init in every instance and still works.
 // An init that does not gets one, unless turned off.
 func TestImageFallsBack(t *testing.T) {
-	mod := func(initBody []byte) []byte {
+	mod := func(initBody []byte, extra ...string) []byte {
+		exports := map[string]uint32{"_initialize": 1, "noop": 2}
+		for _, e := range extra {
+			exports[e] = 2
+		}
 		return wasmbuild.Module{
 			Imports: []wasmbuild.Import{{Module: "extism:host/env", Name: "input_length", Func: wasmbuild.Func{Results: []byte{wasmbuild.I64}}}},
 			Funcs: []wasmbuild.Func{
 				{Body: initBody},
 				{Results: []byte{wasmbuild.I32}, Body: []byte{0x41, 0}},
 			},
-			Exports:     map[string]uint32{"_initialize": 1, "noop": 2},
+			Exports:     exports,
 			MemoryPages: 1,
 			Data:        []byte("data the image must hold"),
 		}.Encode()
@@ -179,6 +183,7 @@ func TestImageFallsBack(t *testing.T) {
 		{"host call", mod([]byte{0x10, 0, 0x1a}), false, "calls the host function extism:host/env.input_length"},
 		{"plain", mod(nil), false, ""},
 		{"turned off", mod(nil), true, "turned off"},
+		{"plugin opts out", mod(nil, "wasmagent_no_image"), false, "exports wasmagent_no_image"},
 		// Built by Go (a go:buildid section) yet without Go's runtime
 		// generators where images look: as after a Go release moved them.
 		{"unknown Go layout", append(mod(nil), goBuildID...), false, "this Go release is not supported"},

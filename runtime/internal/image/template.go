@@ -40,7 +40,13 @@ type Template struct {
 	// Init: the module exports an initialiser (_initialize,
 	// __wasm_call_ctors, _start or hs_init), the work an image saves.
 	Init bool
+	// OptOut: the module exports a function named OptOutExport, asking
+	// to run its initialization in every instance.
+	OptOut bool
 }
+
+// OptOutExport is the export by which a module asks for no image.
+const OptOutExport = "wasmagent_no_image"
 
 // ErrUnsupported is wrapped by every refusal of Make: the module is valid
 // (as far as Make reads it) but a snapshot cannot capture its state.
@@ -81,7 +87,7 @@ func Make(wasm []byte) (*Template, error) {
 			t.Globals, err = readGlobals(r, nImportedGlobals)
 		case wasmbin.SecExport:
 			exportAt = i
-			t.Init, err = hasInit(r)
+			t.Init, t.OptOut, err = readExports(r)
 		case wasmbin.SecStart:
 			return nil, unsupported("a start function (it runs before the host can write the memory)")
 		case wasmbin.SecData:
@@ -166,19 +172,25 @@ func (t *Template) rewrite(secs []wasmbin.Section, exportAt int) error {
 	return nil
 }
 
-func hasInit(r *wasmbin.Reader) (bool, error) {
-	init := false
+// readExports reports whether the module exports an initialiser, and
+// OptOutExport.
+func readExports(r *wasmbin.Reader) (init, optOut bool, err error) {
 	n := r.U32()
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		name, _ := r.Name()
 		kind := r.Byte()
 		r.U32()
+		if kind != wasmbin.KindFunc {
+			continue
+		}
 		switch name {
 		case "_initialize", "__wasm_call_ctors", "_start", "hs_init":
-			init = init || kind == wasmbin.KindFunc
+			init = true
+		case OptOutExport:
+			optOut = true
 		}
 	}
-	return init, r.Err
+	return init, optOut, r.Err
 }
 
 // CompactSegments copies the segments' data into one buffer of their
