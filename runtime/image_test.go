@@ -213,3 +213,19 @@ func TestImageFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// An init that opens a file in a granted directory gets no image: the
+// file may change, and an image would replay what init read.
+func TestImageInitReadingAFileFallsBack(t *testing.T) {
+	if runtime.ImagesOffForTests() {
+		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
+	}
+	dir := t.TempDir()
+	p := plugin(t, "internal/testplugins/randomness", runtime.PluginOptions{Grants: runtime.Grants{Dirs: []runtime.Dir{{Host: dir, Guest: "/image-test"}}}})
+	if on, why := p.Image(); on || !strings.Contains(why, "opens") {
+		t.Fatalf("image %v (%q), want none because init opens a granted file", on, why)
+	}
+	if ds := draws(t, p, 2); ds[0].InitKey == ds[1].InitKey {
+		t.Fatal("init ran once for two instances")
+	}
+}
