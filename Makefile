@@ -74,6 +74,12 @@ test: plugins npm-deps
 	$(GO) test -count=1 ./internal/testcache/
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
+	@echo "the containment and isolation tests again, with instance images off"
+	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
+
+# The runtime's containment and isolation tests, which make test runs a
+# second time with images off (docs/runtime.md, "Images").
+IMAGE_OFF_TESTS = NoAmbientAuthority|UpdateOverLimit|ConcurrencyCaps|FilesStayInside|DeadlineHolds|HostWorkCaps|LateReturnIsAnError|HTTPRequestsCap|NeverTakeTheHostDown|HostPanicFailsOnlyItsCall|SecondCallNeverSeesFirst|ParallelCallsAreIsolated|FailedCallLeavesNothing|TimeoutStopsInfiniteLoop|AbortStopsInfiniteLoop|MemoryGrant|TestImage
 
 node-deps: npm-deps
 

@@ -147,12 +147,17 @@ func BenchmarkCallLatency(b *testing.B) {
 		m      *runtime.Module
 		export string
 		gap    time.Duration
+		pool   int
 	}{
-		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond},
-		{"small", m, "echo", time.Millisecond},
+		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 2},
+		// With images, is a pool still worth its memory? (RATIONALE.md,
+		// "Why do pools default to 1?")
+		{"go/pool=0", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0},
+		{"go/pool=1", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1},
+		{"small", m, "echo", time.Millisecond, 2},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m, runtime.PluginOptions{PoolSize: 2})
+			p, err := rt(b).NewPlugin(c.m, runtime.PluginOptions{PoolSize: c.pool})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -171,31 +176,37 @@ func BenchmarkCallLatency(b *testing.B) {
 	}
 }
 
-// Instantiation: a fresh instance (no pool), initialised, one trivial
-// call, closed.
+// Instantiation: a fresh instance (no pool), from the plugin's image
+// (`image`) or initialised (`init`), one trivial call, closed.
 func BenchmarkInstantiate(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		m    func() *runtime.Module
+		name    string
+		m       func() *runtime.Module
+		noImage bool
 	}{
-		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }},
-		{"go-pdk-only", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }},
+		{"go/image", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
+		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
+		{"go-pdk-only/image", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, false},
+		{"go-pdk-only/init", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, true},
 		{"small", func() *runtime.Module {
 			m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
 			if err != nil {
 				b.Fatal(err)
 			}
 			return m
-		}},
+		}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{})
+			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{NoImage: c.noImage})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer p.Close()
+			if on, why := p.Image(); !on && !c.noImage && c.name != "small" {
+				b.Fatalf("no image: %s", why)
+			}
 			export, in := "noop", []byte(nil)
-			if c.name == "go" {
+			if strings.HasPrefix(c.name, "go/") {
 				export, in = sdk.ExportExecute, []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
 			}
 			for b.Loop() {
@@ -390,41 +401,126 @@ func BenchmarkParallel(b *testing.B) {
 	}
 }
 
-// Memory: resident memory per pooled (idle, initialised) instance, for a
-// Go plugin and a small one.
+// Memory: proportional resident memory (PSS: shared pages divided among
+// their sharers) per pooled (idle, ready) instance, for a Go plugin from
+// its image and initialised, and for a small module.
 func BenchmarkMemoryPerInstance(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		m    func() *runtime.Module
+		name    string
+		m       func() *runtime.Module
+		noImage bool
 	}{
-		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }},
+		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
+		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
 		{"small", func() *runtime.Module {
 			m, _ := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
 			return m
-		}},
+		}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			const n = 50
 			m := c.m()
 			var perInstance float64
 			for b.Loop() {
-				debug.FreeOSMemory()
-				before := rss()
-				p, err := rt(b).NewPlugin(m, runtime.PluginOptions{PoolSize: n})
+				// The plugin and its image first, then the pool.
+				p, err := rt(b).NewPlugin(m, runtime.PluginOptions{NoImage: c.noImage})
 				if err != nil {
 					b.Fatal(err)
 				}
-				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-					if p.Pooled() == n {
-						break
-					}
-				}
-				perInstance = float64(rss()-before) / n
+				debug.FreeOSMemory()
+				before := pss()
+				insts := runtime.Pool(p, n)
+				debug.FreeOSMemory()
+				perInstance = float64(pss()-before) / n
+				runtime.Unpool(insts)
 				p.Close()
 			}
 			b.ReportMetric(perInstance/1024, "KiB/instance")
 		})
 	}
+}
+
+// Memory of 10 Go plugins loaded and idle, each from its own module,
+// with no pool and with pools of one (the default), and with no pool and
+// no images (`init`): PSS after loading them, over PSS before (compiled
+// code included). (Pools of four measured 411 MiB: RATIONALE.md.)
+func BenchmarkMemoryIdle(b *testing.B) {
+	pkgs := []string{"plugins/calc", "plugins/fetch", "plugins/fs", "plugins/policy", "plugins/redact",
+		"internal/testplugins/probe", "internal/testplugins/raw", "internal/testplugins/randomness", "plugins/calc", "internal/testplugins/probe"}
+	for _, c := range []struct {
+		pool    int
+		noImage bool
+	}{{0, false}, {1, false}, {0, true}} {
+		pool := c.pool
+		name := fmt.Sprintf("plugins=10/pool=%d", pool)
+		if c.noImage {
+			name += "/init"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			var mib float64
+			for b.Loop() {
+				debug.FreeOSMemory()
+				before := pss()
+				r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var ps []*runtime.Plugin
+				for i, pkg := range pkgs {
+					wasm, err := os.ReadFile(wasmbuild.ForTest(b, pkg))
+					if err != nil {
+						b.Fatal(err)
+					}
+					if i >= len(pkgs)-2 {
+						wasm = append(wasm, 0, 2, 1, 'x') // a custom section: another module
+					}
+					m, err := r.Compile(ctx, pkg, wasm)
+					if err != nil {
+						b.Fatal(err)
+					}
+					p, err := r.NewPlugin(m, runtime.PluginOptions{PoolSize: pool, NoImage: c.noImage})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ps = append(ps, p)
+				}
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					full := true
+					for _, p := range ps {
+						full = full && p.Pooled() == pool
+					}
+					if full {
+						break
+					}
+				}
+				debug.FreeOSMemory()
+				mib = float64(pss()-before) / (1 << 20)
+				for _, p := range ps {
+					p.Close()
+				}
+				r.Close(ctx)
+			}
+			b.ReportMetric(mib, "MiB")
+		})
+	}
+}
+
+// pss is the process's proportional resident memory (Linux), or its
+// resident memory where smaps_rollup is missing.
+func pss() int64 {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return rss()
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			var kb int64
+			fmt.Sscan(rest, &kb)
+			return kb << 10
+		}
+	}
+	return rss()
 }
 
 // rss is the process's resident memory (Linux), or 0.

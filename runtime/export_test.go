@@ -1,7 +1,67 @@
 package runtime
 
+import (
+	"bytes"
+	"context"
+	"os"
+)
+
 // Test helpers the external test package shares with this one.
 var (
 	ResetPeakRSS = resetPeakRSS
 	PeakRSS      = peakRSS
 )
+
+// WASMAGENT_TEST_IMAGES=off runs the package's tests with images off for
+// every plugin (make test runs the containment and isolation tests both
+// ways).
+func init() {
+	if os.Getenv("WASMAGENT_TEST_IMAGES") == "off" {
+		imagesOff = true
+	}
+}
+
+// ImagesOffForTests reports whether WASMAGENT_TEST_IMAGES=off is set.
+func ImagesOffForTests() bool { return imagesOff }
+
+// FreshMemory makes a fresh instance of p, as a call would get it, and
+// returns a copy of its linear memory.
+func FreshMemory(p *Plugin) ([]byte, error) {
+	inst, err := p.instantiate(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer inst.close()
+	mem := inst.mod.Memory()
+	b, _ := mem.Read(0, mem.Size())
+	return bytes.Clone(b), nil
+}
+
+// ImageSeeds is how many ChaCha8 states and cheaprand words p's image
+// re-draws per instance.
+func ImageSeeds(p *Plugin) (states, cheap int) {
+	if p.img == nil {
+		return 0, 0
+	}
+	return len(p.img.seeds.States), len(p.img.seeds.Cheap)
+}
+
+// Pool makes n fresh instances of p, ready for a call each, as a pool
+// holds them; Unpool closes them.
+func Pool(p *Plugin, n int) []*instance {
+	var insts []*instance
+	for range n {
+		inst, err := p.instantiate(context.Background())
+		if err != nil {
+			panic(err)
+		}
+		insts = append(insts, inst)
+	}
+	return insts
+}
+
+func Unpool(insts []*instance) {
+	for _, inst := range insts {
+		inst.close()
+	}
+}

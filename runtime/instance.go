@@ -20,16 +20,27 @@ type instance struct {
 	st  *callState
 }
 
-// instantiate makes a fresh instance and runs the module's initialiser
-// (_initialize for reactors, __wasm_call_ctors, hs_init), within the
-// plugin's timeout.
+// instantiate makes a fresh instance: from the plugin's image, if it has
+// one, or by running the module's initialiser.
 func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
+	return p.instantiateWith(ctx, p.img, false)
+}
+
+// instantiateWith makes a fresh instance, within the plugin's timeout:
+// from img, or (img nil) by writing the data segments if the module is a
+// template and running the module's initialiser (_initialize for
+// reactors, __wasm_call_ctors, hs_init). imaging marks the initialisation
+// of an image: what it does that an image cannot replay is recorded.
+func (p *Plugin) instantiateWith(ctx context.Context, img *image, imaging bool) (*instance, error) {
 	timeout := p.grants.initTimeout()
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	limit := uint64(p.grants.MemoryPages) << 16
-	st := &callState{kernel: newKernel(limit, uint64(p.grants.MaxHostAllocBytes)), p: p, ctx: ctx}
+	st := &callState{kernel: newKernel(limit, uint64(p.grants.MaxHostAllocBytes)), p: p, ctx: ctx, imaging: imaging}
 	mc := &memoryCap{limit: limit}
+	if img != nil {
+		mc.hint = uint64(img.pages) << 16
+	}
 	wctx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, st), mc)
 	var mod api.Module
 	err := p.r.recovered("instantiate", func() (err error) {
@@ -51,7 +62,17 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 		return nil, p.callError("instantiate", ctx, timeout, st, err)
 	}
 	inst := &instance{p: p, mod: mod, st: st}
-	if err := p.r.recovered("instantiate", func() error { return inst.initialize(wctx) }); err != nil {
+	if err := p.r.recovered("instantiate", func() error {
+		if img != nil {
+			return img.restore(mod, p.m.tmpl)
+		}
+		if p.m.tmpl != nil {
+			if err := writeSegments(mod, p.m.tmpl); err != nil {
+				return err
+			}
+		}
+		return inst.initialize(wctx)
+	}); err != nil {
 		inst.close()
 		return nil, p.callError("instantiate", ctx, timeout, st, err)
 	}

@@ -14,6 +14,7 @@ import "github.com/tetratelabs/wazero/experimental"
 type memoryCap struct {
 	limit uint64
 	over  uint64 // the initial size of a memory over limit, in bytes
+	hint  uint64 // the size the memory will grow to at once (an image's)
 }
 
 func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemory {
@@ -21,7 +22,7 @@ func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemor
 		a.over = max(a.over, capacity)
 		return &cappedMemory{limit: a.limit} // nothing reserved: refused
 	}
-	return allocate(capacity, min(a.limit, maxBytes))
+	return allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
 }
 
 // cappedMemory is a linear memory on the Go heap, for systems without

@@ -45,6 +45,7 @@ func mapMemory(limit uint64) *mappedMemory {
 	if err != nil {
 		return nil
 	}
+	adviseHuge(b)
 	return &mappedMemory{buf: b[:0], limit: limit}
 }
 

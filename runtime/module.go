@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
+	imagepkg "github.com/wasmagent/wasmagent/runtime/internal/image"
 	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
 )
 
@@ -25,6 +26,8 @@ type Module struct {
 	compiled wazero.CompiledModule
 	exports  map[string]api.FunctionDefinition
 	minPages uint32
+	tmpl     *imagepkg.Template // the template compiled instead of the module (nil: none)
+	noImage  string             // why there is no template
 }
 
 // Name is the name the module was compiled under (usually its file).
@@ -118,8 +121,19 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	instrumented := wasm
+	tmpl, noImage := r.template(wasm)
 	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
-		if instrumented, err = fuel.Instrument(wasm, fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}); err != nil {
+		fopts := fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}
+		if tmpl != nil {
+			var rep fuel.Report
+			if instrumented, rep, err = fuel.InstrumentReport(tmpl.Wasm, fopts); err == nil && rep.WritesTables {
+				tmpl, noImage = nil, "the module's code may change a table, which an image does not hold"
+			}
+		}
+		if tmpl == nil {
+			instrumented, err = fuel.Instrument(wasm, fopts)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 		}
 	}
@@ -127,7 +141,13 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 	}
-	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages}
+	if tmpl != nil {
+		// Keep only what instances need: the segments, in one buffer of
+		// their own, not the module's bytes.
+		tmpl.Wasm = nil
+		tmpl.CompactSegments()
+	}
+	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages, tmpl: tmpl, noImage: noImage}
 	if err := m.checkImports(); err != nil {
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -20,11 +20,17 @@ type PluginOptions struct {
 	// MaxConcurrency caps this plugin's calls running at once (0: only the
 	// Runtime's cap applies).
 	MaxConcurrency int
+	// NoImage turns images off for this plugin: every instance runs the
+	// module's initialization itself (docs/runtime.md, "Images").
+	NoImage bool
 }
 
-// DefaultPoolSize is a pool size for hosts with no better figure: one
-// instance per expected concurrent call of the plugin.
-const DefaultPoolSize = 4
+// DefaultPoolSize is a pool size for hosts with no better figure. With
+// instance images a fresh instance costs about a millisecond, so one
+// ready instance hides that for a plugin called one call at a time, and
+// more would mostly hold memory (RATIONALE.md, "Why do pools default to
+// one instance?").
+const DefaultPoolSize = 1
 
 // Plugin is a module with its grants: the unit that is called. It is safe
 // for concurrent use; every call runs in its own fresh instance.
@@ -40,6 +46,9 @@ type Plugin struct {
 	gate   *gate // nil without a per-plugin cap
 	mounts []mount
 	closes sync.WaitGroup // instances being closed after their call
+
+	img     *image // the state new instances start from (nil: none)
+	noImage string // why there is no image
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -77,9 +86,35 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if p.mounts, err = openMounts(g.Dirs); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
+	p.setImage(opts.NoImage || imagesOff)
 	p.pool = newPool(p, opts.PoolSize)
 	return p, nil
 }
+
+// imagesOff turns images off for every plugin (tests, see export_test.go).
+var imagesOff bool
+
+// setImage makes the plugin's image, or logs why it has none.
+func (p *Plugin) setImage(off bool) {
+	switch {
+	case off:
+		p.noImage = "turned off for this plugin"
+	case p.m.tmpl == nil:
+		p.noImage = p.m.noImage
+	default:
+		p.img, p.noImage = p.makeImage(context.Background())
+	}
+	switch {
+	case p.img != nil, off || p.m.tmpl == nil && p.m.noImage == noInit:
+		// Made, asked for, or nothing to save: not worth a line.
+	default:
+		p.r.log.Info("runtime: no image, each instance runs the module's initialization", "plugin", p.name, "reason", p.noImage)
+	}
+}
+
+// Image reports whether new instances of the plugin start from an image,
+// and if not, why.
+func (p *Plugin) Image() (bool, string) { return p.img != nil, p.noImage }
 
 // Name is the plugin's name.
 func (p *Plugin) Name() string { return p.name }

@@ -23,6 +23,9 @@ type callState struct {
 	stderr   headBuffer
 	onUpdate func([]byte) error
 
+	imaging      bool   // the instance's initialisation is being imaged
+	unreplayable string // what that initialisation did that an image cannot replay
+
 	vars        map[string][]byte
 	varBytes    int
 	httpStatus  int32
@@ -57,6 +60,14 @@ func (st *callState) check(f *fault) {
 		st.fault = f
 	}
 	panic(f)
+}
+
+// cannotReplay records, during the initialisation of an image, something
+// an image cannot replay in later instances.
+func (st *callState) cannotReplay(what string) {
+	if st.imaging && st.unreplayable == "" {
+		st.unreplayable = what
+	}
 }
 
 // enter is the start of every host function: a call whose context has

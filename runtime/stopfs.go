@@ -17,6 +17,9 @@ type stopFS struct {
 
 func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	s.st.enter()
+	if s.st.imaging {
+		s.st.cannotReplay("opens " + p + " in a granted directory")
+	}
 	f, errno := s.FS.OpenFile(p, flag, perm)
 	if errno != 0 {
 		return nil, errno

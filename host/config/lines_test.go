@@ -26,6 +26,7 @@ func TestBadValueLineAndKey(t *testing.T) {
 		{"grants.dirs[0].guest", `"relative"`},
 		{"pool", `"four"`},
 		{"pool", "1000"},
+		{"image", `"no"`},
 		{"sha256", `"abc"`},
 		{"grantz", "1"},
 		{"grants.hostz", `["a.com"]`},
@@ -95,6 +96,7 @@ func generate(r *rand.Rand, n, target int, key, value string) (string, int) {
 		set := map[string]string{
 			"plugin":               `"placeholder-plugin"`,
 			"pool":                 "2",
+			"image":                "false",
 			"sha256":               `"` + strings.Repeat("ab", 32) + `"`,
 			"sequential":           `["write"]`,
 			"rename.read":          `"fs_read"`,
@@ -111,7 +113,7 @@ func generate(r *rand.Rand, n, target int, key, value string) (string, int) {
 		}
 		bad := func(k string) bool { return i == target && k == key }
 		// Top-level keys of the tool, in a random order.
-		top := []string{"plugin", "pool", "sha256", "sequential"}
+		top := []string{"plugin", "pool", "image", "sha256", "sequential"}
 		if i == target && !strings.Contains(key, ".") && set[key] != "" && !contains(top, key) {
 			top = append(top, key)
 		}

@@ -81,6 +81,7 @@ plugin = "p.wasm"
 name = "files"
 sha256 = "`+strings.Repeat("ab", 32)+`"
 pool = 2
+image = false
 disable = ["rm"]
 sequential = ["edit"]
 rename = { read = "fs_read" }
@@ -114,6 +115,9 @@ order = -1
 	if tool.Plugin.Plugin != filepath.Join(dir, "p.wasm") || g.Dirs[0].Host != filepath.Join(dir, "work") || g.Memory != 64<<20 ||
 		g.Timeout.Seconds() != 5 || g.MaxInput != 65536 || g.MaxOutput != 1<<20 || g.MaxHTTPResponse != 2_000_000 || g.MaxVars != 4096 {
 		t.Fatalf("tool: %+v", tool)
+	}
+	if tool.Image == nil || *tool.Image {
+		t.Fatalf("image: %v, want false", tool.Image)
 	}
 	if tool.Config["token"].Env != "TOKEN" || *tool.Config["token"].Default != "none" || tool.Config["root"].Literal != "/work" {
 		t.Fatalf("config: %+v", tool.Config)

@@ -96,6 +96,7 @@ type Plugin struct {
 	Name   string           `toml:"name"`
 	SHA256 string           `toml:"sha256"`
 	Pool   *int             `toml:"pool"`
+	Image  *bool            `toml:"image"` // false: every instance runs the plugin's init (docs/runtime.md, "Images")
 	Config map[string]Value `toml:"config"`
 	Grants Grants           `toml:"grants"`
 }

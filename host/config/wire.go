@@ -229,7 +229,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(p.Plugin), ".wasm")
 	}
-	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool})
+	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image})
 	if err != nil {
 		return nil, g, f.errorf(key+".plugin", "%v", err)
 	}

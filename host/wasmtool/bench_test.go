@@ -29,7 +29,12 @@ func BenchmarkLoopWasm20Turns3Tools(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		p    *wasmtool.Plugin
-	}{{"small", small}, {"go", mustLoadPool(b, 8)}} {
+	}{
+		{"small", small},
+		{"go", mustLoadPool(b, 8)},
+		// Without the instance image: each instance runs Go's init.
+		{"go/init", mustLoad(b, "internal/testplugins/probe", wasmtool.Options{Name: "probe", PoolSize: 8, NoImage: true})},
+	} {
 		b.Run(c.name, func(b *testing.B) { loopBench(b, c.p) })
 	}
 }

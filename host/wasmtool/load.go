@@ -26,6 +26,9 @@ type Options struct {
 	Grants runtime.Grants
 	// PoolSize is the number of instances kept ready (0: none).
 	PoolSize int
+	// NoImage turns the plugin's instance image off: each instance runs
+	// its init (runtime.PluginOptions.NoImage).
+	NoImage bool
 }
 
 // LoadError is a plugin that could not be loaded: the file and why.
@@ -84,7 +87,7 @@ func load(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, op
 	if name == "" {
 		name = path
 	}
-	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: name, Grants: opts.Grants, PoolSize: opts.PoolSize})
+	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	waruntime "github.com/wasmagent/wasmagent/runtime"
 )
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.+)$`)
@@ -151,11 +153,11 @@ func baseline(r results, name string) (string, bool) {
 var sections = []struct{ title, prefix, note string }{
 	{"Tool-call overhead", "Call/", "A fresh instance per call (`go`, `small`: our runtime, pool of 4, calls back to back, so the pool can run dry and throughput becomes instantiation-bound), against native Go doing the same JSON work, and what plain extism/go-sdk costs: `extism-instance` (CompiledPlugin.Instance + Call + Close), `extism-newplugin` (NewPlugin per call, no cache: a naive host), `extism-reused` (one instance for every call: unsafe, state leaks)."},
 	{"Call latency, one call at a time", "CallLatency/", "The pool refilled between calls; `call-ns` is the call alone."},
-	{"Instantiation", "Instantiate/", "A fresh instance, initialised, one trivial call, closed (no pool)."},
+	{"Instantiation", "Instantiate/", "A fresh instance, one trivial call, closed (no pool): from the plugin's image (`image`, docs/runtime.md, \"Images\") or running the module's initialisation (`init`)."},
 	{"Payloads and compute", "Payload/", "Whole execute path of a Go plugin, against native Go doing the same work (for sha256, crypto/sha256 with SHA-NI). Calls come back to back, so a Go plugin's figure includes waiting for instantiation (about 3.7 ms) once the pool runs dry; the 1 MiB echo is dominated by the Extism ABI's 8 bytes per host call."},
 	{"Parallel scaling", "Parallel", "`x-ideal`: wall time of n concurrent calls over the ideal (n/cores × one call for CPU-bound, one call for I/O-bound). With the default cap of 8 concurrent calls, 32 I/O-bound calls run in 4 rounds."},
 	{"Cold start", "ColdStart/", "In process (runtime, 1 Go plugin) and as a new `wasmagent` process to its first tool result and the end of a one-turn session (cmd, 1 and 10 Go plugins)."},
-	{"Memory", "Memory", "Resident memory per pooled instance (50 pooled), and the host's peak with 100 Go-plugin calls in flight."},
+	{"Memory", "Memory", "Proportional resident memory (PSS) per pooled instance (50 pooled; `go`: from the image, `go/init`: initialised), of 10 Go plugins loaded and idle with pools of 0 and 1 (and 0 without images: `init`), and the host's peak with 100 Go-plugin calls in flight."},
 	{"Stopping guest code", "Stopper/", "Fuel instrumentation against wazero's `WithCloseOnContextDone` and against nothing (the floor, unsafe), on Go plugin code."},
 	{"Plugin languages", "Languages/", "The same trivial tool call on a fresh instance with no pool (`call`), the file size (`bytes`) and the resident memory per pooled instance (`memory`), for a module with no language runtime (`small`), an AssemblyScript plugin (`as`: plugins/text, built with sdk/assemblyscript; needs Node.js) and a standard-Go plugin (`go`)."},
 	{"Abort", "AbortLatency", "How long an infinite loop runs on after its call's context is cancelled."},
@@ -228,6 +230,9 @@ func cpuOr(cpu string) string {
 	return cpu
 }
 
+// defaultPool is runtime.DefaultPoolSize, whose idle memory is a target.
+const defaultPool = waruntime.DefaultPoolSize
+
 // writeTargets states where we stand on each target of the benchmark issue.
 func writeTargets(b *strings.Builder, r results) {
 	get := func(name, unit string) float64 { v, _ := r.median(name, unit); return v }
@@ -268,14 +273,28 @@ func writeTargets(b *strings.Builder, r results) {
 		ratio = fuel / none
 	}
 	add("termination cost on loop-heavy code", "≤ 1.3×", ratio, "%.2f×", ratio > 0 && ratio <= 1.3)
+	fresh, tiny := get("Instantiate/go/image", "ns/op"), get("Instantiate/small", "ns/op")
+	add("fresh Go-plugin instance + trivial call (image)", "≤ 0.5 ms", fresh/1e6, "%.2f ms", fresh > 0 && fresh <= 0.5e6)
+	over := 0.0
+	if tiny > 0 {
+		over = fresh / tiny
+	}
+	add("fresh Go-plugin instance against a small module", "≤ 50×", over, "%.0f×", over > 0 && over <= 50)
 	goInst := get("MemoryPerInstance/go", "KiB/instance")
-	idle := goInst * 4 * 10 / 1024
-	add("10 Go plugins idle, pools of 4 warm (estimated from KiB per instance)", "< 150 MiB", idle, "%.0f MiB", idle > 0 && idle < 150)
+	add("resident memory (PSS) per pooled Go-plugin instance", "≤ 512 KiB", goInst, "%.0f KiB", goInst > 0 && goInst <= 512)
+	idle := get(fmt.Sprintf("MemoryIdle/plugins=10/pool=%d", defaultPool), "MiB")
+	add(fmt.Sprintf("10 Go plugins loaded and idle (PSS, default pool of %d)", defaultPool), "≤ 50 MiB", idle, "%.0f MiB", idle > 0 && idle <= 50)
 	ours, pi := get("LoopWasm20Turns3Tools/small", "µs/turn"), get("pi/Loop20Turns3Tools", "µs/turn")
 	if pi > 0 && ours > 0 {
 		add("time per turn against pi (Wasm tools, small plugin)", "≤ 1×", ours/pi, "%.2f×", ours <= pi)
 	} else {
 		add("time per turn against pi", "≤ 1×", 0, "", false)
+	}
+	goLoop := get("LoopWasm20Turns3Tools/go", "µs/turn")
+	if pi > 0 && goLoop > 0 {
+		add("time per turn against pi (Go-plugin tools)", "≤ 15×", goLoop/pi, "%.0f×", goLoop <= 15*pi)
+	} else {
+		add("time per turn against pi (Go-plugin tools)", "≤ 15×", 0, "", false)
 	}
 	b.WriteString("\n## Targets\n\n| target | goal | here | |\n|---|---|---|---|\n")
 	for _, t := range ts {

@@ -61,6 +61,7 @@ type info struct {
 	blockTypes     map[string]uint32 // results → index of an added type () -> results
 	addedTypes     []wasmbin.FuncType
 	tableElems     []byte          // element type of each table, imported or defined
+	writesTables   bool            // a function body may change a table (Report)
 	growType       map[byte]uint32 // element type → index of an added type (ref) -> i32
 	maxTable       uint32
 }
@@ -90,9 +91,32 @@ func (fi *info) remapFunc(i uint32) (uint32, error) {
 // anything it cannot rewrite safely: malformed integers, out-of-range
 // indices, unknown instructions, imports of the reserved module.
 func Instrument(wasm []byte, opts Options) ([]byte, error) {
+	out, _, err := InstrumentReport(wasm, opts)
+	return out, err
+}
+
+// Report is what the rewrite learned about the module's code on the way.
+type Report struct {
+	// WritesTables: some function may change a table (table.set,
+	// table.grow, table.fill, table.copy, table.init or elem.drop), so a
+	// copy of the module's memory and globals is not the whole of its
+	// state.
+	WritesTables bool
+}
+
+// InstrumentReport is Instrument, and what it learned about the code.
+func InstrumentReport(wasm []byte, opts Options) ([]byte, Report, error) {
+	out, fi, err := instrument(wasm, opts)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	return out, Report{WritesTables: fi.writesTables}, nil
+}
+
+func instrument(wasm []byte, opts Options) ([]byte, *info, error) {
 	secs, err := wasmbin.Sections(wasm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi := &info{maxDepth: opts.MaxCallDepth, noDepth: opts.NoCallDepth, maxTable: opts.MaxTableElements,
 		blockTypes: map[string]uint32{}, growType: map[byte]uint32{}}
@@ -103,10 +127,10 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 		fi.maxTable = MaxTableElements
 	}
 	if fi.maxDepth > math.MaxInt32 {
-		return nil, fmt.Errorf("call depth limit %d is over %d", fi.maxDepth, math.MaxInt32)
+		return nil, nil, fmt.Errorf("call depth limit %d is over %d", fi.maxDepth, math.MaxInt32)
 	}
 	if err := fi.gather(secs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := append([]byte(nil), wasm[:8]...)
 	emitted := map[byte]bool{}
@@ -135,7 +159,7 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 		if s.ID == wasmbin.SecCustom {
 			body, keep, err := fi.custom(s.Body)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if keep {
 				emit(0, body)
@@ -144,21 +168,21 @@ func Instrument(wasm []byte, opts Options) ([]byte, error) {
 		}
 		rank, ok := wasmbin.SectionRank[s.ID]
 		if !ok {
-			return nil, fmt.Errorf("unknown section id %d", s.ID)
+			return nil, nil, fmt.Errorf("unknown section id %d", s.ID)
 		}
 		if rank <= last {
-			return nil, fmt.Errorf("section %d is out of order or repeated", s.ID)
+			return nil, nil, fmt.Errorf("section %d is out of order or repeated", s.ID)
 		}
 		last = rank
 		emitSynth(rank)
 		body, err := fi.rewrite(s)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		emit(s.ID, body)
 	}
 	emitSynth(math.MaxInt)
-	return out, nil
+	return out, fi, nil
 }
 
 // custom keeps the name section, remapped, and drops every other custom

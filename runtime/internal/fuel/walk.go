@@ -142,6 +142,9 @@ func (w *walker) instr() (byte, error) {
 			w.exits = append(w.exits, len(w.out))
 		}
 	}
+	if w.checks && (op == 0x26 || op == 0xfc && w.tableWriteFC()) {
+		w.fi.writesTables = true
+	}
 	var grow bool
 	if w.checks && op == 0xfc {
 		grow = w.bulk()
@@ -230,6 +233,15 @@ func (w *walker) instr() (byte, error) {
 		w.out = append(w.out, 0x05, 0x1a, 0x41, 0x7f, 0x0b) // else drop; i32.const -1; end
 	}
 	return op, err
+}
+
+// tableWriteFC reports whether the 0xfc instruction being read changes a
+// table: table.init (12), elem.drop (13), table.copy (14), table.grow (15),
+// table.fill (17).
+func (w *walker) tableWriteFC() bool {
+	pr := &wasmbin.Reader{B: w.r.B, Pos: w.r.Pos}
+	sub := pr.U32()
+	return pr.Err == nil && sub >= 12 && sub <= 17 && sub != 16
 }
 
 // bulk writes what goes before a 0xfc instruction: a charge by length

@@ -1,0 +1,167 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+
+	imagepkg "github.com/wasmagent/wasmagent/runtime/internal/image"
+)
+
+// An image is a plugin's state after its initialization, taken once per
+// plugin (one grant set) when the plugin is made: each later instance is
+// the module's template instantiated with this state put back, instead of
+// running the initialization again (docs/runtime.md, "Images"). It lives
+// in memory only.
+type image struct {
+	pages   uint32     // the memory's size, in pages
+	runs    []imageRun // the memory's non-zero pages, coalesced
+	globals []uint64   // the template's mutable globals, in its order
+	seeds   imagepkg.Seeds
+}
+
+// imageRun is a stretch of memory, at off, that is not all zeros.
+type imageRun struct {
+	off  uint32
+	data []byte
+}
+
+// runPage is the granularity at which zero stretches are left out.
+const runPage = 4096
+
+// noInit is why a module with nothing to initialize has no image.
+const noInit = "the module has no initialization to save"
+
+// template makes m's template for images, or says why there is none.
+// The module's code is fuel-instrumented after the rewrite; tables are
+// checked then (images need code that never changes a table).
+func (r *Runtime) template(wasm []byte) (*imagepkg.Template, string) {
+	if r.opts.stopper != "" && r.opts.stopper != "nodepth" {
+		return nil, "the fuel rewrite, which checks the code, is off"
+	}
+	t, err := imagepkg.Make(wasm)
+	if err != nil {
+		if errors.Is(err, imagepkg.ErrUnsupported) {
+			return nil, "the module has " + err.Error()
+		}
+		return nil, err.Error()
+	}
+	if !t.Init {
+		return nil, noInit
+	}
+	if t.OptOut {
+		return nil, "the plugin asks for none (it exports " + imagepkg.OptOutExport + ")"
+	}
+	return t, ""
+}
+
+// writeSegments writes the original module's data segments into a
+// template instance's memory: the template has none of its own.
+func writeSegments(mod api.Module, t *imagepkg.Template) error {
+	mem := mod.Memory()
+	for _, s := range t.Segments {
+		if !mem.Write(s.Offset, s.Data) {
+			return fmt.Errorf("data segment at %d (%d bytes) is out of bounds", s.Offset, len(s.Data))
+		}
+	}
+	return nil
+}
+
+// makeImage initializes the plugin twice, with different entropy, and
+// keeps the first state, with the Go runtime's random generators found by
+// comparing the two. It returns why an image cannot be made, if it cannot.
+func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
+	t := p.m.tmpl
+	var mems [2][]byte
+	var globals [2][]uint64
+	for k := range mems {
+		inst, err := p.instantiateWith(ctx, nil, true)
+		if err != nil {
+			return nil, "its initialization failed: " + err.Error()
+		}
+		if why := inst.st.unreplayable; why != "" {
+			inst.close()
+			return nil, "its initialization " + why
+		}
+		mem := inst.mod.Memory()
+		b, _ := mem.Read(0, mem.Size())
+		mems[k] = bytes.Clone(b)
+		for _, g := range t.Globals {
+			globals[k] = append(globals[k], inst.mod.ExportedGlobal(g.Export).Get())
+		}
+		inst.close()
+	}
+	for i := range globals[0] {
+		if globals[0][i] != globals[1][i] {
+			return nil, fmt.Sprintf("global %d differs from one initialization to the next", t.Globals[i].Index)
+		}
+	}
+	img := &image{pages: uint32(len(mems[0]) / imagepkg.PageSize), globals: globals[0]}
+	if t.Go {
+		img.seeds = imagepkg.FindSeeds(mems[0], mems[1])
+		if len(img.seeds.States) == 0 || len(img.seeds.Cheap) == 0 {
+			return nil, fmt.Sprintf("the Go runtime's random generators were not found where this host looks for them (%d ChaCha8 states, %d cheaprand words): this Go release is not supported by images", len(img.seeds.States), len(img.seeds.Cheap))
+		}
+	}
+	img.runs = nonZeroRuns(mems[0])
+	return img, ""
+}
+
+// nonZeroRuns lists the stretches of mem, in whole runPages, that are not
+// all zeros. A new memory is zeros: only these need copying.
+func nonZeroRuns(mem []byte) []imageRun {
+	var runs []imageRun
+	var zero [runPage]byte
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			runs = append(runs, imageRun{off: uint32(start), data: bytes.Clone(mem[start:end])})
+			start = -1
+		}
+	}
+	for off := 0; off < len(mem); off += runPage {
+		end := min(off+runPage, len(mem))
+		if bytes.Equal(mem[off:end], zero[:end-off]) {
+			flush(off)
+		} else if start < 0 {
+			start = off
+		}
+	}
+	flush(len(mem))
+	return runs
+}
+
+// restore puts the image into a fresh template instance: memory, globals,
+// and new seeds for the Go runtime's generators.
+// The memory, new, is zeros: only the image's non-zero runs are copied,
+// into a mapping with huge pages where the kernel has them
+// (RATIONALE.md, "Why are images copied, not mapped copy-on-write?").
+func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
+	mem := mod.Memory()
+	if have := mem.Size() / imagepkg.PageSize; have < img.pages {
+		if _, ok := mem.Grow(img.pages - have); !ok {
+			return fmt.Errorf("the memory cannot grow to the image's %d pages", img.pages)
+		}
+	}
+	for _, r := range img.runs {
+		if !mem.Write(r.off, r.data) {
+			return fmt.Errorf("image run at %d is out of bounds", r.off)
+		}
+	}
+	for i, g := range t.Globals {
+		mg, ok := mod.ExportedGlobal(g.Export).(api.MutableGlobal)
+		if !ok {
+			return fmt.Errorf("global %d is not mutable in the template", g.Index)
+		}
+		mg.Set(img.globals[i])
+	}
+	if len(img.seeds.States) > 0 {
+		b, _ := mem.Read(0, mem.Size())
+		img.seeds.Reseed(b, func(p []byte) { rand.Read(p) })
+	}
+	return nil
+}
