@@ -120,6 +120,7 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzQuestionShown \
 	./internal/safetext:FuzzCleanClip \
 	./plugins/calc:FuzzEval \
+	./plugins/fetch:FuzzRender \
 	./plugins/policy:FuzzRewrites \
 	./plugins/redact:FuzzRedact \
 	./plugins/text:FuzzDiff \
@@ -128,7 +129,8 @@ FUZZ_TARGETS = \
 	./runtime/internal/wasmbin:FuzzReadFacts \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
-	./sdk/assemblyscript:FuzzJSON
+	./sdk/assemblyscript:FuzzJSON \
+	./sdk/pathglob:FuzzCompile
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
