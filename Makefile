@@ -66,13 +66,13 @@ npm-deps:
 # the test plugins they need themselves; testcache first compiles them all
 # once into the tests' shared compilation cache, with a compiler not slowed
 # by the race detector (RATIONALE.md: "Why does make test warm the
-# compilation cache first?").
+# compilation cache first?"), and is not run again under -race.
 test: plugins npm-deps
 	$(GO) vet ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/testcache$$')
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
 	@echo "the containment and isolation tests again, with instance images off"
 	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
@@ -126,6 +126,7 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzQuestionShown \
 	./internal/safetext:FuzzCleanClip \
 	./plugins/calc:FuzzEval \
+	./plugins/fetch:FuzzRender \
 	./plugins/policy:FuzzRewrites \
 	./plugins/redact:FuzzRedact \
 	./plugins/text:FuzzDiff \
@@ -134,7 +135,8 @@ FUZZ_TARGETS = \
 	./runtime/internal/wasmbin:FuzzReadFacts \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
-	./sdk/assemblyscript:FuzzJSON
+	./sdk/assemblyscript:FuzzJSON \
+	./sdk/pathglob:FuzzCompile
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/internal/plugintest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -36,6 +37,7 @@ func wire(t *testing.T, path string) (*config.Setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	plugintest.NoPools(f)
 	s, err := f.Wire(context.Background(), config.WireOptions{})
 	if err == nil {
 		t.Cleanup(s.Close)
@@ -152,6 +154,7 @@ func TestRootSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Runtime.CacheDir = wasmbuild.TestCacheDir()
+	plugintest.NoPools(f)
 	setup, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/mcp"
+	"github.com/wasmagent/wasmagent/internal/plugintest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -56,6 +57,7 @@ path = "audit.jsonl"
 	if err != nil {
 		t.Fatal(err)
 	}
+	plugintest.NoPools(f)
 	s, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)

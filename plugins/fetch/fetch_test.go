@@ -24,7 +24,7 @@ const page = `<!doctype html><html><head><title>Release notes</title><style>p{co
 <footer>(c) nobody</footer></body></html>`
 
 func TestHTMLToMarkdown(t *testing.T) {
-	want := "# Release notes\n\n## Version 2\n\nIt is **faster** and [documented](https://example.com/docs).\n\n- one\n- two *items*\n\n1. first\n2. second\n\n```\ngo run .\n  done\n```\n\n| a | b |\n| 1 | 2 |\n"
+	want := "# Release notes\n\n## Version 2\n\nIt is **faster** and [documented](https://example.com/docs).\n\n- one\n- two *items*\n\n1. first\n2. second\n\n```\ngo run .\n  done\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 	if got := htmlToMarkdown([]byte(page)); got != want {
 		t.Fatalf("markdown:\n%s\nwant:\n%s", got, want)
 	}

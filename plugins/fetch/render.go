@@ -8,6 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -40,19 +44,19 @@ func looksHTML(b []byte) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// htmlToMarkdown keeps what a reader sees: headings, paragraphs, links,
-// lists, emphasis, code and preformatted blocks, tables as rows; it drops
-// scripts, styles, navigation, forms and everything invisible.
+// htmlToMarkdown keeps what a reader sees, as CommonMark with GitHub
+// tables: the title, then <main> (or the body) without scripts, styles,
+// navigation, footers, forms and hidden elements. The choice of what to
+// show is ours; the rendering is html-to-markdown's (RATIONALE.md, "Why
+// html-to-markdown for fetch's pages?").
 func htmlToMarkdown(body []byte) string {
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
-		return string(body)
+		return strings.ToValidUTF8(string(body), "�")
 	}
-	w := &mdWriter{}
+	title := ""
 	if t := find(doc, atom.Title); t != nil {
-		if title := strings.TrimSpace(textOf(t)); title != "" {
-			w.block("# " + title)
-		}
+		title = collapse(textOf(t))
 	}
 	root := find(doc, atom.Main)
 	if root == nil {
@@ -61,156 +65,168 @@ func htmlToMarkdown(body []byte) string {
 	if root == nil {
 		root = doc
 	}
-	w.node(root)
-	return strings.TrimSpace(w.out.String()) + "\n"
+	prune(root)
+	md, err := markdown.ConvertNode(root)
+	out := strings.TrimSpace(dropListEnds(string(md)))
+	if err != nil {
+		// Only a panic inside the converter or a missing renderer gets
+		// here; the page's text is still worth more than nothing.
+		out = collapse(textOf(root))
+	}
+	if title != "" {
+		out = "# " + title + "\n\n" + out
+	}
+	return strings.ToValidUTF8(out, "�") + "\n"
 }
 
-type mdWriter struct {
-	out    strings.Builder
-	line   strings.Builder
-	lists  []int // item counters of open lists; -1 for unordered
-	inPre  bool
-	inLink bool
+// markdown is built once: registering the plugins is most of the cost of
+// a small page.
+var markdown = converter.NewConverter(converter.WithPlugins(
+	base.NewBasePlugin(),
+	commonmark.NewCommonmarkPlugin(),
+	table.NewTablePlugin(
+		table.WithNewlineBehavior(table.NewlineBehaviorPreserve), // a <br> in a cell keeps the table a table
+		table.WithHeaderPromotion(true),
+		table.WithSkipEmptyRows(true),
+		table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal), // no padding: fewer tokens
+	),
+))
+
+// dropListEnds removes the HTML comment the converter writes between two
+// adjacent lists (so that CommonMark does not join them), with the blank
+// line after it: a reader, or a model, is better served without it.
+func dropListEnds(md string) string {
+	if !strings.Contains(md, listEnd) {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	kept := lines[:0]
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == listEnd {
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
+				i++
+			}
+			continue
+		}
+		kept = append(kept, lines[i])
+	}
+	return strings.Join(kept, "\n")
 }
+
+const listEnd = "<!--THE END-->"
 
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Nav: true, atom.Footer: true,
 	atom.Form: true, atom.Button: true, atom.Svg: true, atom.Iframe: true, atom.Template: true, atom.Head: true,
+	atom.Select: true, atom.Textarea: true, atom.Object: true, atom.Embed: true, atom.Canvas: true,
 }
 
-func (w *mdWriter) node(n *html.Node) {
-	switch n.Type {
-	case html.TextNode:
-		w.text(n.Data)
-		return
-	case html.ElementNode:
-		if skipped[n.DataAtom] || hidden(n) {
-			return
-		}
-	}
-	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		w.flush()
-		level := int(n.Data[1] - '0')
-		w.block(strings.Repeat("#", level) + " " + collapse(textOf(n)))
-		return
-	case atom.P, atom.Div, atom.Section, atom.Article, atom.Header, atom.Blockquote, atom.Figure, atom.Table:
-		w.flush()
-		w.children(n)
-		w.flush()
-		return
-	case atom.Br:
-		w.flush()
-		return
-	case atom.Tr:
-		var cells []string
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
-				cells = append(cells, collapse(textOf(c)))
+// prune removes what a reader does not see, and what would only cost the
+// model tokens: links to javascript: lose their target, images inlined
+// as data: URLs keep only their alt text.
+func prune(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch {
+		case c.Type == html.CommentNode:
+			n.RemoveChild(c)
+		case c.Type != html.ElementNode:
+		case skipped[c.DataAtom] || hidden(c):
+			n.RemoveChild(c)
+		case c.DataAtom == atom.A && !usefulURL(attr(c, "href")):
+			prune(c)
+			for g := c.FirstChild; g != nil; g = c.FirstChild {
+				c.RemoveChild(g)
+				n.InsertBefore(g, c)
 			}
+			n.RemoveChild(c)
+		case c.DataAtom == atom.Pre:
+			flatten(c)
+		case inline[c.DataAtom] && hasBlock(c):
+			// An unclosed <i> that the parser carried over paragraphs, a
+			// list or a table: emphasis cannot span blocks in Markdown, so
+			// keep the blocks and drop the emphasis.
+			if first := c.FirstChild; first != nil {
+				next = first
+			}
+			for g := c.FirstChild; g != nil; g = c.FirstChild {
+				c.RemoveChild(g)
+				n.InsertBefore(g, c)
+			}
+			n.RemoveChild(c)
+		case c.DataAtom == atom.Img && !usefulURL(attr(c, "src")):
+			if alt := collapse(attr(c, "alt")); alt != "" {
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: "[image: " + alt + "]"}, c)
+			}
+			n.RemoveChild(c)
+		default:
+			prune(c)
 		}
-		w.flush()
-		w.out.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-		return
-	case atom.Pre:
-		w.flush()
-		w.block("```\n" + strings.TrimRight(textOf(n), "\n") + "\n```")
-		return
-	case atom.Ul, atom.Ol:
-		w.flush()
-		counter := -1
-		if n.DataAtom == atom.Ol {
-			counter = 0
+		c = next
+	}
+}
+
+var inline = map[atom.Atom]bool{
+	atom.I: true, atom.B: true, atom.Em: true, atom.Strong: true, atom.U: true, atom.S: true, atom.Strike: true,
+	atom.Span: true, atom.Font: true, atom.Small: true, atom.Big: true, atom.Mark: true, atom.Sub: true, atom.Sup: true,
+	atom.Del: true, atom.Ins: true, atom.Code: true, atom.Tt: true, atom.Nobr: true,
+}
+
+var block = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Table: true, atom.Pre: true,
+	atom.Blockquote: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+	atom.Section: true, atom.Article: true, atom.Header: true, atom.Figure: true, atom.Hr: true,
+}
+
+func hasBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (block[c.DataAtom] || hasBlock(c)) {
+			return true
 		}
-		w.lists = append(w.lists, counter)
-		w.children(n)
-		w.lists = w.lists[:len(w.lists)-1]
-		w.flush()
-		w.out.WriteString("\n")
-		return
-	case atom.Li:
-		w.flush()
-		depth := len(w.lists)
-		marker := "- "
-		if depth > 0 && w.lists[depth-1] >= 0 {
-			w.lists[depth-1]++
-			marker = itoa(w.lists[depth-1]) + ". "
-		}
-		w.line.WriteString(strings.Repeat("  ", max(depth-1, 0)) + marker)
-		w.children(n)
-		w.flushLine()
-		return
-	case atom.A:
-		href := attr(n, "href")
-		label := collapse(textOf(n))
-		if href == "" || strings.HasPrefix(href, "javascript:") || label == "" || w.inLink {
-			w.children(n)
+	}
+	return false
+}
+
+// flatten leaves a preformatted block (or the one <code> in it, which
+// names the language) with its text only, <br> as a line break: markup
+// inside a code block is not Markdown, and an unclosed <i> before it (the
+// parser carries it into the block) must not turn it into inline code.
+func flatten(pre *html.Node) {
+	target := pre
+	if c := pre.FirstChild; c != nil && c == pre.LastChild && c.DataAtom == atom.Code {
+		target = c
+	}
+	text := preText(target)
+	for c := target.FirstChild; c != nil; c = target.FirstChild {
+		target.RemoveChild(c)
+	}
+	target.AppendChild(&html.Node{Type: html.TextNode, Data: text})
+}
+
+// preText is the text of a preformatted block as a reader sees it.
+func preText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+		case n.Type == html.ElementNode && n.DataAtom == atom.Br:
+			b.WriteString("\n")
+		case n.Type == html.ElementNode && (skipped[n.DataAtom] || hidden(n)):
 			return
 		}
-		w.text("[" + label + "](" + href + ")")
-		return
-	case atom.Strong, atom.B:
-		w.wrap(n, "**")
-		return
-	case atom.Em, atom.I:
-		w.wrap(n, "*")
-		return
-	case atom.Code:
-		w.text("`" + textOf(n) + "`")
-		return
-	case atom.Img:
-		if alt := attr(n, "alt"); alt != "" {
-			w.text("[image: " + alt + "]")
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
 		}
-		return
 	}
-	w.children(n)
+	walk(n)
+	return b.String()
 }
 
-func (w *mdWriter) children(n *html.Node) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.node(c)
-	}
-}
-
-func (w *mdWriter) wrap(n *html.Node, mark string) {
-	t := collapse(textOf(n))
-	if t != "" {
-		w.text(mark + t + mark)
-	}
-}
-
-func (w *mdWriter) text(s string) {
-	s = collapse(s)
-	if s == "" {
-		return
-	}
-	if w.line.Len() > 0 && !strings.HasSuffix(w.line.String(), " ") && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, ",") {
-		w.line.WriteString(" ")
-	}
-	w.line.WriteString(s)
-}
-
-// flush ends the current paragraph.
-func (w *mdWriter) flush() {
-	if strings.TrimSpace(w.line.String()) == "" {
-		w.line.Reset()
-		return
-	}
-	w.block(w.line.String())
-	w.line.Reset()
-}
-
-// flushLine ends a list item (no blank line after it).
-func (w *mdWriter) flushLine() {
-	if strings.TrimSpace(w.line.String()) != "" {
-		w.out.WriteString(w.line.String() + "\n")
-	}
-	w.line.Reset()
-}
-
-func (w *mdWriter) block(s string) {
-	w.out.WriteString(s + "\n\n")
+func usefulURL(u string) bool {
+	u = strings.ToLower(strings.TrimSpace(u))
+	return u != "" && !strings.HasPrefix(u, "javascript:") && !strings.HasPrefix(u, "data:")
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -58,7 +58,7 @@ func orDot(p string) string {
 }
 
 type findArgs struct {
-	Pattern string `json:"pattern" description:"glob on the path relative to the search directory: *, ?, [abc], and ** for any number of directories (\"**/*.go\")"`
+	Pattern string `json:"pattern" description:"glob on the path relative to the search directory: *, ?, [abc], {a,b}, and ** for any number of directories (\"**/*.{go,md}\")"`
 	Path    string `json:"path,omitempty" description:"directory to search (default: the workspace)"`
 	Limit   int    `json:"limit,omitempty" description:"most results (default 1000)"`
 }
