@@ -23,7 +23,9 @@ type instance struct {
 // instantiate makes a fresh instance and runs the module's initialiser
 // (_initialize for reactors, __wasm_call_ctors, hs_init), within the
 // plugin's timeout.
-func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
+func (p *Plugin) instantiate(ctx context.Context) (_ *instance, failed error) {
+	ctx, end := p.observe(ctx, "instantiate", "", 0)
+	defer func() { end(StepEnd{Err: failed}) }()
 	timeout := p.grants.initTimeout()
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()

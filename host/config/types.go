@@ -25,6 +25,8 @@ type File struct {
 	Sessions Sessions `toml:"sessions"`
 	Events   Events   `toml:"events"`
 	MCP      MCP      `toml:"mcp"`
+	// Telemetry is [telemetry]: OpenTelemetry traces and metrics.
+	Telemetry Telemetry `toml:"telemetry"`
 
 	lines lineIndex
 }
