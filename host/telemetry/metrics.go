@@ -11,7 +11,7 @@ type instruments struct {
 	runDuration, modelDuration, toolDuration, hookDuration, pluginDuration, instantiateDuration metric.Float64Histogram
 
 	running, waiting, poolReady metric.Int64ObservableGauge
-	dropped, exportFailed      metric.Int64ObservableCounter
+	dropped, exportFailed       metric.Int64ObservableCounter
 }
 
 func (t *Telemetry) instrument(m metric.Meter) error {
