@@ -135,7 +135,11 @@ func writeConfig(t *testing.T, body string, turns ...string) string {
 	if err := os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	body = strings.NewReplacer("CALC", wasmbuild.ForTest(t, "plugins/calc"), "POLICY", wasmbuild.ForTest(t, "plugins/policy")).Replace(body)
+	for name, pkg := range map[string]string{"CALC": "plugins/calc", "POLICY": "plugins/policy"} {
+		if strings.Contains(body, name) {
+			body = strings.ReplaceAll(body, name, wasmbuild.ForTest(t, pkg))
+		}
+	}
 	head := "[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"" + wasmbuild.TestCacheDir() + "\"\n"
 	path := filepath.Join(dir, "agent.toml")
 	if err := os.WriteFile(path, []byte(head+body), 0o644); err != nil {

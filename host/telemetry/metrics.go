@@ -22,7 +22,7 @@ func (t *Telemetry) instrument(m metric.Meter) error {
 		return c
 	}
 	seconds := func(name, desc string) metric.Float64Histogram {
-		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc))
+		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(secondBuckets...))
 		errs.add(err)
 		return h
 	}
@@ -62,6 +62,11 @@ func (t *Telemetry) instrument(m metric.Meter) error {
 	_, err := m.RegisterCallback(t.observeGauges, i.running, i.waiting, i.poolReady, i.dropped, i.exportFailed)
 	return err
 }
+
+// secondBuckets are the histograms' bounds, in seconds: from a native
+// hook's half millisecond to a long model request (the SDK's default
+// bounds are for milliseconds).
+var secondBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
 // errorList gathers the first error of a series of calls.
 type errorList struct{ first error }

@@ -12,7 +12,8 @@ import (
 // queue is the span processor: ended spans wait in a bounded channel and
 // one goroutine exports them in batches. When the channel is full (a slow
 // or dead collector), a span is dropped and counted, never waited for, so
-// telemetry never holds a run up. See RATIONALE.md "Why our own span
+// telemetry never holds a run up. At most twice the queue's size is held:
+// the queue and the batch being exported. See RATIONALE.md "Why our own span
 // queue?".
 type queue struct {
 	exp      sdktrace.SpanExporter
@@ -20,6 +21,7 @@ type queue struct {
 	flushes  chan chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
+	batch    int // the most spans exported at once, at most the queue's size
 	dropped  atomic.Int64
 	failed   atomic.Int64 // spans in batches the exporter refused
 	stopOnce sync.Once
@@ -34,7 +36,7 @@ const (
 var _ sdktrace.SpanProcessor = (*queue)(nil)
 
 func newQueue(exp sdktrace.SpanExporter, size int) *queue {
-	q := &queue{exp: exp, spans: make(chan sdktrace.ReadOnlySpan, size), flushes: make(chan chan struct{}),
+	q := &queue{exp: exp, spans: make(chan sdktrace.ReadOnlySpan, size), batch: min(size, batchSize), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go q.run()
 	return q
@@ -64,11 +66,11 @@ func (q *queue) run() {
 	defer close(q.done)
 	tick := time.NewTicker(batchInterval)
 	defer tick.Stop()
-	batch := make([]sdktrace.ReadOnlySpan, 0, batchSize)
+	batch := make([]sdktrace.ReadOnlySpan, 0, q.batch)
 	for {
 		select {
 		case s := <-q.spans:
-			if batch = append(batch, s); len(batch) >= batchSize {
+			if batch = append(batch, s); len(batch) >= q.batch {
 				batch = q.export(batch)
 			}
 		case <-tick.C:
@@ -88,7 +90,7 @@ func (q *queue) drain(batch []sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
 	for {
 		select {
 		case s := <-q.spans:
-			if batch = append(batch, s); len(batch) >= batchSize {
+			if batch = append(batch, s); len(batch) >= q.batch {
 				batch = q.export(batch)
 			}
 		default:
