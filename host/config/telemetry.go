@@ -1,9 +1,11 @@
 package config
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -72,12 +74,13 @@ func (c *checker) checkTelemetry() {
 		}
 		t.Path = c.abs(t.Path)
 	}
-	for name, env := range t.Headers {
+	for _, name := range slices.Sorted(maps.Keys(t.Headers)) {
 		if !httpguts.ValidHeaderFieldName(name) {
 			c.errorf("telemetry.headers", "%q is not an HTTP header name", name)
 		}
-		if env == "" || !validEnvName(env) {
-			c.errorf("telemetry.headers."+name, "%q is not the name of an environment variable (the value is read from it, never written here)", env)
+		if !validEnvName(t.Headers[name]) {
+			// Not echoed: it may be the secret itself.
+			c.errorf("telemetry.headers."+name, "give the name of the environment variable that holds the value, never the value itself")
 		}
 	}
 	if s := t.Sampling; s != nil && !(*s >= 0 && *s <= 1) {
