@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -43,32 +40,8 @@ func exporters(cfg config.Telemetry, headers http.Header) (sdktrace.SpanExporter
 }
 
 func otlpHTTP(cfg config.Telemetry, headers http.Header) (sdktrace.SpanExporter, sdkmetric.Reader, []func(context.Context) error, error) {
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("telemetry.endpoint: %w", err)
-	}
-	h := map[string]string{}
-	for k, v := range headers {
-		h[k] = strings.Join(v, ",")
-	}
-	base := strings.TrimSuffix(u.Path, "/")
-	topts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(u.Host), otlptracehttp.WithURLPath(base + "/v1/traces"),
-		otlptracehttp.WithHeaders(h), otlptracehttp.WithTimeout(exportTimeout)}
-	mopts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpoint(u.Host), otlpmetrichttp.WithURLPath(base + "/v1/metrics"),
-		otlpmetrichttp.WithHeaders(h), otlpmetrichttp.WithTimeout(exportTimeout)}
-	if u.Scheme == "http" {
-		topts = append(topts, otlptracehttp.WithInsecure())
-		mopts = append(mopts, otlpmetrichttp.WithInsecure())
-	}
-	texp, err := otlptracehttp.New(context.Background(), topts...)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("telemetry: %w", err)
-	}
-	mexp, err := otlpmetrichttp.New(context.Background(), mopts...)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("telemetry: %w", err)
-	}
-	return texp, sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(metricInterval)), nil, nil
+	c := &otlpClient{base: strings.TrimSuffix(cfg.Endpoint, "/"), headers: headers, client: &http.Client{Timeout: exportTimeout}}
+	return &spanExporter{c}, sdkmetric.NewPeriodicReader(&metricExporter{c}, sdkmetric.WithInterval(metricInterval), sdkmetric.WithTimeout(exportTimeout)), nil, nil
 }
 
 // stdoutFile opens the stdout exporter's file: path, appended to, or the
