@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +13,8 @@ import (
 
 	collectormetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -23,7 +26,9 @@ import (
 type receiver struct {
 	mu      sync.Mutex
 	spans   map[string]map[string]string // span name → attributes as text
-	metrics map[string]bool
+	raw     map[string]*tracepb.Span
+	service string
+	metrics map[string]*metricspb.Metric
 	auth    []string
 }
 
@@ -44,6 +49,11 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, rs := range req.ResourceSpans {
+			for _, kv := range rs.Resource.GetAttributes() {
+				if kv.Key == "service.name" {
+					rc.service = kv.Value.GetStringValue()
+				}
+			}
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
 					attrs := map[string]string{}
@@ -51,6 +61,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						attrs[kv.Key] = kv.Value.String()
 					}
 					rc.spans[s.Name] = attrs
+					rc.raw[s.Name] = s
 				}
 			}
 		}
@@ -66,7 +77,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, rm := range req.ResourceMetrics {
 			for _, sm := range rm.ScopeMetrics {
 				for _, m := range sm.Metrics {
-					rc.metrics[m.Name] = true
+					rc.metrics[m.Name] = m
 				}
 			}
 		}
@@ -90,7 +101,7 @@ func stages(o host.Observer) {
 }
 
 func TestOTLPHTTPExport(t *testing.T) {
-	rc := &receiver{spans: map[string]map[string]string{}, metrics: map[string]bool{}}
+	rc := &receiver{spans: map[string]map[string]string{}, raw: map[string]*tracepb.Span{}, metrics: map[string]*metricspb.Metric{}}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	t.Setenv("WA_TEST_OTLP_AUTH", "Bearer s3cret")
@@ -124,6 +135,20 @@ service_name = "wa-test"
 			t.Errorf("the collector got no %s span (got %v)", name, rc.spans)
 		}
 	}
+	run, tool, hook := rc.raw["wasmagent.run"], rc.raw["wasmagent.tool"], rc.raw["wasmagent.hook"]
+	if run == nil || tool == nil || hook == nil {
+		t.FailNow()
+	}
+	if len(run.ParentSpanId) != 0 || !bytes.Equal(tool.ParentSpanId, run.SpanId) || !bytes.Equal(hook.ParentSpanId, tool.SpanId) ||
+		!bytes.Equal(hook.TraceId, run.TraceId) || len(run.TraceId) != 16 {
+		t.Errorf("the tree did not survive the wire: run %x, tool %x ← %x, hook %x ← %x", run.SpanId, tool.SpanId, tool.ParentSpanId, hook.SpanId, hook.ParentSpanId)
+	}
+	if tool.EndTimeUnixNano < tool.StartTimeUnixNano || tool.StartTimeUnixNano < run.StartTimeUnixNano {
+		t.Errorf("times: run from %d, tool %d to %d", run.StartTimeUnixNano, tool.StartTimeUnixNano, tool.EndTimeUnixNano)
+	}
+	if rc.service != "wa-test" {
+		t.Errorf("service.name = %q", rc.service)
+	}
 	if got := rc.spans["wasmagent.tool"][attrTool]; !strings.Contains(got, "calc") {
 		t.Errorf("tool span's %s = %q", attrTool, got)
 	}
@@ -134,8 +159,14 @@ service_name = "wa-test"
 			}
 		}
 	}
-	if !rc.metrics["wasmagent.tool.calls"] || !rc.metrics["wasmagent.hook.duration"] {
-		t.Errorf("the collector got metrics %v", rc.metrics)
+	calls := rc.metrics["wasmagent.tool.calls"].GetSum()
+	if len(calls.GetDataPoints()) != 1 || calls.DataPoints[0].GetAsInt() != 1 || !calls.IsMonotonic {
+		t.Errorf("wasmagent.tool.calls = %v", calls)
+	}
+	hist := rc.metrics["wasmagent.hook.duration"].GetHistogram()
+	if len(hist.GetDataPoints()) != 1 || hist.DataPoints[0].Count != 1 || len(hist.DataPoints[0].ExplicitBounds) != len(secondBuckets) ||
+		len(hist.DataPoints[0].BucketCounts) != len(secondBuckets)+1 {
+		t.Errorf("wasmagent.hook.duration = %v", hist)
 	}
 	for _, a := range rc.auth {
 		if a != "Bearer s3cret" {
