@@ -60,8 +60,9 @@ type StageEnd struct {
 	Outcome string
 	// Message is the model's final message (StageModel).
 	Message *AssistantMessage
-	// Result is the call's final result (StageTool), Report the hook's
-	// decision (StageHook).
+	// Result is the call's final result (StageTool; nil for a call
+	// abandoned unrun when the sink failed), Report the hook's decision
+	// (StageHook).
 	Result *ToolResult
 	Report *HookReport
 }
@@ -89,6 +90,16 @@ func (r *run) enter(s Stage) func(StageEnd) {
 	return func(e StageEnd) {
 		r.ctx = outer
 		end(e)
+	}
+}
+
+// abandon ends the stages of prepared calls that will not execute: the
+// sink failed before their batch ran.
+func abandon(preps []*PreparedCall) {
+	for _, p := range preps {
+		if p != nil && p.end != nil {
+			p.end(StageEnd{Outcome: "error"})
+		}
 	}
 }
 
