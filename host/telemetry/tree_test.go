@@ -17,6 +17,7 @@ import (
 const policyConfig = `
 [[tool]]
 plugin = "CALC"
+pool = 0
 
 [[hook]]
 plugin = "POLICY"
@@ -112,7 +113,11 @@ func TestSpanTreeOfOneTurn(t *testing.T) {
 				t.Errorf("%s: outcome %q, decision %q, status %v", id, str(tool, attrOutcome), str(hooks[0], attrDecision), tool.Status)
 			}
 			if len(calls) != 1 || str(calls[0], attrSHA256) != sha || str(calls[0], attrOutcome) != "ok" {
-				t.Errorf("%s: plugin calls = %v", id, calls)
+				t.Fatalf("%s: plugin calls = %v", id, calls)
+			}
+			// calc has no pool: its instance is made on demand, inside the call.
+			if inst := tr.kids(calls[0], "wasmagent.plugin.instantiate"); len(inst) != 1 || str(inst[0], attrSHA256) != sha {
+				t.Errorf("%s: instances made in the call = %v", id, names(inst))
 			}
 		}
 		if tool.EndTime.After(turn.EndTime) || tool.StartTime.Before(turn.StartTime) {
@@ -145,6 +150,9 @@ func TestSpanTreeOfOneTurn(t *testing.T) {
 	}
 	if n := m.sum(t, "wasmagent.plugin.calls", attribute.String(attrExport, "before_tool_call")); n != 3 {
 		t.Errorf("hook plugin calls = %d, want 3", n)
+	}
+	if n := m.sum(t, "wasmagent.plugin.instantiations", attribute.String(attrPlugin, s.Tools[0].Plugin.Name()), attribute.Bool(attrOnDemand, true)); n < 2 {
+		t.Errorf("calc instances made on demand = %d, want at least 2", n)
 	}
 	if n := m.sum(t, "wasmagent.runs", attribute.String(attrOutcome, "ok")); n != 1 {
 		t.Errorf("runs = %d, want 1", n)
