@@ -114,3 +114,19 @@ func TestStdoutExporter(t *testing.T) {
 		t.Errorf("spans written = %v", seen)
 	}
 }
+
+// TestSamplingKeepsMetrics: sampling = 0 traces no run, and every stage is
+// still counted.
+func TestSamplingKeepsMetrics(t *testing.T) {
+	zero := 0.0
+	m := newMemory(t, config.Telemetry{Sampling: &zero})
+	for range 3 {
+		stages(m.HostObserver())
+	}
+	if spans := m.ended(t); len(spans) != 0 {
+		t.Errorf("%d spans with sampling 0", len(spans))
+	}
+	if n := m.sum(t, "wasmagent.tool.calls"); n != 3 {
+		t.Errorf("tool calls counted = %d, want 3", n)
+	}
+}
