@@ -30,6 +30,7 @@ type AgentOptions struct {
 	Approver            Approver      // answers hooks' questions (Config.Approver)
 	ApprovalTimeout     time.Duration // zero: DefaultApprovalTimeout
 	OnHook              func(HookReport)
+	Observer            Observer // Config.Observer
 	ToolExecution       ExecutionMode
 	MaxConcurrency      int
 	MaxToolCalls        int // Config.MaxToolCalls
@@ -238,6 +239,7 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 		Approver:            o.Approver,
 		ApprovalTimeout:     o.ApprovalTimeout,
 		OnHook:              o.OnHook,
+		Observer:            o.Observer,
 		Now:                 o.Now,
 		SteeringMessages: func(context.Context) []Message {
 			a.mu.Lock()

@@ -32,8 +32,9 @@ func (tr *ToolRunner) before(ctx context.Context, p *PreparedCall) (reason strin
 // beforeHook runs one before hook and applies its answer to p.
 func (tr *ToolRunner) beforeHook(ctx context.Context, p *PreparedCall, h BeforeToolCallHook, o *HookOptions) (string, bool) {
 	hc := &ToolCallContext{AssistantMessage: p.msg, ToolCall: p.Call, Args: p.Args, Context: p.c}
+	hctx, end := observe(tr.Observer, ctx, Stage{Kind: StageHook, ToolCallID: p.Call.ID, Tool: p.Call.Name, HookKind: "beforeToolCall", Hook: o.Name, Gate: o.Gate})
 	res, err := safely(o.label("beforeToolCall"), func() (*BeforeToolCallResult, error) {
-		return h.BeforeToolCall(ctx, hc)
+		return h.BeforeToolCall(hctx, hc)
 	})
 	rep := HookReport{ToolCallID: p.Call.ID, Tool: p.Call.Name, Kind: "beforeToolCall", Hook: o.Name, Gate: o.Gate, Decision: "allow"}
 	reason, blocked := tr.decide(ctx, p, o, res, err, &rep)
@@ -44,6 +45,7 @@ func (tr *ToolRunner) beforeHook(ctx context.Context, p *PreparedCall, h BeforeT
 		}
 	}
 	tr.report(rep)
+	end(StageEnd{Outcome: outcome(err), Report: &rep})
 	return reason, blocked
 }
 

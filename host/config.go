@@ -76,6 +76,9 @@ type Config struct {
 	// OnHook, if set, is told every hook's decision (for audit logs). It
 	// is called from the goroutines running the calls and must not block.
 	OnHook func(HookReport)
+	// Observer, if set, is told when each stage of the run begins and
+	// ends (host/telemetry traces with it).
+	Observer Observer
 
 	// Now returns the time stamped on tool results and synthetic messages.
 	// Nil means time.Now.

@@ -81,11 +81,14 @@ type run struct {
 	// onFailure, if set, is told the synthetic message of a failed run
 	// before its agent_end is delivered (the Agent records it there).
 	onFailure func(*AssistantMessage)
+	// endRun ends the run's stage for the Observer.
+	endRun func(StageEnd)
 }
 
 func newRun(ctx context.Context, c *Context, cfg *Config, sink Sink) *run {
 	cc := &Context{SystemPrompt: c.SystemPrompt, Tools: c.Tools}
-	r := &run{ctx: ctx, cfg: cfg, src: c, c: cc, em: &emitter{ctx: ctx, sink: sink}, newMessages: []Message{}}
+	ctx, endRun := observe(cfg.Observer, ctx, Stage{Kind: StageRun})
+	r := &run{ctx: ctx, cfg: cfg, src: c, c: cc, em: &emitter{ctx: ctx, sink: sink}, newMessages: []Message{}, endRun: endRun}
 	r.tools = r.runner()
 	return r
 }
@@ -101,8 +104,9 @@ func (r *run) emitAll(events ...Event) error {
 
 // finish runs body and, when a failure escapes it, ends the run with the
 // synthetic error message and its own agent_end (docs/loop.md 15.2).
-func (r *run) finish(body func() error) ([]Message, error) {
-	err := body()
+func (r *run) finish(body func() error) (_ []Message, err error) {
+	defer func() { r.endRun(StageEnd{Outcome: outcome(err)}) }()
+	err = body()
 	if err == nil {
 		return r.newMessages, nil
 	}
@@ -184,6 +188,8 @@ func (r *run) loop() error {
 // run has ended (agent_end was emitted); more that the batch asked for
 // another turn.
 func (r *run) turn() (stop, more bool, err error) {
+	end := r.enter(Stage{Kind: StageTurn})
+	defer func() { end(StageEnd{Outcome: outcome(err)}) }()
 	msg, err := r.streamResponse()
 	if err != nil {
 		return true, false, err

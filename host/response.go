@@ -17,9 +17,11 @@ func (r *run) streamResponse() (*AssistantMessage, error) {
 		return nil, err
 	}
 	s := &responseStream{r: r}
+	ctx, end := observe(r.cfg.Observer, r.ctx, r.modelStage())
 	final, err := safely("model", func() (*AssistantMessage, error) {
-		return r.cfg.Model.Stream(r.ctx, req, s.handle), nil
+		return r.cfg.Model.Stream(ctx, req, s.handle), nil
 	})
+	defer func() { end(modelEnd(s.final, final, err)) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true

@@ -13,6 +13,7 @@ func (r *run) runner() *ToolRunner {
 		Approver:         r.cfg.Approver,
 		ApprovalTimeout:  r.cfg.ApprovalTimeout,
 		OnHook:           r.cfg.OnHook,
+		Observer:         r.cfg.Observer,
 		MaxArgumentBytes: r.cfg.MaxArgumentBytes,
 	}
 }

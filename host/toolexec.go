@@ -64,12 +64,14 @@ func (r *run) executeParallel(msg *AssistantMessage, calls []ToolCall) ([]*CallO
 	preps := make([]*PreparedCall, len(calls))
 	for i, call := range calls {
 		if err := r.em.emit(startEvent(call)); err != nil {
+			abandon(preps)
 			return nil, nil, err
 		}
 		prep, fin := r.prepare(msg, call)
 		if fin != nil {
 			done[i] = fin
 			if err := r.em.emit(endEvent(fin)); err != nil {
+				abandon(preps)
 				return nil, nil, err
 			}
 			continue

@@ -33,6 +33,11 @@ type ToolRunner struct {
 	// OnHook, if set, is told every hook's decision (audit logs). It must
 	// be safe for concurrent use and must not block.
 	OnHook func(HookReport)
+	// Observer, if set, is told when each call and each hook begins and
+	// ends. With it, Execute and Finalize run under the context the
+	// call's Observer.Begin returned in Prepare, derived from Prepare's
+	// ctx: they must be given that ctx, or one derived from it.
+	Observer Observer
 	// MaxArgumentBytes caps one call's arguments, as sent and as
 	// validated (0: DefaultMaxArgumentBytes; negative: no cap).
 	MaxArgumentBytes int
@@ -48,6 +53,10 @@ type PreparedCall struct {
 
 	msg *AssistantMessage
 	c   *Context
+	// traced is the call's context from the Observer, end ends its stage
+	// (nil without an Observer).
+	traced context.Context
+	end    func(StageEnd)
 }
 
 // CallOutcome is a finished call: its result and whether it is an error.
@@ -71,27 +80,42 @@ func (tr *ToolRunner) Run(ctx context.Context, c *Context, msg *AssistantMessage
 // Prepare is stages 1–2: it returns either a call ready to execute or an
 // immediate error outcome (not found, invalid, blocked, declined).
 func (tr *ToolRunner) Prepare(ctx context.Context, c *Context, msg *AssistantMessage, call ToolCall) (*PreparedCall, *CallOutcome) {
+	ctx, end := observe(tr.Observer, ctx, Stage{Kind: StageTool, ToolCallID: call.ID, Tool: call.Name, Args: call.Arguments})
+	p, out, why := tr.prepare(ctx, c, msg, call)
+	if out != nil {
+		end(StageEnd{Outcome: why, Result: &out.Result})
+		return nil, out
+	}
+	if tr.Observer != nil {
+		p.traced, p.end = ctx, end
+	}
+	return p, nil
+}
+
+// prepare is Prepare's work; why is the outcome of an immediate result
+// ("invalid" or "blocked").
+func (tr *ToolRunner) prepare(ctx context.Context, c *Context, msg *AssistantMessage, call ToolCall) (*PreparedCall, *CallOutcome, string) {
 	if text := argumentsTooLarge(tr.MaxArgumentBytes, call.Name, "are", len(call.Arguments)); text != "" {
-		return nil, immediate(call, text)
+		return nil, immediate(call, text), "invalid"
 	}
 	tool := findTool(tr.Tools, call.Name)
 	if tool == nil {
-		return nil, immediate(call, fmt.Sprintf("Tool %s not found", call.Name))
+		return nil, immediate(call, fmt.Sprintf("Tool %s not found", call.Name)), "invalid"
 	}
 	args, err := safely("tool "+call.Name, func() (json.RawMessage, error) {
 		return prepareArguments(tool, call)
 	})
 	if err != nil {
-		return nil, immediate(call, err.Error())
+		return nil, immediate(call, err.Error()), "invalid"
 	}
 	if text := argumentsTooLarge(tr.MaxArgumentBytes, call.Name, "are, once validated,", len(args)); text != "" {
-		return nil, immediate(call, text)
+		return nil, immediate(call, text), "invalid"
 	}
 	p := &PreparedCall{Call: call, Tool: tool, Args: args, msg: msg, c: c}
 	if reason, blocked := tr.before(ctx, p); blocked {
-		return nil, immediate(call, reason)
+		return nil, immediate(call, reason), "blocked"
 	}
-	return p, nil
+	return p, nil, ""
 }
 
 // prepareArguments runs the tool's PrepareArguments, if any, and validates
@@ -121,6 +145,9 @@ func (tr *ToolRunner) Execute(ctx context.Context, p *PreparedCall, onUpdate Upd
 	if onUpdate == nil {
 		onUpdate = func(any) {}
 	}
+	if p.traced != nil {
+		ctx = p.traced
+	}
 	res, err := safely("tool "+p.Call.Name, func() (ToolResult, error) {
 		return p.Tool.Execute(ctx, p.Call.ID, p.Args, onUpdate)
 	})
@@ -135,6 +162,10 @@ func (tr *ToolRunner) Execute(ctx context.Context, p *PreparedCall, onUpdate Upd
 // an error result, which the later hooks still see, unless its OnError (or
 // OnTimeout) allows.
 func (tr *ToolRunner) Finalize(ctx context.Context, p *PreparedCall, out *CallOutcome) *CallOutcome {
+	if p.traced != nil {
+		ctx = p.traced
+		defer func() { p.end(StageEnd{Outcome: callOutcome(out), Result: &out.Result}) }()
+	}
 	for _, h := range tr.AfterToolCall {
 		o := optionsOf(h)
 		if !o.applies(p.Call.Name) {
@@ -145,8 +176,9 @@ func (tr *ToolRunner) Finalize(ctx context.Context, p *PreparedCall, out *CallOu
 			Result:          out.Result,
 			IsError:         out.IsError,
 		}
+		hctx, end := observe(tr.Observer, ctx, Stage{Kind: StageHook, ToolCallID: p.Call.ID, Tool: p.Call.Name, HookKind: "afterToolCall", Hook: o.Name})
 		res, err := safely(o.label("afterToolCall"), func() (*AfterToolCallResult, error) {
-			return h.AfterToolCall(ctx, hc)
+			return h.AfterToolCall(hctx, hc)
 		})
 		rep := HookReport{ToolCallID: p.Call.ID, Tool: p.Call.Name, Kind: "afterToolCall", Hook: o.Name, Decision: "keep"}
 		switch {
@@ -166,8 +198,17 @@ func (tr *ToolRunner) Finalize(ctx context.Context, p *PreparedCall, out *CallOu
 			out = next
 		}
 		tr.report(rep)
+		end(StageEnd{Outcome: outcome(err), Report: &rep})
 	}
 	return out
+}
+
+// callOutcome is a finished call's outcome for its Observer.
+func callOutcome(out *CallOutcome) string {
+	if out.IsError {
+		return "error"
+	}
+	return "ok"
 }
 
 func (tr *ToolRunner) report(r HookReport) {

@@ -22,7 +22,9 @@ type instance struct {
 
 // instantiate makes a fresh instance: from the plugin's image, if it has
 // one, or by running the module's initialiser.
-func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
+func (p *Plugin) instantiate(ctx context.Context) (_ *instance, failed error) {
+	ctx, end := p.observe(ctx, "instantiate", "", 0)
+	defer func() { end(StepEnd{Err: failed}) }()
 	return p.instantiateWith(ctx, p.img, false)
 }
 

@@ -137,6 +137,8 @@ type CallOptions struct {
 // The call ends when the plugin returns, when its timeout passes or when
 // ctx is done, whichever comes first. Errors are [*CallError].
 func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) (out []byte, err error) {
+	ctx, end := p.observe(ctx, "call", export, len(input))
+	defer func() { end(StepEnd{OutputBytes: len(out), Err: err}) }()
 	def, ok := p.m.exports[export]
 	if !ok {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}

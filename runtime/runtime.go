@@ -41,6 +41,8 @@ type Options struct {
 	// Logger receives what plugins log and what pools report (default: a
 	// logger that discards).
 	Logger *slog.Logger
+	// Observer, if set, is told of every call and instantiation.
+	Observer Observer
 
 	// stopper selects how guest code is stopped, for benchmarks that
 	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel

@@ -215,6 +215,7 @@ func (c *checker) check() {
 	}
 	c.checkMCP()
 	c.checkServe()
+	c.checkTelemetry()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {

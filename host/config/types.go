@@ -27,6 +27,8 @@ type File struct {
 	MCP      MCP      `toml:"mcp"`
 	// Serve is [serve]: "wasmagent serve".
 	Serve Serve `toml:"serve"`
+	// Telemetry is [telemetry]: OpenTelemetry traces and metrics.
+	Telemetry Telemetry `toml:"telemetry"`
 
 	lines lineIndex
 }

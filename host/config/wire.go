@@ -37,6 +37,7 @@ type Setup struct {
 
 	plugins []*wasmtool.Plugin
 	audit   *auditor
+	onClose func()
 }
 
 // Audit is the listener that writes the audit log ([audit] path), or nil
@@ -76,18 +77,23 @@ type WireOptions struct {
 	// OnModelRetry, if set, is told when an OpenAI-compatible model's
 	// request failed and is tried again (openai.Options.OnRetry).
 	OnModelRetry func(openai.Retry)
+	// Observer and RuntimeObserver watch runs and plugin calls
+	// (host/telemetry); OnClose is called first by Setup.Close.
+	Observer        host.Observer
+	RuntimeObserver runtime.Observer
+	OnClose         func()
 }
 
 // Wire builds everything the configuration describes. Every problem names
 // the file, and the line and key where it can.
 func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error) {
-	s := &Setup{File: f}
+	s := &Setup{File: f, onClose: opts.OnClose}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, Logger: opts.Logger}
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, Logger: opts.Logger, Observer: opts.RuntimeObserver}
 	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
@@ -113,6 +119,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	}
 	a := f.Agent
 	s.Options.Model = s.Model
+	s.Options.Observer = opts.Observer
 	s.Options.SystemPrompt = a.SystemPrompt
 	s.Options.ThinkingLevel = a.Thinking
 	s.Options.ToolExecution = host.ExecutionMode(a.ToolExecution)
@@ -134,6 +141,9 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 
 // Close stops every plugin and the runtime, and closes the audit log.
 func (s *Setup) Close() {
+	if s.onClose != nil {
+		s.onClose()
+	}
 	if s.audit != nil {
 		s.audit.close()
 	}

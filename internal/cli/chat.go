@@ -74,7 +74,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
 	}
 	defer c.r.close()
-	l := load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry}
+	l := load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry, telemetry: true}
 	s, code := loadConfig(ctx, l, c.errEnv(env))
 	if s == nil {
 		return code

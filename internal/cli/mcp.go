@@ -50,7 +50,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitUsage
 	}
-	s, code := wireConfig(ctx, f, load{path: *cfg, noModel: true, logLevel: *logLevel}, env)
+	s, code := wireConfig(ctx, f, load{path: *cfg, noModel: true, logLevel: *logLevel, telemetry: true}, env)
 	if s == nil {
 		return code
 	}
@@ -83,6 +83,7 @@ func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 		Runner: &host.ToolRunner{
 			Tools: o.Tools, BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
 			Approver: o.Approver, ApprovalTimeout: o.ApprovalTimeout, OnHook: o.OnHook,
+			Observer: o.Observer,
 		},
 		Audit: s.Audit(),
 	})

@@ -23,7 +23,7 @@ func rpcCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "wasmagent rpc: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
-	s, code := loadConfig(ctx, load{path: *cfg}, env)
+	s, code := loadConfig(ctx, load{path: *cfg, telemetry: true}, env)
 	if s == nil {
 		return code
 	}

@@ -16,6 +16,9 @@ type load struct {
 	noModel  bool               // commands that only look at the plugins
 	logLevel string             // --log-level; "" keeps [runtime] log_level
 	onRetry  func(openai.Retry) // the model's retries, for the status line
+	// telemetry: the command runs the agent or its tools, and exports
+	// what [telemetry] asks (run, chat, rpc, mcp).
+	telemetry bool
 }
 
 // loadConfig reads the configuration and wires it, reporting problems on
@@ -41,11 +44,18 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
-	s, err := f.Wire(ctx, config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry})
+	opts := config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry}
+	tel, err := startTelemetry(f, l, &opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
+	s, err := f.Wire(ctx, opts)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return nil, ExitUsage
+	}
+	watchSetup(tel, s)
 	for _, w := range s.Warnings {
 		fmt.Fprintln(env.Stderr, "warning: "+w)
 	}
