@@ -245,6 +245,7 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
 					st := stateOf(ctx)
 					st.enter()
+					st.hostCalls++
 					hf.fn(st, stack)
 				}), hf.params, hf.results).
 				Export(name)

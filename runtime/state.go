@@ -34,6 +34,7 @@ type callState struct {
 	updateBytes   int64
 	varWriteBytes int64
 	httpRequests  int
+	hostCalls     int // Extism and wasmagent host functions called (for tests)
 }
 
 type stateKey struct{}
