@@ -345,6 +345,7 @@ func BenchmarkPayload(b *testing.B) {
 			}
 		}
 	})
+	benchABI(b)
 	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "hash", Args: json.RawMessage(`{"mib":1}`)})
 	b.Run("sha256-1MiB/native", func(b *testing.B) {
 		buf := make([]byte, 1<<20)
