@@ -35,6 +35,7 @@ type callState struct {
 	varWriteBytes int64
 	httpRequests  int
 	hostCalls     int // Extism and wasmagent host functions called (for tests)
+	observed      Observed
 }
 
 type stateKey struct{}
