@@ -122,9 +122,7 @@ func decodeEntry(b []byte, key string) (*sdk.Description, error) {
 	return parseDescription(e.Description)
 }
 
-// put keeps raw (a describe output the host accepted) under key: written
-// to a temporary file and renamed, so that a reader sees a whole entry or
-// none. A failure is only logged: the cache is an optimisation.
+// put keeps raw (a describe output the host accepted) under key.
 func (c *DescribeCache) put(key string, raw []byte) {
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
@@ -134,11 +132,19 @@ func (c *DescribeCache) put(key string, raw []byte) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+	c.write(c.path(key), b)
+}
+
+// write writes an entry to a temporary file and renames it, so that a
+// reader sees a whole entry or none. A failure is only logged: the cache
+// is an optimisation.
+func (c *DescribeCache) write(path string, b []byte) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		c.log.Debug("describe cache: not written", "err", err)
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, key+".tmp*")
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if err != nil {
 		c.log.Debug("describe cache: not written", "err", err)
 		return
@@ -148,7 +154,7 @@ func (c *DescribeCache) put(key string, raw []byte) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
+		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())

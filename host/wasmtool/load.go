@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -71,11 +72,31 @@ type Plugin struct {
 // Load compiles the plugin at path, runs its describe export and checks
 // what it says. Every failure is a *LoadError naming the file.
 func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (*Plugin, error) {
+	if opts.Cache != nil {
+		// The file unchanged since it was last hashed, and its
+		// description cached: no need to read it before listing tools.
+		if sum, ok := opts.Cache.fileSum(path); ok && (opts.SHA256 == "" || strings.EqualFold(sum, opts.SHA256)) {
+			if p, ok, err := loadCached(ctx, rt, path, nil, sum, opts); ok || err != nil {
+				if err != nil {
+					return nil, &LoadError{path, err}
+				}
+				return p, nil
+			}
+		}
+	}
+	before := ""
+	if opts.Cache != nil {
+		before = stat(path)
+	}
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &LoadError{path, err}
 	}
-	return LoadBytes(ctx, rt, path, wasm, opts)
+	p, err := LoadBytes(ctx, rt, path, wasm, opts)
+	if err == nil && opts.Cache != nil {
+		opts.Cache.putFileSum(path, before, p.sum)
+	}
+	return p, err
 }
 
 // LoadBytes is Load for a module already in memory; path names it.
@@ -93,28 +114,49 @@ func load(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, op
 	if opts.SHA256 != "" && !strings.EqualFold(hexSum, opts.SHA256) {
 		return nil, fmt.Errorf("sha256 is %s, but the configuration pins %s", hexSum, opts.SHA256)
 	}
+	if opts.Cache != nil {
+		if p, ok, err := loadCached(ctx, rt, path, wasm, hexSum, opts); ok || err != nil {
+			return p, err
+		}
+	}
 	if opts.Name == "" {
 		opts.Name = path
-	}
-	key := ""
-	if opts.Cache != nil {
-		if g, err := rt.CheckGrants(opts.Grants); err == nil && !g.Clock {
-			// (With the real wall clock granted, describe may depend on
-			// the time: never cached.)
-			key, _ = cacheKey(hexSum, g)
-			if d := opts.Cache.get(key); key != "" && d != nil {
-				return loadBehind(ctx, rt, path, wasm, opts, hexSum, g, key, d)
-			}
-		}
 	}
 	p, raw, observed, err := loadNow(ctx, rt, path, wasm, opts, hexSum)
 	if err != nil {
 		return nil, err
 	}
-	if key != "" && !observed.Files && !observed.Network {
-		opts.Cache.put(key, raw)
+	// (With the real wall clock granted, describe may depend on the
+	// time: never cached.)
+	if opts.Cache != nil && !p.grants.Clock && !observed.Files && !observed.Network {
+		if key, err := cacheKey(hexSum, p.grants); err == nil {
+			opts.Cache.put(key, raw)
+		}
 	}
 	return p, nil
+}
+
+// loadCached returns the plugin described from the cache, loading behind,
+// if the cache has its description (ok); wasm is nil when the file is to
+// be read in the background.
+func loadCached(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, sum string, opts Options) (*Plugin, bool, error) {
+	g, err := rt.CheckGrants(opts.Grants)
+	if err != nil || g.Clock {
+		return nil, false, nil
+	}
+	key, err := cacheKey(sum, g)
+	if err != nil {
+		return nil, false, nil
+	}
+	d := opts.Cache.get(key)
+	if d == nil {
+		return nil, false, nil
+	}
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	p, err := loadBehind(ctx, rt, path, wasm, opts, sum, g, key, d)
+	return p, err == nil, err
 }
 
 // loadNow compiles, instantiates and describes the plugin, and returns
@@ -145,6 +187,10 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 	return p, out, observed, nil
 }
 
+// behind bounds the background loads running at once, leaving a core to
+// the rest of the process (the first model request goes out meanwhile).
+var behind = make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1))
+
 // loadBehind returns a plugin described by d, from the cache, and loads
 // it in the background.
 func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string, g runtime.Grants, key string, d *sdk.Description) (*Plugin, error) {
@@ -158,7 +204,25 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 	go func() {
 		defer close(p.ready)
 		defer cancel()
-		fresh, _, observed, err := loadNow(bctx, rt, path, wasm, opts, sum)
+		var fresh *Plugin
+		var observed runtime.Observed
+		err := error(nil)
+		select {
+		case behind <- struct{}{}:
+			defer func() { <-behind }()
+		case <-bctx.Done():
+			err = bctx.Err()
+		}
+		if err == nil && wasm == nil {
+			wasm, err = os.ReadFile(path)
+			if got := sha256.Sum256(wasm); err == nil && hex.EncodeToString(got[:]) != sum {
+				opts.Cache.dropFileSum(path)
+				err = errors.New("the file is not the one whose description was cached (it changed since): start again")
+			}
+		}
+		if err == nil {
+			fresh, _, observed, err = loadNow(bctx, rt, path, wasm, opts, sum)
+		}
 		switch {
 		case err != nil:
 		case !sameDescription(fresh.desc, d) || observed.Files || observed.Network:
