@@ -14,8 +14,8 @@ import (
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
-// Time to the first model request: a new wasmagent process with 1 and 10
-// Go plugins, from its start to the moment an OpenAI-compatible model
+// Time to the first model request: a new wasmagent process with 0, 1 and
+// 10 Go plugins, from its start to the moment an OpenAI-compatible model
 // (an httptest server) receives the first request, with the caches warm
 // (a run before). The op is exactly that time; the rest of the run is
 // not counted.
@@ -35,7 +35,7 @@ func BenchmarkColdStartFirstRequest(b *testing.B) {
 		sse(w, chunk(`{"role":"assistant","content":"done"}`, "stop"), "[DONE]")
 	}))
 	defer srv.Close()
-	for _, n := range []int{1, 10} {
+	for _, n := range []int{0, 1, 10} {
 		dir := b.TempDir()
 		var cfg strings.Builder
 		fmt.Fprintf(&cfg, "[model]\nprovider = \"openai\"\nname = \"gpt-test\"\nbase_url = %q\napi_key_env = \"WASMAGENT_BENCH_NO_KEY\"\n", srv.URL+"/v1")
