@@ -245,3 +245,24 @@ func FuzzBulkExports(f *testing.F) {
 		checkBulk(t, h, inPtr, out, uint32(pages%3), input, int(maxOut)+1)
 	})
 }
+
+// The AssemblyScript SDK takes the bulk path too (TestASSameOutputsAsExtism
+// checks the outputs are the ones plain Extism gets).
+func TestBulkPathASPlugin(t *testing.T) {
+	p := pluginOf(t, "text.wasm", asText(t), runtime.PluginOptions{Name: "text"})
+	if !p.Module().HasExport(runtime.ExportBulkInput) || !p.Module().HasExport(runtime.ExportBulkOutput) {
+		t.Fatalf("the AssemblyScript plugin exports %v, without the bulk exports", p.Module().Exports())
+	}
+	text := strings.Repeat("a line of text\n", 1<<14)
+	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "lines", Args: mustJSON(map[string]any{"text": text, "start": 1})})
+	out, calls, err := runtime.CallCountingHostCalls(context.Background(), p, sdk.ExportExecute, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte("a line of text")) || len(out) < len(text) {
+		t.Fatalf("%d bytes: %.200s", len(out), out)
+	}
+	if calls > 16 {
+		t.Fatalf("%d host calls for %d bytes in and %d out", calls, len(in), len(out))
+	}
+}
