@@ -52,10 +52,11 @@ func (inst *instance) input(ctx context.Context, export string, timeout time.Dur
 		}
 		return nil
 	}
-	// Plugin.Call checked the length against MaxInputBytes; a 32-bit
-	// memory holds less than 4 GiB in any case.
-	if uint64(len(input)) > uint64(^uint32(0)) {
-		return &CallError{Plugin: p.name, Export: export, Err: &CapError{Cap: "MaxInputBytes", Limit: int64(p.grants.MaxInputBytes), Detail: fmt.Sprintf("an input of %d bytes", len(input))}}
+	// Plugin.Call checked the length against MaxInputBytes; an input the
+	// memory grant cannot hold is refused before the guest tries.
+	if limit := min(uint64(p.grants.MemoryPages)<<16, uint64(^uint32(0))); uint64(len(input)) > limit {
+		return &CallError{Plugin: p.name, Export: export, Err: &CapError{Cap: "MemoryPages", Limit: int64(p.grants.MemoryPages),
+			Detail: fmt.Sprintf("the input of %d bytes does not fit in the plugin's memory of %d bytes", len(input), limit)}}
 	}
 	ptr, err := inst.bulkCall(ctx, export, timeout, ExportBulkInput, uint64(len(input)))
 	if err != nil || len(input) == 0 {
