@@ -112,6 +112,7 @@ FUZZ_TARGETS = \
 	./host/scripted:FuzzParse \
 	./host/session:FuzzDecode \
 	./host/session:FuzzLocatePath \
+	./host/wasmtool:FuzzDescribeCache \
 	./host/wasmtool:FuzzPluginOutputs \
 	./host:FuzzDecodeMessage \
 	./host:FuzzEncodeOrdered \
@@ -133,6 +134,7 @@ FUZZ_TARGETS = \
 	./runtime/internal/fuel:FuzzGenerated \
 	./runtime/internal/fuel:FuzzInstrument \
 	./runtime/internal/wasmbin:FuzzReadFacts \
+	./runtime:FuzzBulkExports \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
 	./sdk/assemblyscript:FuzzJSON \

@@ -335,6 +335,28 @@ func BenchmarkPayload(b *testing.B) {
 			}
 		})
 	}
+	// A 1 MiB result from a small input: the target's "1 MiB result end
+	// to end".
+	big, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "big", Args: json.RawMessage(`{"bytes":1048576}`)})
+	b.Run("result-1MiB/native", func(b *testing.B) {
+		for b.Loop() {
+			var x sdk.ExecuteInput
+			json.Unmarshal(big, &x)
+			var a struct{ Bytes int }
+			json.Unmarshal(x.Args, &a)
+			json.Marshal(sdk.Text(strings.Repeat("x", a.Bytes)))
+		}
+	})
+	b.Run("result-1MiB/go", func(b *testing.B) {
+		p := probe(b, runtime.Grants{}, 4)
+		time.Sleep(100 * time.Millisecond)
+		for b.Loop() {
+			if _, err := p.Call(context.Background(), sdk.ExportExecute, big, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	benchABI(b)
 	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "hash", Args: json.RawMessage(`{"mib":1}`)})
 	b.Run("sha256-1MiB/native", func(b *testing.B) {
 		buf := make([]byte, 1<<20)

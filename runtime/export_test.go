@@ -65,3 +65,17 @@ func Unpool(insts []*instance) {
 		inst.close()
 	}
 }
+
+// CallCountingHostCalls calls export in a fresh instance of p, as Call
+// does, and also returns how many host functions the call (not the
+// instance's initialisation) called.
+func CallCountingHostCalls(ctx context.Context, p *Plugin, export string, input []byte) ([]byte, int, error) {
+	inst, err := p.instantiate(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer inst.close()
+	before := inst.st.hostCalls
+	out, err := inst.call(ctx, export, input, nil)
+	return out, inst.st.hostCalls - before, err
+}

@@ -248,6 +248,7 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 					if st.imaging {
 						st.cannotReplay("calls the host function " + mod + "." + name)
 					}
+					st.hostCalls++
 					hf.fn(st, stack)
 				}), hf.params, hf.results).
 				Export(name)

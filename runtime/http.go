@@ -179,6 +179,7 @@ func (pl *Plugin) newHTTPClient() *http.Client {
 // "headers"} and an optional body block; it returns the response body block.
 func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	st.httpStatus, st.httpHeaders = 0, nil
+	st.observed.Network = true
 	if st.httpRequests++; st.httpRequests > st.p.grants.MaxHTTPRequests {
 		st.check(capFault("MaxHTTPRequests", st.p.grants.MaxHTTPRequests, "http_request: %d requests in one call", st.httpRequests))
 	}

@@ -138,8 +138,8 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	st.ctx, st.onUpdate = ctx, onUpdate
-	if f := st.setInput(input); f != nil {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: f.err}
+	if err := inst.input(ctx, export, timeout, input); err != nil {
+		return nil, err
 	}
 	fn := inst.mod.ExportedFunction(export)
 	var res []uint64
@@ -165,11 +165,7 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 		}
 		return nil, &CallError{Plugin: p.name, Export: export, Err: ErrPlugin, Message: truncate(msg, MaxMessageBytes)}
 	}
-	out, f := st.outputBytes()
-	if f != nil {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: f.err}
-	}
-	return append([]byte(nil), out...), nil
+	return inst.output(ctx, export, timeout)
 }
 
 // callError explains a failed wazero call: a host failure first, then

@@ -131,6 +131,10 @@ type CallOptions struct {
 	// emit_update, on the calling goroutine; an error from it fails the
 	// call. Nil drops updates.
 	OnUpdate func(payload []byte) error
+	// Observed, if set, is filled in with what the instance that served
+	// the call read from outside (files, the network), whether the call
+	// succeeded or not.
+	Observed *Observed
 }
 
 // Call runs export with input in a fresh instance and returns its output.
@@ -179,7 +183,11 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 	if opts != nil {
 		onUpdate = opts.OnUpdate
 	}
-	return inst.call(ctx, export, input, onUpdate)
+	out, err = inst.call(ctx, export, input, onUpdate)
+	if opts != nil && opts.Observed != nil {
+		*opts.Observed = inst.st.observed
+	}
+	return out, err
 }
 
 // Stats reports this plugin's own calls (zero without MaxConcurrency:

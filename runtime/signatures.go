@@ -43,6 +43,8 @@ var hostExports = map[string]signature{
 	sdk.ExportPrepareArguments: callSignature,
 	sdk.ExportBeforeToolCall:   callSignature,
 	sdk.ExportAfterToolCall:    callSignature,
+	ExportBulkInput:            bulkExports[ExportBulkInput],
+	ExportBulkOutput:           bulkExports[ExportBulkOutput],
 }
 
 // checkSignature says whether def has the signature want.

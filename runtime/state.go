@@ -37,6 +37,8 @@ type callState struct {
 	updateBytes   int64
 	varWriteBytes int64
 	httpRequests  int
+	hostCalls     int // Extism and wasmagent host functions called (for tests)
+	observed      Observed
 }
 
 type stateKey struct{}
@@ -60,6 +62,14 @@ func (st *callState) check(f *fault) {
 		st.fault = f
 	}
 	panic(f)
+}
+
+// sawFiles records that the instance read something in a granted
+// directory (Observed.Files): the initialisation of an image that does
+// so cannot be replayed.
+func (st *callState) sawFiles(what string) {
+	st.observed.Files = true
+	st.cannotReplay(what)
 }
 
 // cannotReplay records, during the initialisation of an image, something

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // stopFS is a granted directory as one call sees it: opening, reading and
@@ -17,14 +18,33 @@ type stopFS struct {
 
 func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	s.st.enter()
-	if s.st.imaging {
-		s.st.cannotReplay("opens " + p + " in a granted directory")
+	if p != "." {
+		// (wazero opens each granted directory itself, as ".", when it
+		// makes the instance: that reads nothing.)
+		s.st.sawFiles("opens " + p + " in a granted directory")
 	}
 	f, errno := s.FS.OpenFile(p, flag, perm)
 	if errno != 0 {
 		return nil, errno
 	}
 	return stopFile{f, s.st}, 0
+}
+
+// Looking at a file is reading the world too (Observed.Files).
+
+func (s stopFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	s.st.sawFiles("looks at " + p + " in a granted directory")
+	return s.FS.Stat(p)
+}
+
+func (s stopFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	s.st.sawFiles("looks at " + p + " in a granted directory")
+	return s.FS.Lstat(p)
+}
+
+func (s stopFS) Readlink(p string) (string, experimentalsys.Errno) {
+	s.st.sawFiles("reads the link " + p + " in a granted directory")
+	return s.FS.Readlink(p)
 }
 
 type stopFile struct {
@@ -34,11 +54,13 @@ type stopFile struct {
 
 func (f stopFile) Read(b []byte) (int, experimentalsys.Errno) {
 	f.st.enter()
+	f.st.sawFiles("reads a granted directory")
 	return f.File.Read(b)
 }
 
 func (f stopFile) Pread(b []byte, off int64) (int, experimentalsys.Errno) {
 	f.st.enter()
+	f.st.sawFiles("reads a granted directory")
 	return f.File.Pread(b, off)
 }
 
@@ -54,5 +76,11 @@ func (f stopFile) Pwrite(b []byte, off int64) (int, experimentalsys.Errno) {
 
 func (f stopFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	f.st.enter()
+	f.st.sawFiles("reads a granted directory")
 	return f.File.Readdir(n)
+}
+
+func (f stopFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	f.st.sawFiles("reads a granted directory")
+	return f.File.Stat()
 }

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/extism/go-pdk"
 )
@@ -25,13 +26,54 @@ func exportBeforeToolCall() int32 { return serve(ExportBeforeToolCall) }
 func exportAfterToolCall() int32 { return serve(ExportAfterToolCall) }
 
 func serve(export string) int32 {
-	out, err := Handle(extismEnv{}, export, pdk.Input())
+	in := bulk.in
+	if !bulk.on {
+		in = pdk.Input()
+	}
+	bulk.in = nil
+	out, err := Handle(extismEnv{}, export, in)
 	if err != nil {
 		pdk.SetError(err)
 		return 1
 	}
-	pdk.Output(out)
+	if bulk.on {
+		bulk.out = out
+	} else {
+		pdk.Output(out)
+	}
 	return 0
+}
+
+// bulk is the state of the bulk path (docs/abi.md, "Bulk transfer"): a
+// host that knows it calls wasmagent_bulk_input_v1 before the export and
+// wasmagent_bulk_output_v1 after it, and moves the input and the output
+// with one copy each instead of one host call per 8 bytes. A host that
+// does not know it calls neither, and the plugin uses the Extism input
+// and output. The buffers live in these variables (Go's collector does
+// not move memory), so the addresses stay valid between the calls.
+var bulk struct {
+	on      bool
+	in, out []byte
+}
+
+//go:wasmexport wasmagent_bulk_input_v1
+func exportBulkInput(n uint32) uint32 {
+	bulk.on = true
+	bulk.in = make([]byte, n)
+	if n == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(&bulk.in[0])))
+}
+
+//go:wasmexport wasmagent_bulk_output_v1
+func exportBulkOutput() uint64 {
+	out := bulk.out
+	bulk.out = nil
+	if len(out) == 0 {
+		return 0 // the Extism output, empty
+	}
+	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
 }
 
 //go:wasmimport extism:host/user emit_update

@@ -38,6 +38,7 @@ type Setup struct {
 	plugins []*wasmtool.Plugin
 	audit   *auditor
 	onClose func()
+	loaded  map[string]loaded // by the key of the entry: tool[i], hook[i]
 }
 
 // Audit is the listener that writes the audit log ([audit] path), or nil
@@ -82,6 +83,14 @@ type WireOptions struct {
 	Observer        host.Observer
 	RuntimeObserver runtime.Observer
 	OnClose         func()
+	// Background lists the tools of a plugin whose description is cached
+	// (beside the compilation cache) at once, and loads the plugin in the
+	// background: a call waits for it, and a plugin that fails to load is
+	// logged when it fails and fails its calls (docs/runtime.md,
+	// "Startup"). Without it every plugin is loaded and described before
+	// Wire returns. Either way the plugins load in parallel, and
+	// descriptions are kept for the next run.
+	Background bool
 }
 
 // Wire builds everything the configuration describes. Every problem names
@@ -104,6 +113,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 			errs = append(errs, err)
 		}
 	}
+	s.loaded = s.loadAll(ctx, opts)
 	errs = append(errs, s.loadTools(ctx)...)
 	if f.Audit.Path != "" && len(errs) == 0 {
 		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
@@ -226,7 +236,7 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 	return g, nil
 }
 
-func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p *Plugin) (*wasmtool.Plugin, runtime.Grants, error) {
+func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p *Plugin, cache *wasmtool.DescribeCache, log *slog.Logger) (*wasmtool.Plugin, runtime.Grants, error) {
 	g, err := f.grants(key, p)
 	if err != nil {
 		return nil, g, err
@@ -239,7 +249,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(p.Plugin), ".wasm")
 	}
-	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image})
+	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image, Cache: cache, Logger: log})
 	if err != nil {
 		return nil, g, f.errorf(key+".plugin", "%v", err)
 	}
@@ -252,12 +262,12 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	for i := range f.Tools {
 		t := &f.Tools[i]
 		key := fmt.Sprintf("tool[%d]", i)
-		wp, g, err := f.loadWith(ctx, s.Runtime, key, &t.Plugin)
+		l := s.loaded[key]
+		wp, g, err := l.wp, l.g, l.err
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		if len(wp.Tools()) == 0 {
 			errs = append(errs, f.errorf(key+".plugin", "%s has no tools (its description lists hooks only: use [[hook]])", t.Plugin.Plugin))
@@ -310,12 +320,12 @@ func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
 	for _, i := range order {
 		h := &f.Hooks[i]
 		key := fmt.Sprintf("hook[%d]", i)
-		wp, g, err := f.loadWith(ctx, s.Runtime, key, &h.Plugin)
+		l := s.loaded[key]
+		wp, g, err := l.wp, l.g, l.err
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		s.plugins = append(s.plugins, wp)
 		s.warnUnused(wp)
 		before, after := wp.BeforeToolCall(), wp.AfterToolCall()
 		if before == nil && after == nil {

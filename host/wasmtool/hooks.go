@@ -36,7 +36,11 @@ func (p *Plugin) beforeToolCall(ctx context.Context, c *host.ToolCallContext) (*
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.rp.Call(ctx, sdk.ExportBeforeToolCall, in, nil)
+	rp, err := p.plugin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := rp.Call(ctx, sdk.ExportBeforeToolCall, in, nil)
 	if err != nil {
 		return nil, callErr(err)
 	}
@@ -93,7 +97,11 @@ func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.rp.Call(ctx, sdk.ExportAfterToolCall, in, nil)
+	rp, err := p.plugin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := rp.Call(ctx, sdk.ExportAfterToolCall, in, nil)
 	if err != nil {
 		return nil, callErr(err)
 	}

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -29,6 +31,17 @@ type Options struct {
 	// NoImage turns the plugin's instance image off: each instance runs
 	// its init (runtime.PluginOptions.NoImage).
 	NoImage bool
+	// Cache, if set, keeps descriptions between runs. A plugin whose
+	// description it holds is returned at once, its tools listed from
+	// the cache, and is compiled, instantiated and described again in the
+	// background: its calls wait for that, and fail with the error if the
+	// plugin does not load or no longer describes itself the same way
+	// (see [Plugin.Wait]). Any other plugin loads before Load returns,
+	// and its description is kept for the next run.
+	Cache *DescribeCache
+	// Logger receives the error of a plugin that failed to load in the
+	// background, when it happens (nil: none).
+	Logger *slog.Logger
 }
 
 // LoadError is a plugin that could not be loaded: the file and why.
@@ -44,20 +57,49 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // Plugin is a loaded plugin: its description, its tools and its hooks.
 type Plugin struct {
 	path   string
-	rp     *runtime.Plugin
+	name   string
+	sum    string         // the module's hex sha256
+	grants runtime.Grants // as the runtime holds them
 	desc   *sdk.Description
 	tools  []host.Tool
 	unused []string
+
+	// ready is closed once rp or err is set: at once for a plugin loaded
+	// in the foreground, after the background load otherwise.
+	ready  chan struct{}
+	rp     *runtime.Plugin
+	err    error
+	cancel context.CancelFunc // stops a background load
 }
 
 // Load compiles the plugin at path, runs its describe export and checks
 // what it says. Every failure is a *LoadError naming the file.
 func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (*Plugin, error) {
+	if opts.Cache != nil {
+		// The file unchanged since it was last hashed, and its
+		// description cached: no need to read it before listing tools.
+		if sum, ok := opts.Cache.fileSum(path); ok && (opts.SHA256 == "" || strings.EqualFold(sum, opts.SHA256)) {
+			if p, ok, err := loadCached(ctx, rt, path, nil, sum, opts); ok || err != nil {
+				if err != nil {
+					return nil, &LoadError{path, err}
+				}
+				return p, nil
+			}
+		}
+	}
+	before := ""
+	if opts.Cache != nil {
+		before = stat(path)
+	}
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &LoadError{path, err}
 	}
-	return LoadBytes(ctx, rt, path, wasm, opts)
+	p, err := LoadBytes(ctx, rt, path, wasm, opts)
+	if err == nil && opts.Cache != nil {
+		opts.Cache.putFileSum(path, before, p.sum)
+	}
+	return p, err
 }
 
 // LoadBytes is Load for a module already in memory; path names it.
@@ -70,40 +112,141 @@ func LoadBytes(ctx context.Context, rt *runtime.Runtime, path string, wasm []byt
 }
 
 func load(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options) (*Plugin, error) {
-	if opts.SHA256 != "" {
-		sum := sha256.Sum256(wasm)
-		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, opts.SHA256) {
-			return nil, fmt.Errorf("sha256 is %s, but the configuration pins %s", got, opts.SHA256)
+	sum := sha256.Sum256(wasm)
+	hexSum := hex.EncodeToString(sum[:])
+	if opts.SHA256 != "" && !strings.EqualFold(hexSum, opts.SHA256) {
+		return nil, fmt.Errorf("sha256 is %s, but the configuration pins %s", hexSum, opts.SHA256)
+	}
+	if opts.Cache != nil {
+		if p, ok, err := loadCached(ctx, rt, path, wasm, hexSum, opts); ok || err != nil {
+			return p, err
 		}
 	}
-	m, err := rt.Compile(ctx, path, wasm)
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	p, raw, observed, err := loadNow(ctx, rt, path, wasm, opts, hexSum)
 	if err != nil {
 		return nil, err
 	}
-	if !m.HasExport(sdk.ExportDescribe) {
-		return nil, fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %v)", sdk.ExportDescribe, m.Exports())
-	}
-	name := opts.Name
-	if name == "" {
-		name = path
-	}
-	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
-	if err != nil {
-		return nil, err
-	}
-	p := &Plugin{path: path, rp: rp}
-	if err := p.describe(ctx); err != nil {
-		rp.Close()
-		return nil, err
+	// (With the real wall clock granted, describe may depend on the
+	// time: never cached.)
+	if opts.Cache != nil && !p.grants.Clock && !observed.Files && !observed.Network {
+		if key, err := cacheKey(hexSum, p.grants); err == nil {
+			opts.Cache.put(key, raw)
+		}
 	}
 	return p, nil
 }
 
-func (p *Plugin) describe(ctx context.Context) error {
-	out, err := p.rp.Call(ctx, sdk.ExportDescribe, nil, nil)
-	if err != nil {
-		return err
+// loadCached returns the plugin described from the cache, loading behind,
+// if the cache has its description (ok); wasm is nil when the file is to
+// be read in the background.
+func loadCached(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, sum string, opts Options) (*Plugin, bool, error) {
+	g, err := rt.CheckGrants(opts.Grants)
+	if err != nil || g.Clock {
+		return nil, false, nil
 	}
+	key, err := cacheKey(sum, g)
+	if err != nil {
+		return nil, false, nil
+	}
+	d := opts.Cache.get(key)
+	if d == nil {
+		return nil, false, nil
+	}
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	p, err := loadBehind(ctx, rt, path, wasm, opts, sum, g, key, d)
+	return p, err == nil, err
+}
+
+// loadNow compiles, instantiates and describes the plugin, and returns
+// it ready, with its raw description and what describing it observed.
+func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string) (*Plugin, []byte, runtime.Observed, error) {
+	var observed runtime.Observed
+	m, err := rt.Compile(ctx, path, wasm)
+	if err != nil {
+		return nil, nil, observed, err
+	}
+	if !m.HasExport(sdk.ExportDescribe) {
+		return nil, nil, observed, fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %v)", sdk.ExportDescribe, m.Exports())
+	}
+	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: opts.Name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
+	if err != nil {
+		return nil, nil, observed, err
+	}
+	p := &Plugin{path: path, name: rp.Name(), sum: sum, grants: rp.Grants(), rp: rp, ready: make(chan struct{}), cancel: func() {}}
+	close(p.ready)
+	out, err := rp.Call(ctx, sdk.ExportDescribe, nil, &runtime.CallOptions{Observed: &observed})
+	if err == nil {
+		err = p.describe(out)
+	}
+	if err != nil {
+		rp.Close()
+		return nil, nil, observed, err
+	}
+	return p, out, observed, nil
+}
+
+// behind bounds the background loads running at once, leaving a core to
+// the rest of the process (the first model request goes out meanwhile).
+var behind = make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1))
+
+// loadBehind returns a plugin described by d, from the cache, and loads
+// it in the background.
+func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string, g runtime.Grants, key string, d *sdk.Description) (*Plugin, error) {
+	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{})}
+	if err := p.adopt(d); err != nil {
+		return nil, err
+	}
+	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	log := opts.Logger
+	go func() {
+		defer close(p.ready)
+		defer cancel()
+		var fresh *Plugin
+		var observed runtime.Observed
+		err := error(nil)
+		select {
+		case behind <- struct{}{}:
+			defer func() { <-behind }()
+		case <-bctx.Done():
+			err = bctx.Err()
+		}
+		if err == nil && wasm == nil {
+			wasm, err = os.ReadFile(path)
+			if got := sha256.Sum256(wasm); err == nil && hex.EncodeToString(got[:]) != sum {
+				opts.Cache.dropFileSum(path)
+				err = errors.New("the file is not the one whose description was cached (it changed since): start again")
+			}
+		}
+		if err == nil {
+			fresh, _, observed, err = loadNow(bctx, rt, path, wasm, opts, sum)
+		}
+		switch {
+		case err != nil:
+		case !sameDescription(fresh.desc, d) || observed.Files || observed.Network:
+			fresh.rp.Close()
+			opts.Cache.drop(key)
+			err = errors.New("it no longer describes itself as the description cached for it (describe depends on something the cache cannot see); the entry is removed: start again")
+		default:
+			p.rp = fresh.rp
+			return
+		}
+		p.err = &LoadError{path, err}
+		if log != nil && bctx.Err() == nil {
+			log.Error("a plugin failed to load in the background; its tools and hooks fail", "plugin", p.name, "err", p.err)
+		}
+	}()
+	return p, nil
+}
+
+// describe checks a describe output against the module and the grants,
+// and adopts it.
+func (p *Plugin) describe(out []byte) error {
 	d, err := parseDescription(out)
 	if err != nil {
 		return err
@@ -127,7 +270,13 @@ func (p *Plugin) describe(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	missing, unused := CheckNeeds(d.Needs, p.rp.Grants())
+	return p.adopt(d)
+}
+
+// adopt takes d as the plugin's description: its needs against the
+// grants, its tools.
+func (p *Plugin) adopt(d *sdk.Description) error {
+	missing, unused := CheckNeeds(d.Needs, p.grants)
 	if len(missing) > 0 {
 		return fmt.Errorf("the plugin needs grants it was not given: %s", strings.Join(missing, "; "))
 	}
@@ -136,6 +285,29 @@ func (p *Plugin) describe(ctx context.Context) error {
 		p.tools = append(p.tools, &tool{p: p, spec: spec})
 	}
 	return nil
+}
+
+// Wait waits until the plugin is loaded and returns the error of a
+// background load that failed (a *LoadError); a plugin loaded in the
+// foreground is loaded already.
+func (p *Plugin) Wait(ctx context.Context) error {
+	_, err := p.plugin(ctx)
+	return err
+}
+
+// plugin is the runtime's plugin once loaded.
+func (p *Plugin) plugin(ctx context.Context) (*runtime.Plugin, error) {
+	select {
+	case <-p.ready:
+		return p.rp, p.err
+	default:
+	}
+	select {
+	case <-p.ready:
+		return p.rp, p.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("plugin %s: still loading: %w", p.name, context.Cause(ctx))
+	}
 }
 
 // parseDescription decodes and checks a describe output: the ABI version,
@@ -158,19 +330,19 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 }
 
 // Grants are the plugin's grants, defaults filled in.
-func (p *Plugin) Grants() runtime.Grants { return p.rp.Grants() }
+func (p *Plugin) Grants() runtime.Grants { return p.grants }
 
 // Path is the file the plugin was loaded from.
 func (p *Plugin) Path() string { return p.path }
 
 // Name is the plugin's label.
-func (p *Plugin) Name() string { return p.rp.Name() }
+func (p *Plugin) Name() string { return p.name }
 
 // Description is what the plugin's describe returned.
 func (p *Plugin) Description() *sdk.Description { return p.desc }
 
 // SHA256 is the hex sha256 of the plugin's file.
-func (p *Plugin) SHA256() string { return p.rp.Module().SHA256() }
+func (p *Plugin) SHA256() string { return p.sum }
 
 // Tools are the plugin's tools, in the order it listed them.
 func (p *Plugin) Tools() []host.Tool { return p.tools }
@@ -189,8 +361,15 @@ func (p *Plugin) hasHook(h string) bool {
 	return false
 }
 
-// Close stops the plugin's pool.
-func (p *Plugin) Close() { p.rp.Close() }
+// Close stops the plugin's pool, and its background load if it is still
+// running.
+func (p *Plugin) Close() {
+	p.cancel()
+	<-p.ready
+	if p.rp != nil {
+		p.rp.Close()
+	}
+}
 
 // decodeStrict decodes one JSON value into v, refusing unknown fields and
 // trailing data, with errors that say so.

@@ -53,7 +53,11 @@ func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := t.p.rp.Call(context.Background(), sdk.ExportPrepareArguments, in, nil)
+	rp, err := t.p.plugin(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	out, err := rp.Call(context.Background(), sdk.ExportPrepareArguments, in, nil)
 	if err != nil {
 		return nil, callErr(err)
 	}
@@ -78,7 +82,11 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 		}
 		return nil
 	}}
-	out, err := t.p.rp.Call(ctx, sdk.ExportExecute, in, opts)
+	rp, err := t.p.plugin(ctx)
+	if err != nil {
+		return host.ToolResult{}, err
+	}
+	out, err := rp.Call(ctx, sdk.ExportExecute, in, opts)
 	if err != nil {
 		return host.ToolResult{}, callErr(err)
 	}

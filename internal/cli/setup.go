@@ -44,7 +44,10 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
-	opts := config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry}
+	// Commands that run a model list cached tools at once and load
+	// plugins behind (docs/runtime.md, "Startup"); the ones that only look
+	// at plugins load and describe each.
+	opts := config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry, Background: !l.noModel}
 	tel, err := startTelemetry(f, l, &opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)

@@ -82,8 +82,39 @@ function readBlock(offset: u64, len: u64, fromInput: bool): ArrayBuffer {
   return buf;
 }
 
+// The bulk path (docs/abi.md, "Bulk transfer"): a host that knows it calls
+// wasmagent_bulk_input_v1 before the export and wasmagent_bulk_output_v1
+// after it, and moves the input and the output with one copy each; a host
+// that does not calls neither, and the plugin uses the Extism input and
+// output. The buffers live in these globals (the collector does not move
+// memory), so their addresses stay valid between the calls.
+let bulkOn = false;
+let bulkIn: ArrayBuffer | null = null;
+let bulkOut: ArrayBuffer | null = null;
+
+/** @internal The host's bulk input: len bytes it writes the input into. */
+export function bulkInput(len: u32): u32 {
+  bulkOn = true;
+  const buf = new ArrayBuffer(<i32>len);
+  bulkIn = buf;
+  return len == 0 ? 0 : <u32>changetype<usize>(buf);
+}
+
+/** @internal The output for the host's bulk read: address << 32 | length. */
+export function bulkOutput(): u64 {
+  const out = bulkOut;
+  bulkOut = null;
+  if (out === null || out.byteLength == 0) return 0; // the Extism output, empty
+  return (<u64>changetype<usize>(out) << 32) | <u64>out.byteLength;
+}
+
 /** The call's input. */
 export function input(): ArrayBuffer {
+  if (bulkOn) {
+    const b = bulkIn;
+    bulkIn = null;
+    return b === null ? new ArrayBuffer(0) : b;
+  }
   return readBlock(0, input_length(), true);
 }
 
@@ -112,6 +143,10 @@ export function takeBytes(offset: u64): ArrayBuffer {
 
 /** Sets the call's output. */
 export function setOutput(data: ArrayBuffer): void {
+  if (bulkOn) {
+    bulkOut = data;
+    return;
+  }
   output_set(allocBytes(data), <u64>data.byteLength);
 }
 
