@@ -17,6 +17,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/serve"
 	"github.com/wasmagent/wasmagent/host/serve/web"
 	"github.com/wasmagent/wasmagent/host/session"
+	"github.com/wasmagent/wasmagent/host/telemetry"
 )
 
 // defaultServeAddr is where serve listens when neither --addr nor
@@ -46,7 +47,10 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 	if *hash {
 		return hashToken(env)
 	}
-	s, code := loadConfig(ctx, load{path: *cfg}, env)
+	// Metrics are kept for /metrics whatever [telemetry] says; spans are
+	// exported when it asks (docs/telemetry.md).
+	var tel *telemetry.Telemetry
+	s, code := loadConfig(ctx, load{path: *cfg, telemetry: true, metrics: true, onTelemetry: func(t *telemetry.Telemetry) { tel = t }}, env)
 	if s == nil {
 		return code
 	}
@@ -83,6 +87,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		MaxPromptBytes: int(f.MaxPrompt),
 		Heartbeat:      f.Heartbeat.Duration,
 		Web:            web.Handler(),
+		Metrics:        tel.MetricsHandler(),
 	})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)

@@ -138,6 +138,10 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal("the run did not end")
 	}
 	waitIdle()
+	// /metrics (behind the tokens) counts the run, though [telemetry] is off.
+	if code, m := call("GET", "/metrics", ""); code != 200 || !strings.Contains(m, "wasmagent_runs_total") {
+		t.Errorf("GET /metrics: %d, want the run counted; got %.300q", code, m)
+	}
 	call("POST", "/v1/sessions/"+info.ID+"/prompt", `{"message":"slowly"}`)
 	interrupt <- struct{}{}
 	waitFor(t, &errOut, "stopping")

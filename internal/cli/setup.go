@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/telemetry"
 )
 
 // load says how a command loads its configuration.
@@ -17,8 +18,12 @@ type load struct {
 	logLevel string             // --log-level; "" keeps [runtime] log_level
 	onRetry  func(openai.Retry) // the model's retries, for the status line
 	// telemetry: the command runs the agent or its tools, and exports
-	// what [telemetry] asks (run, chat, rpc, mcp).
+	// what [telemetry] asks (run, chat, rpc, mcp, serve).
 	telemetry bool
+	// metrics: keep metrics for a Prometheus scrape even when [telemetry]
+	// is off, and hand the Telemetry to onTelemetry (serve's /metrics).
+	metrics     bool
+	onTelemetry func(*telemetry.Telemetry)
 }
 
 // loadConfig reads the configuration and wires it, reporting problems on
@@ -59,6 +64,9 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		return nil, ExitUsage
 	}
 	watchSetup(tel, s)
+	if l.onTelemetry != nil && tel != nil {
+		l.onTelemetry(tel)
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(env.Stderr, "warning: "+w)
 	}

@@ -17,14 +17,14 @@ const flushTimeout = 3 * time.Second
 // its tools, and puts its observers into opts; nil when the command does
 // not export or [telemetry] is off.
 func startTelemetry(f *config.File, l load, opts *config.WireOptions) (*telemetry.Telemetry, error) {
-	if !l.telemetry || !f.Telemetry.Enabled() {
+	if !l.telemetry || !f.Telemetry.Enabled() && !l.metrics {
 		return nil, nil
 	}
 	headers, err := f.TelemetryHeaders()
 	if err != nil {
 		return nil, err
 	}
-	tel, err := telemetry.New(f.Telemetry, telemetry.Options{Headers: headers, Version: moduleVersion()})
+	tel, err := telemetry.New(f.Telemetry, telemetry.Options{Headers: headers, Version: moduleVersion(), Prometheus: l.metrics})
 	if err != nil {
 		return nil, err
 	}
