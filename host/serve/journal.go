@@ -1,0 +1,212 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// A journal is one session's events, one JSON object per line of a file;
+// the event id is the line's number (from 1), so ids survive restarts
+// without being written. An event is written (one write call) before
+// anyone is woken to read it. A torn last line (the process died mid-write)
+// is cut off when the journal opens: nobody can have seen it. A line in
+// the middle that is not a JSON object keeps its number and is skipped.
+type journal struct {
+	path string
+	sync bool
+
+	mu    sync.Mutex
+	f     *os.File
+	offs  []int64 // offs[i] is where event i+1 starts
+	bad   map[int]bool
+	size  int64
+	wake  chan struct{} // closed and replaced at each append
+	ended error         // ErrGone or ErrClosed once no more will come
+	refs  int
+}
+
+// scanJournal reads a journal's bytes: the offsets of its lines, which of
+// them are not JSON objects (by index), and how many bytes are whole
+// lines (a torn last line is after them).
+func scanJournal(data []byte) (offs []int64, bad map[int]bool, whole int64) {
+	var pos int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn
+		}
+		line := data[:i]
+		if !isObject(line) {
+			if bad == nil {
+				bad = map[int]bool{}
+			}
+			bad[len(offs)] = true
+		}
+		offs = append(offs, pos)
+		pos += int64(i) + 1
+		data = data[i+1:]
+	}
+	return offs, bad, pos
+}
+
+func isObject(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) >= 2 && line[0] == '{' && json.Valid(line)
+}
+
+// openJournal opens (creating if need be) the journal at path.
+func openJournal(path string, sync bool) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("event journal: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("event journal %s: %w", path, err)
+	}
+	offs, bad, whole := scanJournal(data)
+	if whole < int64(len(data)) {
+		if err := f.Truncate(whole); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("event journal %s: cutting a torn last line: %w", path, err)
+		}
+	}
+	return &journal{path: path, sync: sync, f: f, offs: offs, bad: bad, size: whole, wake: make(chan struct{})}, nil
+}
+
+// append writes one event and returns its sequence number.
+func (j *journal) append(data []byte, durable bool) (int, error) {
+	if bytes.IndexByte(data, '\n') >= 0 {
+		return 0, errors.New("event journal: an event holds a line feed")
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended != nil {
+		return 0, j.ended
+	}
+	line := make([]byte, 0, len(data)+1)
+	line = append(append(line, data...), '\n')
+	n, err := j.f.WriteAt(line, j.size)
+	if err != nil {
+		// Nothing half-written stays: the next append starts where this one did.
+		j.f.Truncate(j.size)
+		return 0, fmt.Errorf("event journal %s: %w", j.path, err)
+	}
+	if durable && j.sync {
+		if err := j.f.Sync(); err != nil {
+			return 0, fmt.Errorf("event journal %s: %w", j.path, err)
+		}
+	}
+	j.offs = append(j.offs, j.size)
+	j.size += int64(n)
+	close(j.wake)
+	j.wake = make(chan struct{})
+	return len(j.offs), nil
+}
+
+// count is the number of events written.
+func (j *journal) count() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.offs)
+}
+
+// end stops the journal: readers get err once they have read everything.
+func (j *journal) end(err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended == nil {
+		j.ended = err
+		close(j.wake)
+		j.wake = make(chan struct{})
+	}
+}
+
+// get returns event seq (from 1), or, when it is not written yet, a
+// channel closed at the next append. bad is true for an undecodable line.
+func (j *journal) get(seq int) (data []byte, bad bool, wait <-chan struct{}, err error) {
+	j.mu.Lock()
+	if seq > len(j.offs) {
+		defer j.mu.Unlock()
+		if j.ended != nil {
+			return nil, false, nil, j.ended
+		}
+		return nil, false, j.wake, nil
+	}
+	start := j.offs[seq-1]
+	end := j.size
+	if seq < len(j.offs) {
+		end = j.offs[seq]
+	}
+	isBad := j.bad[seq-1]
+	f := j.f
+	j.mu.Unlock()
+	if isBad {
+		return nil, true, nil, nil
+	}
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return nil, false, nil, fmt.Errorf("event journal %s: %w", j.path, err)
+	}
+	return bytes.TrimRight(buf, "\r\n"), false, nil, nil
+}
+
+// parseAfter reads an event id a client sent back: "" is before the
+// first event; otherwise a decimal sequence number no later than last.
+func parseAfter(after string, last int) (int, error) {
+	if after == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(after)
+	if err != nil || n < 0 || strconv.Itoa(n) != after {
+		return 0, &InvalidError{Field: "Last-Event-ID", Msg: fmt.Sprintf("%.40q is not an event id of this session (a decimal number)", after)}
+	}
+	if n > last {
+		return 0, &InvalidError{Field: "Last-Event-ID", Msg: fmt.Sprintf("event %d is past the session's last event (%d)", n, last)}
+	}
+	return n, nil
+}
+
+// journalStream reads a journal from one point on.
+type journalStream struct {
+	j       *journal
+	next    int
+	release func()
+	once    sync.Once
+}
+
+func (s *journalStream) Next(ctx context.Context) (Event, error) {
+	for {
+		data, bad, wait, err := s.j.get(s.next)
+		switch {
+		case err != nil:
+			return Event{}, err
+		case bad:
+			s.next++
+			continue
+		case wait != nil:
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return Event{}, ctx.Err()
+			}
+		}
+		ev := Event{ID: strconv.Itoa(s.next), Data: data}
+		s.next++
+		return ev, nil
+	}
+}
+
+func (s *journalStream) Close() error {
+	s.once.Do(s.release)
+	return nil
+}

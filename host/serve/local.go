@@ -1,0 +1,560 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// LocalOptions configure the local backend.
+type LocalOptions struct {
+	// Root holds every owner's sessions: Root/<owner>/sessions/*.jsonl
+	// (host/session's file store, pi's format), Root/<owner>/events/<id>.jsonl
+	// (the event journals) and Root/<owner>/meta/<id>.json (what the
+	// session was created with).
+	Root string
+	// Session is the template of every session's options (the Agent as
+	// agent.toml configures it, the models, the retry policy, Warn);
+	// Store is set per owner.
+	Session session.Options
+	// Events bound what the agent's message_update events cost, as for
+	// "wasmagent run --json".
+	Events eventwire.Options
+	// NoSync skips fsync (of session files and journals).
+	NoSync bool
+}
+
+// Local is the Backend over host/session and its file store on this
+// machine. One process at a time may use a Root (the file store's locks
+// refuse a second writer of a session).
+type Local struct {
+	opts   LocalOptions
+	base   context.Context // runs are bounded by it, not by requests
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	owners   map[string]*owner
+	draining bool
+	closed   bool
+}
+
+var _ Backend = (*Local)(nil)
+
+type owner struct {
+	name  string
+	dir   string
+	store *session.FileStore
+
+	mu       sync.Mutex        // held across a quota check and what it allows
+	index    map[string]string // session id → store key ("" before its file exists)
+	indexed  bool
+	live     map[string]*live
+	journals map[string]*journal
+	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
+	calls    []time.Time // tool calls started in the last minute (callsMu)
+}
+
+// live is a session held open: its Agent in memory, its log locked.
+type live struct {
+	id    string
+	sess  *session.Session
+	j     *journal
+	unsub func()
+	meta  sessionMeta
+}
+
+// sessionMeta is what a session was created with (pi's session file has
+// no place for a system prompt): Root/<owner>/meta/<id>.json.
+type sessionMeta struct {
+	SystemPrompt *string    `json:"systemPrompt,omitempty"`
+	Model        *ModelSpec `json:"model,omitempty"`
+	Created      time.Time  `json:"created"`
+}
+
+// NewLocal returns a local backend keeping sessions under o.Root.
+func NewLocal(o LocalOptions) (*Local, error) {
+	if o.Root == "" {
+		return nil, errors.New("serve: the local backend needs a directory (Root)")
+	}
+	if err := os.MkdirAll(o.Root, 0o700); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	if o.Session.Warn == nil {
+		o.Session.Warn = func(string) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Local{opts: o, base: ctx, cancel: cancel, owners: map[string]*owner{}}, nil
+}
+
+// ownerName is the form of an owner's name (a token's name): a directory
+// name that is never "." or "..".
+var ownerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// sessionID is the form of the ids this backend makes and accepts.
+var sessionID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func (b *Local) owner(c Caller) (*owner, error) {
+	if !ownerName.MatchString(c.Owner) {
+		return nil, fmt.Errorf("serve: owner name %.70q is not of the form %s", c.Owner, ownerName)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	o := b.owners[c.Owner]
+	if o == nil {
+		dir := filepath.Join(b.opts.Root, c.Owner)
+		o = &owner{name: c.Owner, dir: dir, store: &session.FileStore{Dir: filepath.Join(dir, "sessions"), NoSync: b.opts.NoSync},
+			live: map[string]*live{}, journals: map[string]*journal{}}
+		b.owners[c.Owner] = o
+	}
+	callsMu.Lock()
+	o.quota = c.Quota
+	callsMu.Unlock()
+	return o, nil
+}
+
+// indexLocked reads the owner's stored sessions once.
+func (o *owner) indexLocked(ctx context.Context) error {
+	if o.indexed {
+		return nil
+	}
+	infos, err := o.store.List(ctx)
+	if err != nil {
+		return err
+	}
+	o.index = map[string]string{}
+	for _, info := range infos {
+		if sessionID.MatchString(info.ID) {
+			o.index[info.ID] = info.Key
+		}
+	}
+	o.indexed = true
+	return nil
+}
+
+func (b *Local) isDraining() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.draining
+}
+
+// Create implements Backend.
+func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (SessionInfo, error) {
+	if b.isDraining() {
+		return SessionInfo{}, ErrDraining
+	}
+	o, err := b.owner(c)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	meta := sessionMeta{SystemPrompt: req.SystemPrompt, Model: req.Model, Created: time.Now().UTC()}
+	opts, err := b.sessionOptions(o, meta)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.indexLocked(ctx); err != nil {
+		return SessionInfo{}, err
+	}
+	if q := c.Quota.Sessions; q > 0 && len(o.index) >= q {
+		return SessionInfo{}, &QuotaError{What: "sessions", Limit: q}
+	}
+	sess := session.New(opts)
+	id := sess.State().SessionID
+	if err := writeMeta(filepath.Join(o.dir, "meta", id+".json"), meta); err != nil {
+		sess.Close()
+		return SessionInfo{}, err
+	}
+	l, err := b.attachLocked(o, id, sess, meta)
+	if err != nil {
+		sess.Close()
+		os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+		return SessionInfo{}, err
+	}
+	if req.Name != "" {
+		if err := sess.SetName(ctx, req.Name); err != nil {
+			b.dropLocked(o, l)
+			return SessionInfo{}, &InvalidError{Field: "name", Msg: err.Error()}
+		}
+	}
+	o.index[id] = sess.State().SessionFile
+	return b.liveInfo(l), nil
+}
+
+// sessionOptions are the options of one of o's sessions.
+func (b *Local) sessionOptions(o *owner, meta sessionMeta) (session.Options, error) {
+	opts := b.opts.Session
+	opts.Store = o.store
+	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(o.toolCallQuota)}, opts.Agent.BeforeToolCall...)
+	if meta.SystemPrompt != nil {
+		opts.Agent.SystemPrompt = *meta.SystemPrompt
+	}
+	if meta.Model != nil {
+		i := slices.IndexFunc(opts.Models, func(m session.Model) bool {
+			return m.Info.Provider == meta.Model.Provider && m.Info.ID == meta.Model.ModelID
+		})
+		if i < 0 {
+			return opts, &InvalidError{Field: "model", Msg: fmt.Sprintf("%s/%s is not a model of this server's agent.toml", meta.Model.Provider, meta.Model.ModelID)}
+		}
+		opts.Agent.Model = opts.Models[i].Model
+	}
+	return opts, nil
+}
+
+// attachLocked opens the session's journal and sends its events there.
+func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta sessionMeta) (*live, error) {
+	j, err := b.journalLocked(o, id)
+	if err != nil {
+		return nil, err
+	}
+	l := &live{id: id, sess: sess, j: j, meta: meta}
+	enc := eventwire.New(func(obj []byte) error {
+		_, err := j.append(obj, false)
+		return err
+	}, b.opts.Events)
+	l.unsub = sess.Subscribe(func(ctx context.Context, e session.Event) error {
+		if he, ok := e.(host.Event); ok {
+			if err := enc.Event(ctx, he); err != nil {
+				return err
+			}
+			if _, end := he.(host.AgentEndEvent); end && !b.opts.NoSync {
+				j.mu.Lock()
+				err := j.f.Sync()
+				j.mu.Unlock()
+				return err
+			}
+			return nil
+		}
+		line, err := session.MarshalEvent(e)
+		if err != nil {
+			return err
+		}
+		_, err = j.append(line, false)
+		return err
+	})
+	o.live[id] = l
+	return l, nil
+}
+
+// journalLocked returns id's journal, opening it if need be; the caller
+// holds a reference it gives back with releaseLocked.
+func (b *Local) journalLocked(o *owner, id string) (*journal, error) {
+	if j := o.journals[id]; j != nil {
+		j.refs++
+		return j, nil
+	}
+	dir := filepath.Join(o.dir, "events")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	j, err := openJournal(filepath.Join(dir, id+".jsonl"), !b.opts.NoSync)
+	if err != nil {
+		return nil, err
+	}
+	j.refs = 1
+	o.journals[id] = j
+	return j, nil
+}
+
+func (o *owner) releaseLocked(id string, j *journal) {
+	j.refs--
+	if j.refs == 0 && o.journals[id] == j {
+		delete(o.journals, id)
+		j.f.Close()
+	}
+}
+
+// dropLocked closes a live session (aborting its run).
+func (b *Local) dropLocked(o *owner, l *live) {
+	l.sess.Close()
+	l.unsub()
+	delete(o.live, l.id)
+	o.releaseLocked(l.id, l.j)
+}
+
+// find returns the live session id, opening it from the store if need
+// be.
+func (b *Local) find(ctx context.Context, o *owner, id string) (*live, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return b.findLocked(ctx, o, id)
+}
+
+func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, error) {
+	if l := o.live[id]; l != nil {
+		return l, nil
+	}
+	key, err := o.keyLocked(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return nil, ErrNotFound
+	}
+	meta, _ := readMeta(filepath.Join(o.dir, "meta", id+".json"))
+	opts, err := b.sessionOptions(o, meta)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := session.Open(ctx, opts, key)
+	if err != nil {
+		return nil, err
+	}
+	l, err := b.attachLocked(o, id, sess, meta)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// keyLocked returns the store key of o's session id ("" for a live
+// session with no file yet), or ErrNotFound.
+func (o *owner) keyLocked(ctx context.Context, id string) (string, error) {
+	if !sessionID.MatchString(id) {
+		return "", ErrNotFound
+	}
+	if err := o.indexLocked(ctx); err != nil {
+		return "", err
+	}
+	key, ok := o.index[id]
+	if !ok {
+		return "", ErrNotFound
+	}
+	if l := o.live[id]; l != nil {
+		key = l.sess.State().SessionFile
+		o.index[id] = key
+	}
+	return key, nil
+}
+
+// List implements Backend: newest first.
+func (b *Local) List(ctx context.Context, c Caller) ([]SessionInfo, error) {
+	o, err := b.owner(c)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := o.store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.indexLocked(ctx); err != nil {
+		return nil, err
+	}
+	out := []SessionInfo{}
+	seen := map[string]bool{}
+	for _, l := range o.live {
+		out = append(out, b.liveInfo(l))
+		seen[l.id] = true
+	}
+	for _, info := range stored {
+		if seen[info.ID] || !sessionID.MatchString(info.ID) {
+			continue
+		}
+		o.index[info.ID] = info.Key
+		meta, _ := readMeta(filepath.Join(o.dir, "meta", info.ID+".json"))
+		out = append(out, storedInfo(info, meta))
+	}
+	slices.SortFunc(out, func(a, b SessionInfo) int { return b.Created.Compare(a.Created) })
+	return out, nil
+}
+
+func storedInfo(info session.Info, meta sessionMeta) SessionInfo {
+	created := info.Created
+	if !meta.Created.IsZero() {
+		created = meta.Created
+	}
+	return SessionInfo{ID: info.ID, Name: info.Name, Created: created, Modified: info.Modified,
+		MessageCount: info.Messages, FirstMessage: info.First, Model: meta.Model}
+}
+
+func (b *Local) liveInfo(l *live) SessionInfo {
+	st := l.sess.State()
+	info := SessionInfo{ID: l.id, Name: st.SessionName, Created: l.meta.Created, Modified: l.meta.Created,
+		MessageCount: st.MessageCount, IsStreaming: st.IsStreaming}
+	if fi, err := os.Stat(st.SessionFile); st.SessionFile != "" && err == nil {
+		info.Modified = fi.ModTime()
+	}
+	for _, m := range l.sess.Messages() {
+		if u, ok := m.(*host.UserMessage); ok {
+			info.FirstMessage = u.Content.TextOf()
+			break
+		}
+	}
+	if st.Model != nil {
+		info.Model = &ModelSpec{Provider: st.Model.Info.Provider, ModelID: st.Model.Info.ID}
+	}
+	if n := l.j.count(); n > 0 {
+		info.LastEventID = fmt.Sprint(n)
+	}
+	return info
+}
+
+// Get implements Backend.
+func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, error) {
+	o, err := b.owner(c)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if l := o.live[id]; l != nil {
+		return b.liveInfo(l), nil
+	}
+	key, err := o.keyLocked(ctx, id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	t, err := o.store.Load(ctx, key)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	info := session.Info{ID: id, Name: t.Name()}
+	info.Created, _ = time.Parse(time.RFC3339Nano, t.Header.Timestamp)
+	if fi, err := os.Stat(key); err == nil {
+		info.Modified = fi.ModTime()
+	}
+	for _, m := range t.View(t.Leaf()).Messages {
+		info.Messages++
+		if u, ok := m.(*host.UserMessage); ok && info.First == "" {
+			info.First = u.Content.TextOf()
+		}
+	}
+	meta, _ := readMeta(filepath.Join(o.dir, "meta", id+".json"))
+	out := storedInfo(info, meta)
+	j, err := b.journalLocked(o, id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	if n := j.count(); n > 0 {
+		out.LastEventID = fmt.Sprint(n)
+	}
+	o.releaseLocked(id, j)
+	return out, nil
+}
+
+// Delete implements Backend.
+func (b *Local) Delete(ctx context.Context, c Caller, id string) error {
+	o, err := b.owner(c)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	key, err := o.keyLocked(ctx, id)
+	if err != nil {
+		return err
+	}
+	if l := o.live[id]; l != nil {
+		b.dropLocked(o, l)
+	}
+	if key != "" {
+		if err := o.store.Remove(ctx, key); err != nil {
+			return err
+		}
+	}
+	delete(o.index, id)
+	if j := o.journals[id]; j != nil {
+		j.end(ErrGone)
+	}
+	os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
+	os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+	return nil
+}
+
+// Messages implements Backend: the current branch's messages.
+func (b *Local) Messages(ctx context.Context, c Caller, id string) ([]host.Message, error) {
+	o, err := b.owner(c)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if l := o.live[id]; l != nil {
+		return l.sess.Messages(), nil
+	}
+	key, err := o.keyLocked(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t, err := o.store.Load(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return t.View(t.Leaf()).Messages, nil
+}
+
+// Events implements Backend.
+func (b *Local) Events(ctx context.Context, c Caller, id, after string) (Stream, error) {
+	o, err := b.owner(c)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.live[id] == nil {
+		if _, err := o.keyLocked(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	j, err := b.journalLocked(o, id)
+	if err != nil {
+		return nil, err
+	}
+	n, err := parseAfter(after, j.count())
+	if err != nil {
+		o.releaseLocked(id, j)
+		return nil, err
+	}
+	return &journalStream{j: j, next: n + 1, release: func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.releaseLocked(id, j)
+	}}, nil
+}
+
+func writeMeta(path string, m sessionMeta) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// readMeta reads a session's metadata; a missing or unreadable file is
+// the zero value (agent.toml's prompt and model).
+func readMeta(path string) (sessionMeta, error) {
+	var m sessionMeta
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	return decodeMeta(data)
+}
+
+func decodeMeta(data []byte) (sessionMeta, error) {
+	var m sessionMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return sessionMeta{}, fmt.Errorf("session metadata: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,202 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// Command implements Backend.
+func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) error {
+	o, err := b.owner(c)
+	if err != nil {
+		return err
+	}
+	if cmd.Type == "abort" {
+		o.mu.Lock()
+		l := o.live[id]
+		if l == nil {
+			_, err := o.keyLocked(ctx, id)
+			o.mu.Unlock()
+			return err // not open: nothing runs
+		}
+		o.mu.Unlock()
+		l.sess.Abort()
+		return l.sess.Wait(ctx)
+	}
+	m, err := userMessage(cmd)
+	if err != nil {
+		return err
+	}
+	if b.isDraining() {
+		return ErrDraining
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	l, err := b.findLocked(ctx, o, id)
+	if err != nil {
+		return err
+	}
+	switch cmd.Type {
+	case "steer":
+		return l.sess.Steer(ctx, m)
+	case "follow_up":
+		return l.sess.FollowUp(ctx, m)
+	case "prompt":
+	default:
+		return &InvalidError{Field: "type", Msg: fmt.Sprintf("%q is not prompt, steer, follow_up or abort", cmd.Type)}
+	}
+	if !l.sess.Busy() {
+		if err := o.runQuotaLocked(c.Quota); err != nil {
+			return err
+		}
+	}
+	err = l.sess.Prompt(b.base, m, session.Behavior(cmd.StreamingBehavior))
+	if errors.Is(err, session.ErrBusy) {
+		return fmt.Errorf("%w (a prompt needs streamingBehavior \"steer\" or \"followUp\" now)", ErrBusy)
+	}
+	if err != nil && cmd.StreamingBehavior != "" && cmd.StreamingBehavior != string(session.Steer) && cmd.StreamingBehavior != string(session.FollowUp) {
+		return &InvalidError{Field: "streamingBehavior", Msg: err.Error()}
+	}
+	return err
+}
+
+// userMessage makes the user message of a prompt, steer or follow_up, as
+// pi's RPC mode does.
+func userMessage(c Command) (*host.UserMessage, error) {
+	if c.Message == nil {
+		return nil, &InvalidError{Field: "message", Msg: "missing"}
+	}
+	content := host.Contents{host.TextContent{Text: *c.Message}}
+	for i, img := range c.Images {
+		if img.Data == "" || img.MimeType == "" {
+			return nil, &InvalidError{Field: fmt.Sprintf("images[%d]", i), Msg: `want {"type":"image","data":base64,"mimeType"}`}
+		}
+		content = append(content, img)
+	}
+	return &host.UserMessage{Content: content, Timestamp: time.Now().UnixMilli()}, nil
+}
+
+// runQuotaLocked refuses a new run past the owner's runs or tool calls.
+func (o *owner) runQuotaLocked(q Quota) error {
+	if q.Runs > 0 {
+		n := 0
+		for _, l := range o.live {
+			if l.sess.Busy() {
+				n++
+			}
+		}
+		if n >= q.Runs {
+			return &QuotaError{What: "runs at once", Limit: q.Runs, RetryAfter: time.Second}
+		}
+	}
+	if q.ToolCallsPerMinute > 0 {
+		if wait := o.callsWait(q.ToolCallsPerMinute, time.Now(), false); wait > 0 {
+			return &QuotaError{What: "tool calls per minute", Limit: q.ToolCallsPerMinute, RetryAfter: wait}
+		}
+	}
+	return nil
+}
+
+// callsWait drops calls older than a minute and returns how long until
+// one more is allowed (0: now); with take, an allowed call is counted.
+// The window has its own lock: the hook runs without o.mu.
+func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
+	callsMu.Lock()
+	defer callsMu.Unlock()
+	cut := 0
+	for cut < len(o.calls) && now.Sub(o.calls[cut]) >= time.Minute {
+		cut++
+	}
+	o.calls = o.calls[cut:]
+	if len(o.calls) >= limit {
+		return o.calls[0].Add(time.Minute).Sub(now)
+	}
+	if take {
+		o.calls = append(o.calls, now)
+	}
+	return 0
+}
+
+// toolCallQuota is the first before-hook of every session: a call past
+// the owner's tool calls per minute is blocked, and the model told why.
+func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+	callsMu.Lock()
+	limit := o.quota.ToolCallsPerMinute
+	callsMu.Unlock()
+	if limit <= 0 {
+		return nil, nil
+	}
+	if wait := o.callsWait(limit, time.Now(), true); wait > 0 {
+		return &host.BeforeToolCallResult{Block: true, Reason: fmt.Sprintf("Tool call quota exceeded: this server allows %d tool calls per minute for this token; the next is allowed in %ds.", limit, int(wait.Seconds()+0.999))}, nil
+	}
+	return nil, nil
+}
+
+// callsMu guards every owner's calls and quota.ToolCallsPerMinute.
+var callsMu sync.Mutex
+
+// Drain implements Backend.
+func (b *Local) Drain(ctx context.Context) error {
+	b.mu.Lock()
+	b.draining = true
+	var all []*live
+	for _, o := range b.owners {
+		o.mu.Lock()
+		for _, l := range o.live {
+			all = append(all, l)
+		}
+		o.mu.Unlock()
+	}
+	b.mu.Unlock()
+	for _, l := range all {
+		if l.sess.Wait(ctx) != nil && ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() == nil {
+		return nil
+	}
+	for _, l := range all {
+		l.sess.Abort()
+	}
+	for _, l := range all {
+		l.sess.Wait(context.Background())
+	}
+	return fmt.Errorf("serve: runs still going at the deadline were aborted: %w", ctx.Err())
+}
+
+// Close implements Backend: it aborts every run and closes every session.
+func (b *Local) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed, b.draining = true, true
+	owners := b.owners
+	b.mu.Unlock()
+	b.cancel()
+	var errs []error
+	for _, o := range owners {
+		o.mu.Lock()
+		for _, l := range o.live {
+			if err := l.sess.Close(); err != nil {
+				errs = append(errs, err)
+			}
+			l.unsub()
+			delete(o.live, l.id)
+			o.releaseLocked(l.id, l.j)
+		}
+		for _, j := range o.journals {
+			j.end(ErrClosed)
+		}
+		o.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,79 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// sseWriteTimeout bounds one write to an event stream: a client that
+// stops reading is dropped, and resumes with Last-Event-ID.
+const sseWriteTimeout = 30 * time.Second
+
+// events is GET /v1/sessions/{id}/events: the session's events as
+// Server-Sent Events, "id: N" and "data: <the event's JSON>" each, from
+// after Last-Event-ID (all of them without one), then live; a comment
+// line every Heartbeat while nothing comes. The stream ends when the
+// session is deleted or the server stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
+	after := r.Header.Get("Last-Event-ID")
+	stream, err := s.o.Backend.Events(r.Context(), c, r.PathValue("id"), after)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer stream.Close()
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	write := func(b []byte) bool {
+		rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write([]byte(": wasmagent events\nretry: 2000\n\n")) {
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	buf := make([]byte, 0, 4096)
+	for {
+		wait, done := context.WithTimeout(ctx, s.o.Heartbeat)
+		ev, err := stream.Next(wait)
+		done()
+		switch {
+		case err == nil:
+			buf = append(buf[:0], "id: "...)
+			buf = append(buf, ev.ID...)
+			buf = append(buf, "\ndata: "...)
+			buf = append(buf, ev.Data...)
+			buf = append(buf, "\n\n"...)
+			if !write(buf) {
+				return
+			}
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			if !write([]byte(": ping\n\n")) {
+				return
+			}
+		default:
+			if ctx.Err() == nil && !errors.Is(err, ErrGone) && !errors.Is(err, ErrClosed) {
+				s.o.Log.Error("event stream failed", "path", r.URL.Path, "err", err)
+			}
+			return
+		}
+	}
+}
