@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -26,7 +25,11 @@ func (r *runner) apply(ctx context.Context, c pendingCommand) {
 		r.pending, r.applied = nil, c.Seq // an abort cancels what waits too
 		r.mu.Unlock()
 		r.advance(ctx)
-		r.signalIdle()
+		go func() {
+			sess.Wait(ctx)
+			r.answer(c, nil)
+			r.signalIdle()
+		}()
 		return
 	case "prompt":
 		err = sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
@@ -49,8 +52,11 @@ func (r *runner) apply(ctx context.Context, c pendingCommand) {
 		r.pending = append(r.pending, c)
 	}
 	r.mu.Unlock()
+	r.answer(c, err)
 	if err != nil {
-		r.refuse(ctx, c, err)
+		if c.Reply == "" {
+			r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d (%s) refused: %v", r.id, c.Seq, c.Type, err))
+		}
 		r.advance(ctx)
 		r.signalIdle()
 		return
@@ -67,26 +73,6 @@ func userMessage(c pendingCommand) *host.UserMessage {
 		content = append(content, img)
 	}
 	return &host.UserMessage{Content: content, Timestamp: c.Time}
-}
-
-// response is pi's RpcResponse, published as an event for a command the
-// session refused (the client that sent it got only "stored").
-type response struct {
-	Type    string `json:"type"`
-	ID      string `json:"id,omitempty"`
-	Command string `json:"command"`
-	Success bool   `json:"success"`
-	Error   string `json:"error"`
-}
-
-func (r *runner) refuse(ctx context.Context, c pendingCommand, err error) {
-	data, merr := json.Marshal(response{Type: "response", ID: c.ID, Command: c.Type, Error: err.Error()})
-	if merr == nil {
-		_, merr = r.ev.publish(ctx, data)
-	}
-	if merr != nil {
-		r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d refused (%v), and the refusal was not published: %v", r.id, c.Seq, err, merr))
-	}
 }
 
 // started watches the run a command started.
@@ -132,7 +118,7 @@ func (r *runner) advance(ctx context.Context) {
 	}
 	r.cursor = next
 	r.mu.Unlock()
-	if err := writeCursor(ctx, r.h.kv, r.id, next); err != nil {
+	if err := writeCursor(ctx, r.h.kv.cursors, r.id, next); err != nil {
 		r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: %v (a host taking it over finds the commands in its log)", r.id, err))
 	}
 }
@@ -207,7 +193,7 @@ func (r *runner) follow(ctx context.Context, after uint64, cmds chan<- pendingCo
 		if err != nil {
 			continue
 		}
-		pc := pendingCommand{Seq: md.Sequence.Stream, Time: md.Timestamp.UnixMilli()}
+		pc := pendingCommand{Seq: md.Sequence.Stream, Time: md.Timestamp.UnixMilli(), Reply: m.Headers().Get(replyHeader)}
 		c, err := DecodeCommand(m.Data())
 		if err != nil {
 			r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d skipped: %v", r.id, pc.Seq, err))

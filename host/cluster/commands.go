@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 
@@ -113,7 +114,7 @@ type Sent struct {
 // send publishes c on session id's command subject, then marks the
 // session as having work. A command with the ID of one already in the
 // stream's duplicate window is not stored twice.
-func send(ctx context.Context, js jetstream.JetStream, id string, c Command) (Sent, error) {
+func send(ctx context.Context, js jetstream.JetStream, id string, c Command, reply string) (Sent, error) {
 	if err := checkID(id); err != nil {
 		return Sent{}, fmt.Errorf("%w: %v", ErrBadCommand, err)
 	}
@@ -130,7 +131,12 @@ func send(ctx context.Context, js jetstream.JetStream, id string, c Command) (Se
 	if len(data) > MaxCommand {
 		return Sent{}, fmt.Errorf("%w: %d bytes, more than %d", ErrBadCommand, len(data), MaxCommand)
 	}
-	ack, err := js.Publish(ctx, cmdSubject(id), data, jetstream.WithMsgID(id+"/"+c.ID), jetstream.WithExpectStream(cmdStream))
+	m := nats.NewMsg(cmdSubject(id))
+	m.Data = data
+	if reply != "" {
+		m.Header.Set(replyHeader, reply)
+	}
+	ack, err := js.PublishMsg(ctx, m, jetstream.WithMsgID(id+"/"+c.ID), jetstream.WithExpectStream(cmdStream))
 	if err != nil {
 		return Sent{}, unavailable("storing the command", err)
 	}
@@ -140,11 +146,17 @@ func send(ctx context.Context, js jetstream.JetStream, id string, c Command) (Se
 	return Sent{Seq: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
 
+// replyHeader names the subject the host applying a command answers on
+// (reply.go); a command stored without one, or whose sender is gone, is
+// applied all the same.
+const replyHeader = "Wa-Reply"
+
 // pendingCommand is a command read back from the stream.
 type pendingCommand struct {
 	Command
-	Seq  uint64
-	Time int64 // when it was stored, Unix ms: its user message's timestamp
+	Seq   uint64
+	Time  int64  // when it was stored, Unix ms: its user message's timestamp
+	Reply string // where to answer, if anywhere
 }
 
 // readCommands returns session id's commands after seq, in order.
@@ -174,7 +186,7 @@ func readCommands(ctx context.Context, js jetstream.JetStream, id string, after 
 		}
 		c, derr := DecodeCommand(m.Data)
 		if derr == nil {
-			out = append(out, pendingCommand{c, m.Sequence, m.Time.UnixMilli()})
+			out = append(out, pendingCommand{c, m.Sequence, m.Time.UnixMilli(), m.Header.Get(replyHeader)})
 		}
 		seq = m.Sequence + 1
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -75,37 +76,25 @@ type Event struct {
 
 // readEvents calls fn with each event of session id stored after
 // sequence after (0: from the first), then with each one stored later,
-// until ctx ends (nil) or fn or the stream fails.
+// until ctx ends (nil), the session is deleted (serve.ErrGone), or fn or
+// the stream fails.
 func readEvents(ctx context.Context, js jetstream.JetStream, id string, after uint64, fn func(Event) error) error {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(id)}}
-	if after > 0 {
-		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		cfg.OptStartSeq = after + 1
-	}
-	c, err := js.OrderedConsumer(ctx, eventStream, cfg)
+	it, err := eventIterator(ctx, js, id, after)
 	if err != nil {
-		return unavailable("reading events", err)
+		return err
 	}
-	it, err := c.Messages()
-	if err != nil {
-		return unavailable("reading events", err)
-	}
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
-	defer it.Stop()
+	r := &eventReader{it: it}
+	defer r.Close()
 	for {
-		m, err := it.Next()
+		e, err := r.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return unavailable("reading events", err)
+			return err
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			return unavailable("reading events", err)
-		}
-		if err := fn(Event{Seq: md.Sequence.Stream, Data: m.Data()}); err != nil {
+		seq, _ := strconv.ParseUint(e.ID, 10, 64)
+		if err := fn(Event{Seq: seq, Data: e.Data}); err != nil {
 			return err
 		}
 	}

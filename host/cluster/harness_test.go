@@ -88,9 +88,13 @@ func slowTool(d time.Duration) host.Tool {
 	})
 }
 
-func testOptions(toolDelay time.Duration) func(context.Context, string) (session.Options, error) {
-	return func(context.Context, string) (session.Options, error) {
-		return session.Options{Agent: host.AgentOptions{Model: testModel(), Tools: []host.Tool{slowTool(toolDelay)}}}, nil
+func testAgent(toolDelay time.Duration) session.Options {
+	return session.Options{Agent: host.AgentOptions{Model: testModel(), Tools: []host.Tool{slowTool(toolDelay)}}}
+}
+
+func testOptions(toolDelay time.Duration) func(context.Context, string) (session.Options, string, error) {
+	return func(context.Context, string) (session.Options, string, error) {
+		return testAgent(toolDelay), "test", nil
 	}
 }
 

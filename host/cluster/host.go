@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,8 +19,9 @@ type HostConfig struct {
 	// Store is the session store every host shares.
 	Store session.Store
 	// Options returns the options of a session this host runs (the Agent:
-	// model, tools, hooks); their Store is replaced by Store.
-	Options func(ctx context.Context, id string) (session.Options, error)
+	// model, tools, hooks; their Store is replaced by Store), and the
+	// owner its runs count against.
+	Options func(ctx context.Context, id string) (opts session.Options, owner string, err error)
 	// Prepare, if set, is called with each session this host opens,
 	// before its first command (to subscribe an audit listener).
 	Prepare func(*session.Session)
@@ -56,14 +58,19 @@ const (
 type Host struct {
 	js    jetstream.JetStream
 	work  jetstream.Consumer
-	kv    jetstream.KeyValue
+	kv    buckets
 	cfg   HostConfig
 	times queueTimes
 	slots chan struct{}
 
+	draining atomic.Bool // take no more work
+
 	mu      sync.Mutex
 	running map[string]*runner
 }
+
+// drain stops Run taking work; sessions running go on.
+func (h *Host) drain() { h.draining.Store(true) }
 
 func newHost(ctx context.Context, js jetstream.JetStream, cfg HostConfig) (*Host, error) {
 	if cfg.Store == nil || cfg.Options == nil {
@@ -93,7 +100,7 @@ func newHost(ctx context.Context, js jetstream.JetStream, cfg HostConfig) (*Host
 // returns once the command is stored (replicated): from then on some
 // host will act on it, even if this one dies.
 func (h *Host) Send(ctx context.Context, id string, c Command) (Sent, error) {
-	return send(ctx, h.js, id, c)
+	return send(ctx, h.js, id, c, "")
 }
 
 // Events calls fn with session id's events after sequence after, then
@@ -122,6 +129,11 @@ func (h *Host) Run(ctx context.Context) error {
 		case h.slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil
+		}
+		if h.draining.Load() {
+			<-h.slots
+			sleep(ctx, 100*time.Millisecond)
+			continue
 		}
 		m, err := h.next(ctx)
 		if m == nil {

@@ -9,10 +9,11 @@ import (
 // subjects end with its id, one token: commands on wa.cmd.<id>, events on
 // wa.ev.<id>, its pending work on wa.work.<id>.
 const (
-	cmdStream    = "WA_COMMANDS"
-	eventStream  = "WA_EVENTS"
-	workStream   = "WA_WORK"
-	cursorBucket = "wa_cursors"
+	cmdStream     = "WA_COMMANDS"
+	eventStream   = "WA_EVENTS"
+	workStream    = "WA_WORK"
+	cursorBucket  = "wa_cursors"
+	runningBucket = "wa_running"
 
 	cmdPrefix   = "wa.cmd."
 	eventPrefix = "wa.ev."

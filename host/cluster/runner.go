@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/eventwire"
+	"github.com/wasmagent/wasmagent/host/serve"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
@@ -20,8 +21,8 @@ import (
 //
 //  1. open the session in the store (which takes its lease; a session
 //     held elsewhere goes back to the queue for later);
-//  2. if the previous host stopped mid-run, publish session_resumed and
-//     the interrupted tool calls' results, and continue the run;
+//  2. if the previous host stopped mid-run, publish the results the
+//     store gave the tool calls it cut off, and continue the run;
 //  3. apply the commands after the session's cursor that are not in its
 //     log, then each new one as it is stored;
 //  4. when no run is active and no command is left, close the session,
@@ -36,6 +37,8 @@ type runner struct {
 	work jetstream.Msg
 	sess *session.Session
 	ev   *eventLog
+
+	runKey string // its key in the running bucket
 
 	idle chan struct{} // a run may have ended
 	lost chan struct{} // closed when the session was taken over
@@ -84,6 +87,7 @@ func (r *runner) heartbeat(ctx context.Context) {
 		select {
 		case <-t.C:
 			r.work.InProgress()
+			r.markRunning(ctx)
 		case <-ctx.Done():
 			return
 		}
@@ -106,7 +110,11 @@ func (r *runner) run(ctx context.Context) error {
 		r.work.NakWithDelay(h.times.retry)
 		return err
 	}
-	opts, err := h.cfg.Options(ctx, r.id)
+	opts, owner, err := h.cfg.Options(ctx, r.id)
+	if errors.Is(err, serve.ErrNotFound) {
+		r.work.Term()
+		return nil
+	}
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)
 		return err
@@ -122,6 +130,9 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.sess = sess
+	r.runKey = runningKey(owner, r.id)
+	r.markRunning(ctx)
+	defer r.h.kv.running.Purge(context.WithoutCancel(ctx), r.runKey)
 	if h.cfg.Prepare != nil {
 		h.cfg.Prepare(sess)
 	}
@@ -137,6 +148,16 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	return r.loop(ctx)
 }
+
+// markRunning says this host runs the session, for the owner's runs
+// quota; the entry expires when the host stops renewing it.
+func (r *runner) markRunning(ctx context.Context) {
+	if r.runKey != "" {
+		r.h.kv.running.Put(ctx, r.runKey, nil)
+	}
+}
+
+func runningKey(owner, id string) string { return hex.EncodeToString([]byte(owner)) + "." + id }
 
 // interruptedCalls are the tool calls without results in the stored
 // session: the previous host died while they ran.
@@ -189,13 +210,10 @@ func (r *runner) takenOver() { r.once.Do(func() { close(r.lost) }) }
 // resume continues what the previous host left: it says so to clients
 // when that host stopped mid-run, and continues a run that was cut off.
 func (r *runner) resume(ctx context.Context, calls []host.ToolCall) error {
-	md, err := r.work.Metadata()
-	if err == nil && md.NumDelivered > 1 || len(calls) > 0 {
-		if err := r.publishResumed(ctx, calls); err != nil {
-			return err
-		}
+	if err := r.publishInterrupted(ctx, calls); err != nil {
+		return err
 	}
-	cursor, err := readCursor(ctx, r.h.kv, r.id)
+	cursor, err := readCursor(ctx, r.h.kv.cursors, r.id)
 	if err != nil {
 		return err
 	}
@@ -214,6 +232,7 @@ func (r *runner) resume(ctx context.Context, calls []host.ToolCall) error {
 			r.mu.Lock()
 			r.applied = c.Seq
 			r.mu.Unlock()
+			r.answer(c, nil)
 			continue
 		}
 		r.apply(ctx, c)
@@ -222,32 +241,14 @@ func (r *runner) resume(ctx context.Context, calls []host.ToolCall) error {
 	return nil
 }
 
-// resumedEvent tells clients a host took the session over after its
-// previous host stopped; the results of the calls it cut off follow as
-// messages.
-type resumedEvent struct {
-	Type        string           `json:"type"`
-	Interrupted []interruptedRef `json:"interrupted"`
-}
-
-type interruptedRef struct {
-	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
-}
-
-func (r *runner) publishResumed(ctx context.Context, calls []host.ToolCall) error {
-	ev := resumedEvent{Type: "session_resumed", Interrupted: []interruptedRef{}}
+// publishInterrupted publishes message_start and message_end of each
+// result the store gave a call the previous host cut off. Clients see
+// the results as pi's loop would have sent them; and a paused host that
+// wakes finds the event subject moved on (its events are refused).
+func (r *runner) publishInterrupted(ctx context.Context, calls []host.ToolCall) error {
 	want := map[string]bool{}
 	for _, c := range calls {
-		ev.Interrupted = append(ev.Interrupted, interruptedRef{c.ID, c.Name})
 		want[c.ID] = true
-	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	if _, err := r.ev.publish(ctx, data); err != nil {
-		return err
 	}
 	for _, m := range r.sess.Messages() {
 		tr, ok := m.(*host.ToolResultMessage)

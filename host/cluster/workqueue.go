@@ -49,7 +49,7 @@ func timesFor(leaseTTL time.Duration) queueTimes {
 
 // setupStreams creates (or updates) the streams, consumer and bucket the
 // service uses, with replicas copies of each.
-func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t queueTimes) (jetstream.Consumer, jetstream.KeyValue, error) {
+func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t queueTimes) (jetstream.Consumer, buckets, error) {
 	streams := []jetstream.StreamConfig{
 		{
 			Name: cmdStream, Subjects: []string{cmdPrefix + "*"}, Storage: jetstream.FileStorage, Replicas: replicas,
@@ -65,7 +65,7 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 	}
 	for _, cfg := range streams {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return nil, nil, unavailable("creating stream "+cfg.Name, err)
+			return nil, buckets{}, unavailable("creating stream "+cfg.Name, err)
 		}
 	}
 	c, err := js.CreateOrUpdateConsumer(ctx, workStream, jetstream.ConsumerConfig{
@@ -73,11 +73,30 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 		MaxAckPending: -1, MaxDeliver: -1,
 	})
 	if err != nil {
-		return nil, nil, unavailable("creating consumer "+runnerConsumer, err)
+		return nil, buckets{}, unavailable("creating consumer "+runnerConsumer, err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cursorBucket, Storage: jetstream.FileStorage, Replicas: replicas})
-	if err != nil {
-		return nil, nil, unavailable("creating bucket "+cursorBucket, err)
+	b := buckets{}
+	for _, cfg := range []struct {
+		kv  *jetstream.KeyValue
+		cfg jetstream.KeyValueConfig
+	}{
+		{&b.cursors, jetstream.KeyValueConfig{Bucket: cursorBucket}},
+		{&b.meta, jetstream.KeyValueConfig{Bucket: metaBucket}},
+		{&b.running, jetstream.KeyValueConfig{Bucket: runningBucket, TTL: t.ackWait}},
+	} {
+		cfg.cfg.Storage, cfg.cfg.Replicas = jetstream.FileStorage, replicas
+		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg.cfg)
+		if err != nil {
+			return nil, b, unavailable("creating bucket "+cfg.cfg.Bucket, err)
+		}
+		*cfg.kv = kv
 	}
-	return c, kv, nil
+	return c, b, nil
+}
+
+// buckets are the service's key-value buckets.
+type buckets struct {
+	cursors jetstream.KeyValue // session id → its command cursor
+	meta    jetstream.KeyValue // meta.go
+	running jetstream.KeyValue // <hex owner>.<id> → the host running it, while it does
 }
