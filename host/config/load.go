@@ -213,6 +213,7 @@ func (c *checker) check() {
 		c.errorf("events.ratio", "%d is negative", ev.Ratio)
 	}
 	c.checkMCP()
+	c.checkCluster()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {
