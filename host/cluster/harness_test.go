@@ -76,9 +76,15 @@ func testModel() host.Model {
 	})
 }
 
-// slowTool answers after d (or when aborted).
+// slowTool answers after d, or after a minute for a call made for the
+// prompt "long" (or when aborted).
 func slowTool(d time.Duration) host.Tool {
 	return hosttest.Tool("slow", "", func(ctx context.Context, id string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
+		var a struct{ For string }
+		json.Unmarshal(args, &a)
+		if a.For == "long" {
+			d = time.Minute
+		}
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
