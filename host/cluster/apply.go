@@ -222,14 +222,14 @@ func (r *runner) caughtUp(ctx context.Context) (bool, error) {
 func lastCommand(ctx context.Context, js jetstream.JetStream, id string) (uint64, error) {
 	s, err := js.Stream(ctx, cmdStream)
 	if err != nil {
-		return 0, unavailable("reading commands", err)
+		return 0, unavailableOp("reading commands", err)
 	}
 	m, err := s.GetLastMsgForSubject(ctx, cmdSubject(id))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, unavailable("reading commands", err)
+		return 0, unavailableOp("reading commands", err)
 	}
 	return m.Sequence, nil
 }
@@ -243,7 +243,7 @@ func (r *runner) finish(ctx context.Context) error {
 		return err
 	}
 	if err := r.work.DoubleAck(ctx); err != nil {
-		return unavailable("acknowledging the session's work", err)
+		return unavailableOp("acknowledging the session's work", err)
 	}
 	last, err := lastCommand(ctx, r.h.js, r.id)
 	r.mu.Lock()

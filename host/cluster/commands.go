@@ -138,7 +138,7 @@ func send(ctx context.Context, js jetstream.JetStream, id string, c Command, rep
 	}
 	ack, err := js.PublishMsg(ctx, m, jetstream.WithMsgID(id+"/"+c.ID), jetstream.WithExpectStream(cmdStream))
 	if err != nil {
-		return Sent{}, unavailable("storing the command", err)
+		return Sent{}, unavailableOp("storing the command", err)
 	}
 	if err := markWork(ctx, js, id); err != nil {
 		return Sent{}, err
@@ -163,14 +163,14 @@ type pendingCommand struct {
 func readCommands(ctx context.Context, js jetstream.JetStream, id string, after uint64) ([]pendingCommand, error) {
 	s, err := js.Stream(ctx, cmdStream)
 	if err != nil {
-		return nil, unavailable("reading commands", err)
+		return nil, unavailableOp("reading commands", err)
 	}
 	last, err := s.GetLastMsgForSubject(ctx, cmdSubject(id))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, unavailable("reading commands", err)
+		return nil, unavailableOp("reading commands", err)
 	}
 	if last.Sequence <= after {
 		return nil, nil
@@ -182,7 +182,7 @@ func readCommands(ctx context.Context, js jetstream.JetStream, id string, after 
 			break
 		}
 		if err != nil {
-			return nil, unavailable("reading commands", err)
+			return nil, unavailableOp("reading commands", err)
 		}
 		c, derr := DecodeCommand(m.Data)
 		if derr == nil {

@@ -22,7 +22,7 @@ func readCursor(ctx context.Context, kv jetstream.KeyValue, id string) (uint64, 
 		return 0, nil
 	}
 	if err != nil {
-		return 0, unavailable("reading the command cursor", err)
+		return 0, unavailableOp("reading the command cursor", err)
 	}
 	n, err := strconv.ParseUint(string(e.Value()), 10, 64)
 	if err != nil {
@@ -33,7 +33,7 @@ func readCursor(ctx context.Context, kv jetstream.KeyValue, id string) (uint64, 
 
 func writeCursor(ctx context.Context, kv jetstream.KeyValue, id string, seq uint64) error {
 	if _, err := kv.Put(ctx, id, []byte(strconv.FormatUint(seq, 10))); err != nil {
-		return unavailable("writing the command cursor", err)
+		return unavailableOp("writing the command cursor", err)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ type eventLog struct {
 func openEvents(ctx context.Context, js jetstream.JetStream, id string) (*eventLog, error) {
 	s, err := js.Stream(ctx, eventStream)
 	if err != nil {
-		return nil, unavailable("opening the event stream", err)
+		return nil, unavailableOp("opening the event stream", err)
 	}
 	var last uint64
 	m, err := s.GetLastMsgForSubject(ctx, eventSubject(id))
@@ -41,7 +41,7 @@ func openEvents(ctx context.Context, js jetstream.JetStream, id string) (*eventL
 	case err == nil:
 		last = m.Sequence
 	case !errors.Is(err, jetstream.ErrMsgNotFound):
-		return nil, unavailable("opening the event stream", err)
+		return nil, unavailableOp("opening the event stream", err)
 	}
 	return &eventLog{js: js, subject: eventSubject(id), last: last}, nil
 }
@@ -60,7 +60,7 @@ func (l *eventLog) publish(ctx context.Context, data []byte) (uint64, error) {
 		if errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
 			l.err = fmt.Errorf("event of %s: %w", l.subject, ErrFenced)
 		} else {
-			l.err = unavailable("publishing an event", err)
+			l.err = unavailableOp("publishing an event", err)
 		}
 		return 0, l.err
 	}

@@ -42,7 +42,7 @@ func readMeta(ctx context.Context, kv jetstream.KeyValue, owner, id string) (ses
 		return sessionMeta{}, serve.ErrNotFound
 	}
 	if err != nil {
-		return sessionMeta{}, unavailable("reading the session's metadata", err)
+		return sessionMeta{}, unavailableOp("reading the session's metadata", err)
 	}
 	m, err := decodeMeta(e.Value())
 	if err != nil {
@@ -69,11 +69,11 @@ func writeMeta(ctx context.Context, kv jetstream.KeyValue, id string, m sessionM
 		return err
 	}
 	if _, err := kv.Create(ctx, id, data); err != nil {
-		return unavailable("storing the session's metadata", err)
+		return unavailableOp("storing the session's metadata", err)
 	}
 	if _, err := kv.Put(ctx, ownerKey(m.Owner, id), nil); err != nil {
 		kv.Purge(ctx, id)
-		return unavailable("storing the session's metadata", err)
+		return unavailableOp("storing the session's metadata", err)
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func writeMeta(ctx context.Context, kv jetstream.KeyValue, id string, m sessionM
 func ownedIDs(ctx context.Context, kv jetstream.KeyValue, owner string) ([]string, error) {
 	l, err := kv.ListKeysFiltered(ctx, ownerFilter(owner))
 	if err != nil {
-		return nil, unavailable("listing sessions", err)
+		return nil, unavailableOp("listing sessions", err)
 	}
 	defer l.Stop()
 	var ids []string
@@ -94,10 +94,10 @@ func ownedIDs(ctx context.Context, kv jetstream.KeyValue, owner string) ([]strin
 
 func removeMeta(ctx context.Context, kv jetstream.KeyValue, owner, id string) error {
 	if err := kv.Purge(ctx, ownerKey(owner, id)); err != nil {
-		return unavailable("removing the session's metadata", err)
+		return unavailableOp("removing the session's metadata", err)
 	}
 	if err := kv.Purge(ctx, id); err != nil {
-		return unavailable("removing the session's metadata", err)
+		return unavailableOp("removing the session's metadata", err)
 	}
 	return nil
 }

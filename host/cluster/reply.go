@@ -69,7 +69,7 @@ func (s *Service) sendAndWait(ctx context.Context, id string, c Command, wait bo
 	inbox := nats.NewInbox()
 	sub, err := nc.SubscribeSync(inbox)
 	if err != nil {
-		return httpError(unavailable("waiting for the command's answer", err))
+		return httpError(unavailableOp("waiting for the command's answer", err))
 	}
 	defer sub.Unsubscribe()
 	if _, err := send(ctx, s.h.js, id, c, inbox); err != nil {

@@ -70,7 +70,7 @@ func (s *Service) running(ctx context.Context, owner string) (map[string]bool, e
 		return map[string]bool{}, nil
 	}
 	if err != nil {
-		return nil, unavailable("counting runs", err)
+		return nil, unavailableOp("counting runs", err)
 	}
 	defer l.Stop()
 	out := map[string]bool{}

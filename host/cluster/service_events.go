@@ -55,11 +55,11 @@ func eventIterator(ctx context.Context, js jetstream.JetStream, id string, after
 	}
 	c, err := js.OrderedConsumer(ctx, eventStream, cfg)
 	if err != nil {
-		return nil, unavailable("reading events", err)
+		return nil, unavailableOp("reading events", err)
 	}
 	it, err := c.Messages()
 	if err != nil {
-		return nil, unavailable("reading events", err)
+		return nil, unavailableOp("reading events", err)
 	}
 	return it, nil
 }
@@ -83,7 +83,7 @@ func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 			return serve.Event{}, serve.ErrClosed
 		}
-		return serve.Event{}, httpError(unavailable("reading events", err))
+		return serve.Event{}, httpError(unavailableOp("reading events", err))
 	}
 	if m.Headers().Get(goneHeader) != "" {
 		st.gone = true
@@ -91,7 +91,7 @@ func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
 	}
 	md, err := m.Metadata()
 	if err != nil {
-		return serve.Event{}, httpError(unavailable("reading events", err))
+		return serve.Event{}, httpError(unavailableOp("reading events", err))
 	}
 	return serve.Event{ID: strconv.FormatUint(md.Sequence.Stream, 10), Data: m.Data()}, nil
 }
@@ -106,14 +106,14 @@ func (st *eventReader) Close() error {
 func lastEvent(ctx context.Context, js jetstream.JetStream, id string) (uint64, error) {
 	s, err := js.Stream(ctx, eventStream)
 	if err != nil {
-		return 0, unavailable("reading events", err)
+		return 0, unavailableOp("reading events", err)
 	}
 	m, err := s.GetLastMsgForSubject(ctx, eventSubject(id))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, unavailable("reading events", err)
+		return 0, unavailableOp("reading events", err)
 	}
 	return m.Sequence, nil
 }
@@ -124,14 +124,14 @@ func endEvents(ctx context.Context, js jetstream.JetStream, id string) error {
 	m := nats.NewMsg(eventSubject(id))
 	m.Header.Set(goneHeader, "1")
 	if _, err := js.PublishMsg(ctx, m); err != nil {
-		return unavailable("ending the session's events", err)
+		return unavailableOp("ending the session's events", err)
 	}
 	s, err := js.Stream(ctx, eventStream)
 	if err != nil {
-		return unavailable("ending the session's events", err)
+		return unavailableOp("ending the session's events", err)
 	}
 	if err := s.Purge(ctx, jetstream.WithPurgeSubject(eventSubject(id)), jetstream.WithPurgeKeep(1)); err != nil {
-		return unavailable("ending the session's events", err)
+		return unavailableOp("ending the session's events", err)
 	}
 	return nil
 }

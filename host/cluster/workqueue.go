@@ -28,7 +28,7 @@ func markWork(ctx context.Context, js jetstream.JetStream, id string) error {
 	if err == nil || isPerSubjectFull(err) {
 		return nil
 	}
-	return unavailable("queueing the session's work", err)
+	return unavailableOp("queueing the session's work", err)
 }
 
 func isPerSubjectFull(err error) bool {
@@ -65,7 +65,7 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 	}
 	for _, cfg := range streams {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return nil, buckets{}, unavailable("creating stream "+cfg.Name, err)
+			return nil, buckets{}, unavailableOp("creating stream "+cfg.Name, err)
 		}
 	}
 	c, err := js.CreateOrUpdateConsumer(ctx, workStream, jetstream.ConsumerConfig{
@@ -73,7 +73,7 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 		MaxAckPending: -1, MaxDeliver: -1,
 	})
 	if err != nil {
-		return nil, buckets{}, unavailable("creating consumer "+runnerConsumer, err)
+		return nil, buckets{}, unavailableOp("creating consumer "+runnerConsumer, err)
 	}
 	b := buckets{}
 	for _, cfg := range []struct {
@@ -87,7 +87,7 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 		cfg.cfg.Storage, cfg.cfg.Replicas = jetstream.FileStorage, replicas
 		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg.cfg)
 		if err != nil {
-			return nil, b, unavailable("creating bucket "+cfg.cfg.Bucket, err)
+			return nil, b, unavailableOp("creating bucket "+cfg.cfg.Bucket, err)
 		}
 		*cfg.kv = kv
 	}

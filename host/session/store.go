@@ -63,10 +63,14 @@ type Info struct {
 // LockedError says another process holds a session.
 type LockedError struct {
 	Session string
-	PID     int // 0 when unknown
+	PID     int    // 0 when unknown
+	Holder  string // who holds it, for stores that name holders (a host); "" otherwise
 }
 
 func (e *LockedError) Error() string {
+	if e.Holder != "" {
+		return fmt.Sprintf("session %s is in use by %s; two processes never write one session", e.Session, e.Holder)
+	}
 	if e.PID > 0 {
 		return fmt.Sprintf("session %s is in use by another wasmagent (pid %d); two processes never write one session", e.Session, e.PID)
 	}

@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// A lease says which host runs a session: a key of the lease bucket,
+// created when absent (Create, revision 0), renewed by its holder with
+// Update at the revision it last wrote, and gone when the holder closes
+// the session or stops renewing for the bucket's TTL. A lease is advice:
+// what keeps two hosts from writing one session is the conditional
+// append (see Log), which holds however clocks drift or hosts pause.
+
+// leaseValue is a lease's value.
+type leaseValue struct {
+	Holder string    `json:"holder"`
+	Token  string    `json:"token"` // unique to one taking of the lease
+	Since  time.Time `json:"since"`
+}
+
+// lease is a lease this host holds, renewed until released or lost.
+type lease struct {
+	st    *Store
+	key   string
+	token string
+
+	mu   sync.Mutex
+	rev  uint64
+	lost bool
+
+	once sync.Once
+	stop chan struct{}
+	done chan struct{}
+}
+
+// acquire takes the lease of the session named key, or returns a
+// *session.LockedError naming its holder.
+func (s *Store) acquire(ctx context.Context, key, id string) (*lease, error) {
+	token := randomToken()
+	val, _ := json.Marshal(leaseValue{Holder: s.cfg.Holder, Token: token, Since: time.Now().UTC()})
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	rev, err := s.leases.Create(ctx, key, val)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return nil, &session.LockedError{Session: id, Holder: s.holderOf(ctx, key)}
+	}
+	if err != nil {
+		return nil, unavailableOp("take the lease of session "+id, err)
+	}
+	l := &lease{st: s, key: key, token: token, rev: rev, stop: make(chan struct{}), done: make(chan struct{})}
+	go l.renew()
+	return l, nil
+}
+
+// holderOf names the holder of key's lease, "" when none or unknown.
+func (s *Store) holderOf(ctx context.Context, key string) string {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	e, err := s.leases.Get(ctx, key)
+	if err != nil {
+		return ""
+	}
+	var v leaseValue
+	if json.Unmarshal(e.Value(), &v) != nil {
+		return ""
+	}
+	return v.Holder
+}
+
+// renew updates the lease every third of its TTL until released. It
+// marks the lease lost when another revision took its place (another host
+// took it after it expired) or when no renewal succeeded for a whole TTL
+// (then the bucket has expired it).
+func (l *lease) renew() {
+	defer close(l.done)
+	ttl := l.st.cfg.LeaseTTL
+	tick := time.NewTicker(ttl / 3)
+	defer tick.Stop()
+	renewed := time.Now()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-tick.C:
+		}
+		l.mu.Lock()
+		rev := l.rev
+		l.mu.Unlock()
+		val, _ := json.Marshal(leaseValue{Holder: l.st.cfg.Holder, Token: l.token, Since: renewed.UTC()})
+		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
+		nrev, err := l.st.leases.Update(ctx, l.key, val, rev)
+		cancel()
+		l.mu.Lock()
+		switch {
+		case err == nil:
+			l.rev, renewed = nrev, time.Now()
+		case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound),
+			time.Since(renewed) >= ttl:
+			l.lost = true
+		}
+		lost := l.lost
+		l.mu.Unlock()
+		if lost {
+			return
+		}
+	}
+}
+
+// held reports whether the lease is still held, as far as this host knows.
+func (l *lease) held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.lost
+}
+
+// stopRenewing stops the renewals; the lease expires by its TTL unless
+// released. Tests use it to play a host that paused.
+func (l *lease) stopRenewing() {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+}
+
+// release stops renewing and deletes the lease if it is still this
+// host's (conditional on the revision this host wrote last): a lease
+// another host took is left to it.
+func (l *lease) release() {
+	l.stopRenewing()
+	l.mu.Lock()
+	rev, lost := l.rev, l.lost
+	l.lost = true
+	l.mu.Unlock()
+	if lost {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.st.cfg.Timeout)
+	defer cancel()
+	l.st.leases.Purge(ctx, l.key, jetstream.LastRevision(rev))
+}

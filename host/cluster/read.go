@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// stored is a message read back from the sessions stream.
+type stored struct {
+	subject string
+	header  nats.Header
+	data    []byte
+	seq     uint64
+	time    time.Time
+}
+
+// readBatch bounds one fetch.
+const readBatch = 1024
+
+// read returns, in stream order, the messages on filter: all of them, or
+// with lastOnly the last of each subject, headers only. It reads through
+// an ephemeral consumer, deleted after.
+func (s *Store) read(ctx context.Context, filter string, lastOnly bool) ([]stored, error) {
+	ctx, cancel := context.WithTimeout(ctx, 4*s.cfg.Timeout)
+	defer cancel()
+	cfg := jetstream.ConsumerConfig{
+		FilterSubject:     filter,
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: time.Minute,
+	}
+	if lastOnly {
+		cfg.DeliverPolicy, cfg.HeadersOnly = jetstream.DeliverLastPerSubjectPolicy, true
+	}
+	cons, err := s.stream.CreateConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	name := cons.CachedInfo().Name
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
+		s.stream.DeleteConsumer(dctx, name)
+		dcancel()
+	}()
+	pending := cons.CachedInfo().NumPending
+	out := make([]stored, 0, pending)
+	for pending > 0 {
+		batch, err := cons.Fetch(int(min(pending, readBatch)), jetstream.FetchContext(ctx))
+		if err != nil {
+			return nil, err
+		}
+		got := 0
+		for m := range batch.Messages() {
+			meta, err := m.Metadata()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, stored{subject: m.Subject(), header: m.Headers(), data: m.Data(),
+				seq: meta.Sequence.Stream, time: meta.Timestamp})
+			pending = meta.NumPending
+			got++
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+		if got == 0 {
+			return nil, fmt.Errorf("reading %s: the stream sent nothing while %d messages were pending: %w", filter, pending, context.DeadlineExceeded)
+		}
+	}
+	return out, nil
+}
