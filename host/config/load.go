@@ -154,6 +154,7 @@ var knownKeys = []string{
 	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
 	"max_host_alloc", "max_updates", "max_update_bytes", "max_log", "max_var_writes", "max_http_requests",
 	"mcp", "token_env", "token_file", "allowed_origins", "session_timeout", "max_body",
+	"serve", "addr", "tokens_file", "tokens_env", "max_sessions", "max_runs", "max_tool_calls_per_minute", "max_prompt", "drain_timeout", "heartbeat",
 }
 
 func editDistance(a, b string) int {
@@ -213,6 +214,7 @@ func (c *checker) check() {
 		c.errorf("events.ratio", "%d is negative", ev.Ratio)
 	}
 	c.checkMCP()
+	c.checkServe()
 	c.checkCluster()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)

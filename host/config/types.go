@@ -25,6 +25,8 @@ type File struct {
 	Sessions Sessions `toml:"sessions"`
 	Events   Events   `toml:"events"`
 	MCP      MCP      `toml:"mcp"`
+	// Serve is [serve]: "wasmagent serve".
+	Serve Serve `toml:"serve"`
 	// Cluster is [cluster]: serve's sessions on NATS JetStream.
 	Cluster Cluster `toml:"cluster"`
 

@@ -19,4 +19,9 @@
 //
 // Errors are {"error":{"code","message"}} with the status the code names.
 // A session of another token is 404, as one that does not exist.
+//
+// [New] makes the HTTP server over any [Backend]; [NewLocal] is the
+// backend over host/session's file store, with an event journal per
+// session. Options.Metrics and Options.Web mount a /metrics handler and a
+// page at / when given. docs/serve.md says how to run and deploy it.
 package serve

@@ -81,6 +81,7 @@ type harnessOpts struct {
 	tokens []Token
 	quota  Quota
 	server func(*Options)
+	wrap   func(http.Handler) http.Handler
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -108,7 +109,11 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, root: ho.root, backend: b, server: s, http: httptest.NewServer(s.Handler())}
+	handler := s.Handler()
+	if ho.wrap != nil {
+		handler = ho.wrap(handler)
+	}
+	h := &harness{t: t, root: ho.root, backend: b, server: s, http: httptest.NewServer(handler)}
 	t.Cleanup(h.close)
 	return h
 }
@@ -123,12 +128,21 @@ func (h *harness) close() {
 // and body.
 func (h *harness) do(method, path, token, body string) (int, []byte, http.Header) {
 	h.t.Helper()
+	return h.doWith(method, path, token, body, nil)
+}
+
+// doWith is do with more request headers.
+func (h *harness) doWith(method, path, token, body string, headers map[string]string) (int, []byte, http.Header) {
+	h.t.Helper()
 	req, err := http.NewRequest(method, h.http.URL+path, strings.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := h.http.Client().Do(req)
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -33,6 +35,9 @@ type LocalOptions struct {
 	Events eventwire.Options
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
+	// OnOpen, when not nil, is called with each session as it is created
+	// or opened, before it runs (to subscribe an audit log, say).
+	OnOpen func(owner, id string, s *session.Session)
 }
 
 // Local is the Backend over host/session and its file store on this
@@ -47,6 +52,7 @@ type Local struct {
 	owners   map[string]*owner
 	draining bool
 	closed   bool
+	stopping atomic.Bool // runs are being aborted because the server stops
 }
 
 var _ Backend = (*Local)(nil)
@@ -56,11 +62,13 @@ type owner struct {
 	dir   string
 	store *session.FileStore
 
-	mu       sync.Mutex        // held across a quota check and what it allows
+	mu       sync.Mutex        // guards the maps; never held across a run's wait
+	startMu  sync.Mutex        // held across a quota check and the run it allows
 	index    map[string]string // session id → store key ("" before its file exists)
 	indexed  bool
 	live     map[string]*live
 	journals map[string]*journal
+	deleted  map[string]bool // ids deleted (while their files may still be there)
 	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
 	calls    []time.Time // tool calls started in the last minute (callsMu)
 }
@@ -72,6 +80,24 @@ type live struct {
 	j     *journal
 	unsub func()
 	meta  sessionMeta
+
+	// mu is held (read) by each command while it runs, and (write) to
+	// close: a command never reaches a closed session.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// close aborts the session's run, waits for it, and releases its log.
+func (l *live) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.sess.Close()
+	l.unsub()
+	return err
 }
 
 // sessionMeta is what a session was created with (pi's session file has
@@ -117,7 +143,7 @@ func (b *Local) owner(c Caller) (*owner, error) {
 	if o == nil {
 		dir := filepath.Join(b.opts.Root, c.Owner)
 		o = &owner{name: c.Owner, dir: dir, store: &session.FileStore{Dir: filepath.Join(dir, "sessions"), NoSync: b.opts.NoSync},
-			live: map[string]*live{}, journals: map[string]*journal{}}
+			live: map[string]*live{}, journals: map[string]*journal{}, deleted: map[string]bool{}}
 		b.owners[c.Owner] = o
 	}
 	callsMu.Lock()
@@ -137,7 +163,7 @@ func (o *owner) indexLocked(ctx context.Context) error {
 	}
 	o.index = map[string]string{}
 	for _, info := range infos {
-		if sessionID.MatchString(info.ID) {
+		if sessionID.MatchString(info.ID) && !o.deleted[info.ID] {
 			o.index[info.ID] = info.Key
 		}
 	}
@@ -200,6 +226,7 @@ func (b *Local) sessionOptions(o *owner, meta sessionMeta) (session.Options, err
 	opts := b.opts.Session
 	opts.Store = o.store
 	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(o.toolCallQuota)}, opts.Agent.BeforeToolCall...)
+	opts.Agent.AfterToolCall = append(slices.Clone(opts.Agent.AfterToolCall), host.AfterToolCallFunc(b.interrupted))
 	if meta.SystemPrompt != nil {
 		opts.Agent.SystemPrompt = *meta.SystemPrompt
 	}
@@ -247,6 +274,9 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		return err
 	})
 	o.live[id] = l
+	if b.opts.OnOpen != nil {
+		b.opts.OnOpen(o.name, id, sess)
+	}
 	return l, nil
 }
 
@@ -280,8 +310,7 @@ func (o *owner) releaseLocked(id string, j *journal) {
 
 // dropLocked closes a live session (aborting its run).
 func (b *Local) dropLocked(o *owner, l *live) {
-	l.sess.Close()
-	l.unsub()
+	l.close()
 	delete(o.live, l.id)
 	o.releaseLocked(l.id, l.j)
 }
@@ -312,7 +341,7 @@ func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, err
 	}
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	l, err := b.attachLocked(o, id, sess, meta)
 	if err != nil {
@@ -364,7 +393,7 @@ func (b *Local) List(ctx context.Context, c Caller) ([]SessionInfo, error) {
 		seen[l.id] = true
 	}
 	for _, info := range stored {
-		if seen[info.ID] || !sessionID.MatchString(info.ID) {
+		if seen[info.ID] || !sessionID.MatchString(info.ID) || o.deleted[info.ID] {
 			continue
 		}
 		o.index[info.ID] = info.Key
@@ -423,7 +452,7 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return SessionInfo{}, err
+		return SessionInfo{}, notFoundIfGone(err)
 	}
 	info := session.Info{ID: id, Name: t.Name()}
 	info.Created, _ = time.Parse(time.RFC3339Nano, t.Header.Timestamp)
@@ -449,33 +478,49 @@ func (b *Local) Get(ctx context.Context, c Caller, id string) (SessionInfo, erro
 	return out, nil
 }
 
-// Delete implements Backend.
+// Delete implements Backend. The session leaves the owner's index first
+// (every later call finds nothing), then its run is aborted and its
+// files removed, without holding up the owner's other calls.
 func (b *Local) Delete(ctx context.Context, c Caller, id string) error {
 	o, err := b.owner(c)
 	if err != nil {
 		return err
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	key, err := o.keyLocked(ctx, id)
 	if err != nil {
+		o.mu.Unlock()
 		return err
 	}
-	if l := o.live[id]; l != nil {
-		b.dropLocked(o, l)
+	l := o.live[id]
+	delete(o.index, id)
+	delete(o.live, id)
+	o.deleted[id] = true
+	o.mu.Unlock()
+	if l != nil {
+		l.close()
+		key = l.sess.State().SessionFile
+		o.mu.Lock()
+		o.releaseLocked(id, l.j)
+		o.mu.Unlock()
 	}
+	var errs []error
 	if key != "" {
 		if err := o.store.Remove(ctx, key); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	delete(o.index, id)
+	o.mu.Lock()
 	if j := o.journals[id]; j != nil {
 		j.end(ErrGone)
 	}
-	os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
-	os.Remove(filepath.Join(o.dir, "meta", id+".json"))
-	return nil
+	o.mu.Unlock()
+	for _, p := range []string{filepath.Join(o.dir, "events", id+".jsonl"), filepath.Join(o.dir, "meta", id+".json")} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Messages implements Backend: the current branch's messages.
@@ -495,7 +540,7 @@ func (b *Local) Messages(ctx context.Context, c Caller, id string) ([]host.Messa
 	}
 	t, err := o.store.Load(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, notFoundIfGone(err)
 	}
 	return t.View(t.Leaf()).Messages, nil
 }
@@ -527,6 +572,15 @@ func (b *Local) Events(ctx context.Context, c Caller, id, after string) (Stream,
 		defer o.mu.Unlock()
 		o.releaseLocked(id, j)
 	}}, nil
+}
+
+// notFoundIfGone is ErrNotFound for a session file removed behind the
+// index's back (by hand, or by "wasmagent sessions rm").
+func notFoundIfGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
 }
 
 func writeMeta(path string, m sessionMeta) error {

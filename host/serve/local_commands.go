@@ -11,7 +11,9 @@ import (
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-// Command implements Backend.
+// Command implements Backend. The owner's lock is held only to find the
+// session; the command runs under the session's own lock, so that a slow
+// one (a prompt waiting for a run that is finishing) holds up nobody else.
 func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) error {
 	o, err := b.owner(c)
 	if err != nil {
@@ -37,10 +39,15 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 		return ErrDraining
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	l, err := b.findLocked(ctx, o, id)
+	o.mu.Unlock()
 	if err != nil {
 		return err
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrNotFound
 	}
 	switch cmd.Type {
 	case "steer":
@@ -51,17 +58,19 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 	default:
 		return &InvalidError{Field: "type", Msg: fmt.Sprintf("%q is not prompt, steer, follow_up or abort", cmd.Type)}
 	}
-	if !l.sess.Busy() {
-		if err := o.runQuotaLocked(c.Quota); err != nil {
-			return err
+	if c.Quota.Runs > 0 || c.Quota.ToolCallsPerMinute > 0 {
+		// A quota check and the run it allows are one step.
+		o.startMu.Lock()
+		defer o.startMu.Unlock()
+		if !l.sess.Busy() {
+			if err := o.runQuota(c.Quota); err != nil {
+				return err
+			}
 		}
 	}
 	err = l.sess.Prompt(b.base, m, session.Behavior(cmd.StreamingBehavior))
 	if errors.Is(err, session.ErrBusy) {
 		return fmt.Errorf("%w (a prompt needs streamingBehavior \"steer\" or \"followUp\" now)", ErrBusy)
-	}
-	if err != nil && cmd.StreamingBehavior != "" && cmd.StreamingBehavior != string(session.Steer) && cmd.StreamingBehavior != string(session.FollowUp) {
-		return &InvalidError{Field: "streamingBehavior", Msg: err.Error()}
 	}
 	return err
 }
@@ -82,11 +91,17 @@ func userMessage(c Command) (*host.UserMessage, error) {
 	return &host.UserMessage{Content: content, Timestamp: time.Now().UnixMilli()}, nil
 }
 
-// runQuotaLocked refuses a new run past the owner's runs or tool calls.
-func (o *owner) runQuotaLocked(q Quota) error {
+// runQuota refuses a new run past the owner's runs or tool calls.
+func (o *owner) runQuota(q Quota) error {
 	if q.Runs > 0 {
-		n := 0
+		o.mu.Lock()
+		all := make([]*live, 0, len(o.live))
 		for _, l := range o.live {
+			all = append(all, l)
+		}
+		o.mu.Unlock()
+		n := 0
+		for _, l := range all {
 			if l.sess.Busy() {
 				n++
 			}
@@ -141,6 +156,17 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 // callsMu guards every owner's calls and quota.ToolCallsPerMinute.
 var callsMu sync.Mutex
 
+// interrupted is the last after-hook of every session: a call that failed
+// because the server aborted its run to stop is recorded as the sessions
+// rule records a call cut short by a crash ([session.InterruptedText]):
+// it may or may not have had its effects.
+func (b *Local) interrupted(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+	if !c.IsError || ctx.Err() == nil || !b.stopping.Load() {
+		return nil, nil
+	}
+	return &host.AfterToolCallResult{Content: host.Text(session.InterruptedText), IsError: host.Bool(true)}, nil
+}
+
 // Drain implements Backend.
 func (b *Local) Drain(ctx context.Context) error {
 	b.mu.Lock()
@@ -162,6 +188,7 @@ func (b *Local) Drain(ctx context.Context) error {
 	if ctx.Err() == nil {
 		return nil
 	}
+	b.stopping.Store(true)
 	for _, l := range all {
 		l.sess.Abort()
 	}
@@ -181,15 +208,15 @@ func (b *Local) Close() error {
 	b.closed, b.draining = true, true
 	owners := b.owners
 	b.mu.Unlock()
+	b.stopping.Store(true)
 	b.cancel()
 	var errs []error
 	for _, o := range owners {
 		o.mu.Lock()
 		for _, l := range o.live {
-			if err := l.sess.Close(); err != nil {
+			if err := l.close(); err != nil {
 				errs = append(errs, err)
 			}
-			l.unsub()
 			delete(o.live, l.id)
 			o.releaseLocked(l.id, l.j)
 		}

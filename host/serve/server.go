@@ -163,6 +163,9 @@ func methodNotAllowed(methods []string) http.HandlerFunc {
 // authed finds the caller of a request, or answers 401.
 func (s *Server) authed(h func(*Server, http.ResponseWriter, *http.Request, Caller)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.browserCheck(w, r) {
+			return
+		}
 		c := Caller{Owner: LocalOwner, Quota: s.o.Quota}
 		if len(s.o.Tokens) > 0 {
 			tok, ok := bearer(r.Header.Get("Authorization"))

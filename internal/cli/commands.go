@@ -46,6 +46,7 @@ usage and configuration errors, 130 when interrupted.
 		{name: "tools", synopsis: "tools [flags]", summary: "the tools and hooks a configuration loads", run: toolsCmd},
 		{name: "sessions", synopsis: "sessions ls|show|export|rm ...", summary: "stored conversations", group: sessionsGroup},
 		{name: "rpc", synopsis: "rpc [flags]", summary: "pi's RPC protocol on stdin/stdout", run: rpcCmd},
+		{name: "serve", synopsis: "serve [flags]", summary: "sessions for many users over HTTP, with live events (SSE), tokens and quotas", run: serveCmd},
 		{name: "mcp", synopsis: "mcp [flags]", summary: "serve the tools, with their hooks and grants, to MCP clients (stdio, or HTTP)", run: mcpCmd},
 		{name: "plugin", synopsis: "plugin inspect|call ...", summary: "look at or call one plugin", group: pluginGroup},
 		{name: "config", synopsis: "config validate [FILE]", summary: "check a configuration", group: configGroup},
