@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host/serve"
-	"github.com/wasmagent/wasmagent/host/session"
 )
 
 // Commands keep RPC's semantics across hosts: a prompt while a run is
@@ -15,9 +14,8 @@ import (
 // host reaches the run once; an abort returns once the run has stopped.
 func TestCommandsAcrossHosts(t *testing.T) {
 	url := startNATS(t)
-	dir := t.TempDir()
-	a := startAPIHost(t, url, &session.FileStore{Dir: dir}, serve.Quota{})
-	b := startAPIHost(t, url, &session.FileStore{Dir: dir}, serve.Quota{})
+	a := startAPIHost(t, url, nil, serve.Quota{})
+	b := startAPIHost(t, url, nil, serve.Quota{})
 	id := createdID(t, a.must(201, "", "POST", "/v1/sessions", `{}`))
 	a.must(202, "", "POST", "/v1/sessions/"+id+"/prompt", `{"message":"first"}`)
 	b.must(409, "", "POST", "/v1/sessions/"+id+"/prompt", `{"message":"again"}`)
@@ -63,10 +61,9 @@ func waitStreaming(t *testing.T, h *apiHost, token, id string, want bool) {
 // Quotas hold across hosts: sessions per token, runs at once per token.
 func TestQuotasAcrossHosts(t *testing.T) {
 	url := startNATS(t)
-	dir := t.TempDir()
 	q := serve.Quota{Sessions: 2, Runs: 1}
-	a := startAPIHost(t, url, &session.FileStore{Dir: dir}, q, "alice", "bob")
-	b := startAPIHost(t, url, &session.FileStore{Dir: dir}, q, "alice", "bob")
+	a := startAPIHost(t, url, nil, q, "alice", "bob")
+	b := startAPIHost(t, url, nil, q, "alice", "bob")
 	one := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{}`))
 	two := createdID(t, b.must(201, "alice", "POST", "/v1/sessions", `{}`))
 	a.must(429, "alice", "POST", "/v1/sessions", `{}`)

@@ -33,6 +33,17 @@ func startNATS(t testing.TB) string {
 	return s.ClientURL()
 }
 
+// urlConn connects to url as the service does.
+func urlConn(t testing.TB, url string) *Conn {
+	t.Helper()
+	c, err := Connect(ConnectConfig{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 func connect(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(url)

@@ -96,8 +96,8 @@ func (r *runner) heartbeat(ctx context.Context) {
 
 func (r *runner) run(ctx context.Context) error {
 	h := r.h
-	info, err := session.Find(ctx, h.cfg.Store, r.id)
-	if errors.Is(err, session.ErrNotFound) || err == nil && info.ID != r.id {
+	key, err := findKey(ctx, h.cfg.Store, r.id)
+	if errors.Is(err, serve.ErrNotFound) {
 		r.work.Term() // removed: nothing to run
 		return nil
 	}
@@ -105,7 +105,11 @@ func (r *runner) run(ctx context.Context) error {
 		r.work.NakWithDelay(h.times.retry)
 		return err
 	}
-	calls, err := r.interruptedCalls(ctx, info.Key)
+	calls, err := r.interruptedCalls(ctx, key)
+	if errors.Is(err, serve.ErrNotFound) {
+		r.work.Term()
+		return nil
+	}
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)
 		return err
@@ -119,8 +123,8 @@ func (r *runner) run(ctx context.Context) error {
 		r.work.NakWithDelay(h.times.retry)
 		return err
 	}
-	opts.Store = h.cfg.Store
-	sess, err := session.Open(ctx, opts, info.Key)
+	opts.Store = detachedStore{h.cfg.Store}
+	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)
 		var locked *session.LockedError
@@ -163,6 +167,9 @@ func runningKey(owner, id string) string { return hex.EncodeToString([]byte(owne
 // session: the previous host died while they ran.
 func (r *runner) interruptedCalls(ctx context.Context, key string) ([]host.ToolCall, error) {
 	t, err := r.h.cfg.Store.Load(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, serve.ErrNotFound
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -227,16 +227,29 @@ func (s *Service) Get(ctx context.Context, c serve.Caller, id string) (serve.Ses
 	return info, nil
 }
 
+// findKey returns the store key of session id, or serve.ErrNotFound. The
+// JetStream store's keys are the ids; another store is searched.
+func findKey(ctx context.Context, st session.Store, id string) (string, error) {
+	if _, ok := st.(*Store); ok {
+		return id, nil
+	}
+	info, err := session.Find(ctx, st, id)
+	if errors.Is(err, session.ErrNotFound) || err == nil && info.ID != id {
+		return "", serve.ErrNotFound
+	}
+	return info.Key, err
+}
+
 // transcript loads session id from the store.
 func (s *Service) transcript(ctx context.Context, id string) (*session.Transcript, error) {
-	info, err := session.Find(ctx, s.o.Store, id)
-	if errors.Is(err, session.ErrNotFound) || err == nil && info.ID != id {
-		return nil, serve.ErrNotFound
-	}
+	key, err := findKey(ctx, s.o.Store, id)
 	if err != nil {
 		return nil, httpError(err)
 	}
-	t, err := s.o.Store.Load(ctx, info.Key)
+	t, err := s.o.Store.Load(ctx, key)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, serve.ErrNotFound
+	}
 	if err != nil {
 		return nil, httpError(err)
 	}
@@ -274,9 +287,8 @@ func (s *Service) Delete(ctx context.Context, c serve.Caller, id string) error {
 	if err := removeMeta(ctx, s.h.kv.meta, m.Owner, id); err != nil {
 		return httpError(err)
 	}
-	info, err := session.Find(ctx, s.o.Store, id)
-	if err == nil && info.ID == id {
-		if err := s.o.Store.Remove(ctx, info.Key); err != nil {
+	if key, err := findKey(ctx, s.o.Store, id); err == nil {
+		if err := s.o.Store.Remove(ctx, key); err != nil && !errors.Is(err, session.ErrNotFound) {
 			return httpError(err)
 		}
 	}

@@ -25,7 +25,7 @@ type apiHost struct {
 
 func startAPIHost(t *testing.T, url string, store session.Store, quota serve.Quota, tokens ...string) *apiHost {
 	t.Helper()
-	svc, err := newService(context.Background(), connect(t, url), ServiceOptions{Store: store, Session: testAgent(30 * time.Millisecond), LeaseTTL: 2 * time.Second, ReplyWait: 5 * time.Second})
+	svc, err := NewService(context.Background(), urlConn(t, url), ServiceOptions{Store: store, Session: testAgent(30 * time.Millisecond), LeaseTTL: 2 * time.Second, ReplyWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +122,15 @@ func createdID(t *testing.T, data []byte) string {
 // other; its events stream from both, ids and all; another token sees
 // nothing of it.
 func TestServiceAPI(t *testing.T) {
-	url := startNATS(t)
+	t.Run("JetStreamStore", func(t *testing.T) { testServiceAPI(t, func() session.Store { return nil }) })
 	dir := t.TempDir()
-	a := startAPIHost(t, url, &session.FileStore{Dir: dir}, serve.Quota{}, "alice", "bob")
-	b := startAPIHost(t, url, &session.FileStore{Dir: dir}, serve.Quota{}, "alice", "bob")
+	t.Run("FileStore", func(t *testing.T) { testServiceAPI(t, func() session.Store { return &session.FileStore{Dir: dir} }) })
+}
+
+func testServiceAPI(t *testing.T, store func() session.Store) {
+	url := startNATS(t)
+	a := startAPIHost(t, url, store(), serve.Quota{}, "alice", "bob")
+	b := startAPIHost(t, url, store(), serve.Quota{}, "alice", "bob")
 	id := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{"name":"first"}`))
 	b.must(202, "alice", "POST", "/v1/sessions/"+id+"/prompt", `{"message":"hi"}`)
 	onA := a.sse("alice", id, "", "agent_end")
