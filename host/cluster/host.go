@@ -22,9 +22,10 @@ type HostConfig struct {
 	// model, tools, hooks; their Store is replaced by Store), and the
 	// owner its runs count against.
 	Options func(ctx context.Context, id string) (opts session.Options, owner string, err error)
-	// Prepare, if set, is called with each session this host opens,
-	// before its first command (to subscribe an audit listener).
-	Prepare func(*session.Session)
+	// Prepare, if set, is called with each session this host opens (its
+	// owner and id), before its first command (to subscribe an audit
+	// listener).
+	Prepare func(owner, id string, s *session.Session)
 	// Slots is how many sessions this host runs at once (0: 4).
 	Slots int
 	// LeaseTTL is how long a silent host keeps its sessions' work (0:

@@ -138,7 +138,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.markRunning(ctx)
 	defer r.h.kv.running.Purge(context.WithoutCancel(ctx), r.runKey)
 	if h.cfg.Prepare != nil {
-		h.cfg.Prepare(sess)
+		h.cfg.Prepare(owner, r.id, sess)
 	}
 	if r.ev, err = openEvents(ctx, h.js, r.id); err != nil {
 		sess.Close()

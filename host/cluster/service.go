@@ -26,7 +26,7 @@ type ServiceOptions struct {
 	// Store is replaced by Store.
 	Session session.Options
 	// Prepare, if set, is called with each session this host opens.
-	Prepare func(*session.Session)
+	Prepare func(owner, id string, s *session.Session)
 	// Events bound what message_update events cost, as for `run --json`.
 	Events eventwire.Options
 	// Slots is how many sessions this host runs at once (0: DefaultSlots).

@@ -56,7 +56,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	backend, err := serve.NewLocal(serve.LocalOptions{
+	backend, err := serveBackend(ctx, s.File, serve.LocalOptions{
 		Root: o.dir,
 		Session: session.Options{
 			Agent: s.Options, Models: models(s), Retry: session.DefaultRetry,
@@ -91,7 +91,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitFailed
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: withHealth(srv.Handler(), backend), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
 	auth := "no tokens: loopback only"
 	if n := len(o.tokens); n > 0 {
 		auth = fmt.Sprintf("%d token(s)", n)
