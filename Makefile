@@ -151,6 +151,8 @@ bench: plugins
 	$(GO) test ./host/mcp/ -run '^$$' -bench MCPCall -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/serve/ -run '^$$' -bench ServeLoad -benchtime 1x -count $(BENCHCOUNT) -timeout 20m >> bench.out
 	$(GO) test ./host/cluster/ -run '^$$' -bench 'ClusterSessions|ClusterStore' -benchtime 3x -count $(BENCHCOUNT) -timeout 20m >> bench.out
+	$(GO) test ./host/cluster/ -run '^$$' -bench '^Benchmark(StoreAppend|StoreLoad|StoreList|LeaseRenew)$$' -benchtime 300ms -count $(BENCHCOUNT) >> bench.out
+	$(GO) test ./host/cluster/ -run '^$$' -bench 'SessionFootprint' -benchtime 1000x -count $(BENCHCOUNT) >> bench.out
 	-$(MAKE) --no-print-directory bench-pi
 	$(GO) run $(BENCHSTAT) bench.out > bench.stat
 	$(GO) run ./internal/benchreport -in bench.out -pi bench-pi.out -stat bench.stat -out docs/benchmarks.md -cmd 'make bench'

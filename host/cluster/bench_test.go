@@ -1,217 +1,203 @@
 package cluster
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
+	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
-	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/host/serve"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-// benchConcurrent is how many sessions the cluster bench runs at once
-// (BENCH_CLUSTER_SESSIONS overrides it).
-var benchConcurrent = 24
-
-func init() {
-	if n, err := strconv.Atoi(os.Getenv("BENCH_CLUSTER_SESSIONS")); err == nil && n > 0 {
-		benchConcurrent = n
+// benchStores are the stores compared side by side: the file store (one
+// write and fsync per append, its default), and the JetStream store on an
+// embedded server, with JetStream's default sync and with SyncAlways.
+func benchStores(b *testing.B) []struct {
+	name string
+	st   session.Store
+} {
+	mk := func(sync bool) session.Store {
+		s, err := StartServer(ServerConfig{Dir: b.TempDir(), SyncAlways: sync})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(s.Shutdown)
+		return testStore(b, testConn(b, s), StoreConfig{})
+	}
+	return []struct {
+		name string
+		st   session.Store
+	}{
+		{"file", &session.FileStore{Dir: b.TempDir()}},
+		{"jetstream", mk(false)},
+		{"jetstream-syncalways", mk(true)},
 	}
 }
 
-// benchSetup wires agent.toml as serve would: the scripted model (each
-// turn a call of the calc plugin; max_turns 1, so a run is one model turn
-// and one Wasm tool call) and the calc plugin. It skips without the
-// plugin (make plugins).
-func benchSetup(b *testing.B, turns int) (*config.Setup, session.Options) {
-	b.Helper()
-	plugin, _ := filepath.Abs("../../plugins/calc/calc.wasm")
-	if _, err := os.Stat(plugin); err != nil {
-		b.Skipf("%s is not built (make plugins)", plugin)
-	}
-	dir := b.TempDir()
-	var script struct {
-		Turns []json.RawMessage `json:"turns"`
-	}
-	for i := range turns {
-		script.Turns = append(script.Turns, json.RawMessage(fmt.Sprintf(
-			`{"content":[{"type":"toolCall","id":"call_%d","name":"calc","arguments":{"expression":"%d*7+1"}}]}`, i, i)))
-	}
-	data, _ := json.Marshal(script)
-	os.WriteFile(filepath.Join(dir, "script.json"), data, 0o600)
-	toml := fmt.Sprintf("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n\n[agent]\nmax_turns = 1\n\n[[tool]]\nplugin = %q\n", plugin)
-	os.WriteFile(filepath.Join(dir, "agent.toml"), []byte(toml), 0o600)
-	f, err := config.Load(filepath.Join(dir, "agent.toml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := f.Wire(context.Background(), config.WireOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	info := host.ModelInfo{Provider: "scripted", ID: "scripted"}
-	if d, ok := s.Model.(host.ModelDescriber); ok {
-		info = d.ModelInfo()
-	}
-	return s, session.Options{Agent: s.Options, Models: []session.Model{{Info: info, Model: s.Model}}}
+// entry1k is a message entry of about 1 KiB, a typical short turn.
+func entry1k(i int) session.Entry {
+	return session.Entry{Type: session.TypeMessage, ID: fmt.Sprintf("e%d", i), Timestamp: "2026-01-02T03:04:06.000Z",
+		Message: &host.UserMessage{Content: host.Text(strings.Repeat("x", 1000)), Timestamp: 1}}
 }
 
-// BenchmarkClusterSessions runs sessions through 1, 2 and 3 hosts (each
-// a Service with its own connection to one JetStream server on loopback,
-// behind serve's HTTP API): benchConcurrent at a time, each created,
-// watched over SSE and prompted on one host, to its agent_end. It
-// reports sessions per second and, for 2 and 3 hosts, the ratio to one
-// host measured in the same run. The hosts share this machine's CPUs.
-func BenchmarkClusterSessions(b *testing.B) {
-	var one float64
-	for _, n := range []int{1, 2, 3} {
-		b.Run(fmt.Sprintf("hosts-%d", n), func(b *testing.B) {
-			_, opts := benchSetup(b, benchConcurrent*(b.N+1))
-			url := startNATS(b)
-			urls := make([]string, n)
-			for i := range n {
-				svc, err := NewService(context.Background(), urlConn(b, url), ServiceOptions{Session: opts, Slots: 8})
-				if err != nil {
+func benchHeader(i int) session.Header {
+	h := header(fmt.Sprintf("s%06d", i))
+	h.Timestamp = time.Date(2026, 1, 2, 3, 4, 5, i*1e6, time.UTC).Format("2006-01-02T15:04:05.000Z")
+	return h
+}
+
+// BenchmarkStoreAppend: one ~1 KiB entry appended per op.
+func BenchmarkStoreAppend(b *testing.B) {
+	ctx := context.Background()
+	for _, s := range benchStores(b) {
+		b.Run(s.name, func(b *testing.B) {
+			l, err := s.st.Create(ctx, benchHeader(int(prefixes.Add(1))), []session.Entry{entry1k(0)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			b.SetBytes(1 << 10)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := l.Append(ctx, entry1k(i+1)); err != nil {
 					b.Fatal(err)
 				}
-				b.Cleanup(func() { svc.Close() })
-				srv, _ := serve.New(serve.Options{Backend: svc})
-				hs := httptest.NewServer(srv.Handler())
-				b.Cleanup(hs.Close)
-				urls[i] = hs.URL
-			}
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * benchConcurrent}}
-			b.ResetTimer()
-			start := time.Now()
-			for range b.N {
-				var wg sync.WaitGroup
-				errs := make([]error, benchConcurrent)
-				for k := range benchConcurrent {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						errs[k] = benchSession(client, urls[k%n])
-					}()
-				}
-				wg.Wait()
-				for _, err := range errs {
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			rate := float64(b.N*benchConcurrent) / time.Since(start).Seconds()
-			b.ReportMetric(rate, "sessions/s")
-			if n == 1 {
-				one = rate
-			} else if one > 0 {
-				b.ReportMetric(rate/one, "x-1host")
 			}
 		})
 	}
 }
 
-// benchSession creates a session on the host at base, watches its
-// events, prompts it, and returns at its agent_end.
-func benchSession(client *http.Client, base string) error {
-	resp, err := client.Post(base+"/v1/sessions", "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		return err
+// BenchmarkStoreLoad: a session of 100 entries of ~1 KiB loaded per op.
+func BenchmarkStoreLoad(b *testing.B) {
+	ctx := context.Background()
+	for _, s := range benchStores(b) {
+		l, err := s.st.Create(ctx, benchHeader(0), []session.Entry{entry1k(0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 1; i < 100; i++ {
+			if err := l.Append(ctx, entry1k(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		l.Close()
+		key := sessionKey(b, s.st, "s000000")
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if tr, err := s.st.Load(ctx, key); err != nil || len(tr.Entries) != 100 {
+					b.Fatalf("load: %v", err)
+				}
+			}
+		})
 	}
-	var info serve.SessionInfo
-	json.NewDecoder(resp.Body).Decode(&info)
-	resp.Body.Close()
-	if resp.StatusCode != 201 {
-		return fmt.Errorf("create: %d", resp.StatusCode)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/v1/sessions/"+info.ID+"/events", nil)
-	ev, err := client.Do(req)
-	if err != nil {
-		return err
-	}
+}
 
-	defer ev.Body.Close()
-	resp, err = client.Post(base+"/v1/sessions/"+info.ID+"/prompt", "application/json", strings.NewReader(`{"message":"compute"}`))
+// BenchmarkStoreList: 1000 sessions of 10 entries listed per op.
+func BenchmarkStoreList(b *testing.B) {
+	const n = 1000
+	ctx := context.Background()
+	for _, s := range benchStores(b) {
+		for i := 0; i < n; i++ {
+			entries := make([]session.Entry, 10)
+			for j := range entries {
+				entries[j] = entry1k(j)
+			}
+			l, err := s.st.Create(ctx, benchHeader(i), entries)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.Close()
+		}
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if all, err := s.st.List(ctx); err != nil || len(all) != n {
+					b.Fatalf("list: %d, %v", len(all), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSessionFootprint: what one session held open costs this
+// process (the Log, its lease's renewals, and, the server being embedded,
+// the server's share): heap bytes and goroutines per session. Run with
+// -benchtime 1000x.
+func BenchmarkSessionFootprint(b *testing.B) {
+	ctx := context.Background()
+	s := testServer(b)
+	st := testStore(b, testConn(b, s), StoreConfig{})
+	logs := make([]session.Log, 0, b.N)
+	defer func() {
+		for _, l := range logs {
+			l.Close()
+		}
+	}()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := st.Create(ctx, benchHeader(i), []session.Entry{entry1k(0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/session")
+	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/session")
+}
+
+// BenchmarkStoredSessionFootprint: what one stored session that no host
+// runs costs the (embedded) server: heap bytes per session, once N
+// sessions were created and closed. Run with -benchtime 1000x.
+func BenchmarkStoredSessionFootprint(b *testing.B) {
+	ctx := context.Background()
+	st := testStore(b, testConn(b, testServer(b)), StoreConfig{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := st.Create(ctx, benchHeader(i), []session.Entry{entry1k(0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.Close()
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/session")
+}
+
+// BenchmarkLeaseRenew: one lease renewal (a KV update at a revision), the
+// steady cost of a running session: 3 per LeaseTTL.
+func BenchmarkLeaseRenew(b *testing.B) {
+	ctx := context.Background()
+	st := testStore(b, testConn(b, testServer(b)), StoreConfig{})
+	rev, err := st.leases.Create(ctx, "k", []byte(`{"holder":"h","token":"t"}`))
 	if err != nil {
-		return err
+		b.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 202 {
-		return fmt.Errorf("prompt: %d", resp.StatusCode)
-	}
-	sc := bufio.NewScanner(ev.Body)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), `data: {"type":"agent_end"`) {
-			return nil
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if rev, err = st.leases.Update(ctx, "k", []byte(`{"holder":"h","token":"t"}`), rev); err != nil {
+			b.Fatal(err)
 		}
 	}
-	return fmt.Errorf("session %s: events ended before agent_end: %v", info.ID, sc.Err())
 }
 
-// BenchmarkClusterStore is one run (a prompt, one model turn, one calc
-// call, its result: three messages appended) on a session kept by the
-// file store and by the JetStream store (an embedded server, in process,
-// one replica), and reports the JetStream one's time as a multiple of
-// the file store's, measured in the same run.
-func BenchmarkClusterStore(b *testing.B) {
-	var file float64
-	for _, kind := range []string{"file", "jetstream"} {
-		b.Run(kind, func(b *testing.B) {
-			_, opts := benchSetup(b, b.N+1)
-			switch kind {
-			case "file":
-				opts.Store = &session.FileStore{Dir: b.TempDir()}
-			default:
-				srv, err := StartServer(ServerConfig{Dir: b.TempDir()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(srv.Shutdown)
-				c, err := srv.Connect("bench")
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(c.Close)
-				st, err := NewStore(context.Background(), c, StoreConfig{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				opts.Store = st
-			}
-			b.ResetTimer()
-			start := time.Now()
-			for range b.N {
-				s := session.New(opts)
-				if err := s.Prompt(context.Background(), &host.UserMessage{Content: host.Text("compute")}, session.Reject); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Wait(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				s.Close()
-			}
-			per := float64(time.Since(start).Microseconds()) / float64(b.N)
-			if kind == "file" {
-				file = per
-			} else if file > 0 {
-				b.ReportMetric(per/file, "x-filestore")
-			}
-		})
+func sessionKey(b *testing.B, st session.Store, id string) string {
+	info, err := session.Find(context.Background(), st, id)
+	if err != nil {
+		b.Fatal(err)
 	}
+	return info.Key
 }

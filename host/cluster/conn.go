@@ -113,7 +113,8 @@ func newConn(nc *nats.Conn) (*Conn, error) {
 	return &Conn{nc: nc, js: js}, nil
 }
 
-// Close drains nothing: it closes the connection at once.
+// Close closes the connection at once; what a Log had not been told was
+// stored may or may not be.
 func (c *Conn) Close() { c.nc.Close() }
 
 // randomToken returns 32 random hex digits.

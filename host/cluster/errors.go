@@ -43,11 +43,10 @@ type FencedError struct {
 }
 
 func (e *FencedError) Error() string {
-	who := "another host"
-	if e.Holder != "" {
-		who = e.Holder
+	if e.Holder == "" {
+		return fmt.Sprintf("session %s: this host's lease on it expired or was removed, so this host stopped writing it (two hosts never write one session)", e.Session)
 	}
-	return fmt.Sprintf("session %s was taken over by %s after this host's lease on it expired; this host stopped writing it (two hosts never write one session)", e.Session, who)
+	return fmt.Sprintf("session %s was taken over by %s after this host's lease on it expired; this host stopped writing it (two hosts never write one session)", e.Session, e.Holder)
 }
 
 // isUnavailable reports whether err says JetStream could not be reached

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ type lease struct {
 	st    *Store
 	key   string
 	token string
+	since time.Time
 
 	mu   sync.Mutex
 	rev  uint64
@@ -43,20 +45,48 @@ type lease struct {
 // acquire takes the lease of the session named key, or returns a
 // *session.LockedError naming its holder.
 func (s *Store) acquire(ctx context.Context, key, id string) (*lease, error) {
-	token := randomToken()
-	val, _ := json.Marshal(leaseValue{Holder: s.cfg.Holder, Token: token, Since: time.Now().UTC()})
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	rev, err := s.leases.Create(ctx, key, val)
+	token, since := randomToken(), time.Now().UTC()
+	val, _ := json.Marshal(leaseValue{Holder: s.cfg.Holder, Token: token, Since: since})
+	var rev uint64
+	err := retry(ctx, s.cfg.Timeout, func(ctx context.Context) (err error) {
+		rev, err = s.leases.Create(ctx, key, val)
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			// Ours, when an earlier attempt was stored but its answer lost.
+			if e, gerr := s.leases.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), val) {
+				rev, err = e.Revision(), nil
+			}
+		}
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		return nil, &session.LockedError{Session: id, Holder: s.holderOf(ctx, key)}
 	}
 	if err != nil {
 		return nil, unavailableOp("take the lease of session "+id, err)
 	}
-	l := &lease{st: s, key: key, token: token, rev: rev, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &lease{st: s, key: key, token: token, since: since, rev: rev, stop: make(chan struct{}), done: make(chan struct{})}
 	go l.renew()
 	return l, nil
+}
+
+// Holder names the host that holds session id's lease: held is false
+// when nobody does (the session is free to take, or does not exist).
+func (s *Store) Holder(ctx context.Context, id string) (holder string, held bool, err error) {
+	if _, err := keyOf(id); err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	e, err := s.leases.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, unavailableOp("the lease of session "+id, err)
+	}
+	var v leaseValue
+	json.Unmarshal(e.Value(), &v)
+	return v.Holder, true, nil
 }
 
 // holderOf names the holder of key's lease, "" when none or unknown.
@@ -93,7 +123,7 @@ func (l *lease) renew() {
 		l.mu.Lock()
 		rev := l.rev
 		l.mu.Unlock()
-		val, _ := json.Marshal(leaseValue{Holder: l.st.cfg.Holder, Token: l.token, Since: renewed.UTC()})
+		val, _ := json.Marshal(leaseValue{Holder: l.st.cfg.Holder, Token: l.token, Since: l.since})
 		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
 		nrev, err := l.st.leases.Update(ctx, l.key, val, rev)
 		cancel()

@@ -46,7 +46,11 @@ func (l *Log) Append(ctx context.Context, entries ...session.Entry) error {
 	return l.append(ctx, data, entries)
 }
 
+// append writes data, the lines of entries. It does not stop when ctx is
+// cancelled (an aborted run's last message is appended after the abort):
+// Timeout bounds it, as a write call bounds the file store's.
 func (l *Log) append(ctx context.Context, data []byte, entries []session.Entry) error {
+	ctx = context.WithoutCancel(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -122,10 +126,15 @@ func (l *Log) publish(ctx context.Context, m *nats.Msg) error {
 	m.Header.Set(hdrHolder, l.st.cfg.Holder)
 	deadline := time.Now().Add(l.st.cfg.Timeout)
 	var err error
+	sent := false // whether an attempt may have reached a server
 	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithDeadline(ctx, deadline)
+		// A request sent while the cluster elects a leader may go
+		// unanswered: each attempt gets a share of the time.
+		actx, cancel := context.WithTimeout(ctx, max(l.st.cfg.Timeout/4, 100*time.Millisecond))
+		actx, cancel2 := context.WithDeadline(actx, deadline)
 		var ack *jetstream.PubAck
 		ack, err = l.st.c.js.PublishMsg(actx, m, jetstream.WithExpectLastSequencePerSubject(l.seq), jetstream.WithRetryAttempts(0))
+		cancel2()
 		cancel()
 		if err == nil {
 			l.seq = ack.Sequence
@@ -143,13 +152,19 @@ func (l *Log) publish(ctx context.Context, m *nats.Msg) error {
 			err = lerr
 		}
 		if !isUnavailable(err) {
-			if attempt == 0 {
+			if !sent {
 				// Refused: nothing was stored.
 				return fmt.Errorf("session %s: append refused, nothing was kept: %w", l.id, err)
 			}
 			break
 		}
+		// No responders: no stream took it. Any other silence may hide a
+		// message stored whose answer was lost.
+		sent = sent || !errors.Is(err, nats.ErrNoResponders)
 		if ctx.Err() != nil || time.Now().After(deadline) {
+			if !sent {
+				return &UnavailableError{Op: fmt.Sprintf("session %s: append (nothing was kept)", l.id), Err: err}
+			}
 			break
 		}
 		select {

@@ -25,8 +25,36 @@ const readBatch = 1024
 // with lastOnly the last of each subject, headers only. It reads through
 // an ephemeral consumer, deleted after.
 func (s *Store) read(ctx context.Context, filter string, lastOnly bool) ([]stored, error) {
-	ctx, cancel := context.WithTimeout(ctx, 4*s.cfg.Timeout)
-	defer cancel()
+	var out []stored
+	err := retry(ctx, s.cfg.Timeout, func(ctx context.Context) (err error) {
+		out, err = s.readOnce(ctx, filter, lastOnly)
+		return err
+	})
+	return out, err
+}
+
+// retry calls an idempotent request until it succeeds, fails otherwise
+// than by JetStream being unavailable, or timeout has passed: a cluster
+// electing a leader answers no one for a moment. Each attempt gets a
+// share of timeout.
+func retry(ctx context.Context, timeout time.Duration, f func(context.Context) error) error {
+	deadline := time.Now().Add(timeout)
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, max(timeout/2, 100*time.Millisecond))
+		err := f(actx)
+		cancel()
+		if err == nil || !isUnavailable(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)):
+		}
+	}
+}
+
+func (s *Store) readOnce(ctx context.Context, filter string, lastOnly bool) ([]stored, error) {
 	cfg := jetstream.ConsumerConfig{
 		FilterSubject:     filter,
 		DeliverPolicy:     jetstream.DeliverAllPolicy,

@@ -33,6 +33,11 @@ type ServerConfig struct {
 	// MaxPayload bounds one message, in bytes; default 8 MiB (NATS's own
 	// default is 1 MiB, too small for a tool result carrying an image).
 	MaxPayload int32
+	// SyncAlways makes JetStream fsync every write, as the file store
+	// does, so that appends survive a crash of the machine; by default it
+	// fsyncs every two minutes (appends survive the death of the process,
+	// and in a cluster the other replicas make up for a machine).
+	SyncAlways bool
 	// StartTimeout bounds the wait for the server to accept connections;
 	// default 10s.
 	StartTimeout time.Duration
@@ -94,6 +99,7 @@ func serverOptions(cfg ServerConfig) (*server.Options, error) {
 		JetStream:  true,
 		StoreDir:   dir,
 		MaxPayload: cfg.MaxPayload,
+		SyncAlways: cfg.SyncAlways,
 		NoSigs:     true,
 		NoLog:      true,
 	}

@@ -84,10 +84,14 @@ func TestLocalClusterReplicates(t *testing.T) {
 	defer c2.Close()
 	var m *jetstream.RawStreamMsg
 	for {
+		// A request sent while the cluster elects a new leader may go
+		// unanswered: each attempt has its own deadline.
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 		var st jetstream.Stream
-		if st, err = c2.js.Stream(ctx, "R"); err == nil {
-			m, err = st.GetLastMsgForSubject(ctx, "r.x")
+		if st, err = c2.js.Stream(actx, "R"); err == nil {
+			m, err = st.GetLastMsgForSubject(actx, "r.x")
 		}
+		acancel()
 		if err == nil || ctx.Err() != nil {
 			break
 		}

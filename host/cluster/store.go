@@ -19,7 +19,8 @@ type StoreConfig struct {
 	// Prefix names what the store makes in JetStream: the stream
 	// <PREFIX>_SESSIONS with subjects <prefix>.log.<session id>, and the
 	// KV bucket <prefix>_leases. Letters, digits, '-' and '_'; default
-	// "wasmagent". Hosts that share sessions use the same prefix.
+	// "wasmagent". Hosts that share sessions use the same prefix, and the
+	// same Replicas and LeaseTTL (each host's NewStore sets them).
 	Prefix string
 	// Replicas is how many servers keep each message: 1 (default) for a
 	// single server, 3 (or 5) for a cluster that survives losing one (two).
@@ -64,10 +65,26 @@ func NewStore(ctx context.Context, c *Conn, cfg StoreConfig) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{c: c, cfg: cfg, subj: cfg.Prefix + ".log."}
-	ctx, cancel := context.WithTimeout(ctx, 4*cfg.Timeout)
-	defer cancel()
-	var err error
-	s.stream, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	err := retry(ctx, 4*cfg.Timeout, func(ctx context.Context) (err error) {
+		s.stream, err = c.js.CreateOrUpdateStream(ctx, s.streamConfig())
+		return err
+	})
+	if err != nil {
+		return nil, unavailableOp("cluster: the sessions stream", err)
+	}
+	err = retry(ctx, 4*cfg.Timeout, func(ctx context.Context) (err error) {
+		s.leases, err = c.js.CreateOrUpdateKeyValue(ctx, s.leasesConfig())
+		return err
+	})
+	if err != nil {
+		return nil, unavailableOp("cluster: the leases bucket", err)
+	}
+	return s, nil
+}
+
+func (s *Store) streamConfig() jetstream.StreamConfig {
+	cfg := s.cfg
+	return jetstream.StreamConfig{
 		Name:        strings.ToUpper(cfg.Prefix) + "_SESSIONS",
 		Description: "wasmagent sessions: one subject per session, its entries in order",
 		Subjects:    []string{s.subj + "*"},
@@ -75,26 +92,26 @@ func NewStore(ctx context.Context, c *Conn, cfg StoreConfig) (*Store, error) {
 		Replicas:    cfg.Replicas,
 		Retention:   jetstream.LimitsPolicy,
 		// A full stream refuses appends rather than dropping old sessions.
-		Discard:     jetstream.DiscardNew,
-		Duplicates:  2 * time.Minute,
-		AllowDirect: true,
+		Discard:    jetstream.DiscardNew,
+		Duplicates: 2 * time.Minute,
+		// Reads go to the stream's leader: a replica's direct answer may lag,
+		// and a writer checking whether its append landed must not be told
+		// no by one.
+		AllowDirect: false,
 		DenyDelete:  true,
-	})
-	if err != nil {
-		return nil, unavailableOp("cluster: the sessions stream", err)
 	}
-	s.leases, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+}
+
+func (s *Store) leasesConfig() jetstream.KeyValueConfig {
+	cfg := s.cfg
+	return jetstream.KeyValueConfig{
 		Bucket:      cfg.Prefix + "_leases",
 		Description: "wasmagent session leases: which host runs which session",
 		TTL:         cfg.LeaseTTL,
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 		History:     1,
-	})
-	if err != nil {
-		return nil, unavailableOp("cluster: the leases bucket", err)
 	}
-	return s, nil
 }
 
 func (cfg *StoreConfig) fill() error {
@@ -152,33 +169,35 @@ func (s *Store) List(ctx context.Context) ([]session.Info, error) {
 
 // Load implements session.Store.
 func (s *Store) Load(ctx context.Context, key string) (*session.Transcript, error) {
-	t, _, err := s.load(ctx, key)
+	t, _, _, err := s.load(ctx, key)
 	return t, err
 }
 
-// load reads a session and the sequence of its subject's last message.
-func (s *Store) load(ctx context.Context, key string) (*session.Transcript, uint64, error) {
+// load reads a session, the sequence of its subject's last message, and
+// when it was last appended to.
+func (s *Store) load(ctx context.Context, key string) (t *session.Transcript, seq uint64, modified time.Time, err error) {
 	if _, err := keyOf(key); err != nil {
-		return nil, 0, fmt.Errorf("session %q: %w", key, session.ErrNotFound)
+		return nil, 0, time.Time{}, fmt.Errorf("session %q: %w", key, session.ErrNotFound)
 	}
 	msgs, err := s.read(ctx, s.subj+key, false)
 	if err != nil {
-		return nil, 0, unavailableOp("load session "+key, err)
+		return nil, 0, time.Time{}, unavailableOp("load session "+key, err)
 	}
 	if len(msgs) == 0 {
-		return nil, 0, fmt.Errorf("session %s: %w", key, session.ErrNotFound)
+		return nil, 0, time.Time{}, fmt.Errorf("session %s: %w", key, session.ErrNotFound)
 	}
 	frames := make([]frame, len(msgs))
 	for i, m := range msgs {
 		frames[i] = frame{kind: m.header.Get(hdrKind), part: m.header.Get(hdrPart), data: m.data}
 	}
 	data, warnings := assemble(frames)
-	t, err := session.Decode(data)
+	t, err = session.Decode(data)
 	if err != nil {
-		return nil, 0, fmt.Errorf("session %s: %w", key, err)
+		return nil, 0, time.Time{}, fmt.Errorf("session %s: %w", key, err)
 	}
 	t.Warnings = append(warnings, t.Warnings...)
-	return t, msgs[len(msgs)-1].seq, nil
+	last := msgs[len(msgs)-1]
+	return t, last.seq, infoOf(key, last.header.Get(hdrInfo), last.time).Modified, nil
 }
 
 // Open implements session.Store: it takes the session's lease, reads the
@@ -195,12 +214,13 @@ func (s *Store) Open(ctx context.Context, key string) (session.Log, *session.Tra
 	}
 	l := &Log{st: s, key: key, lease: ls}
 	for attempt := 0; ; attempt++ {
-		t, seq, err := s.load(ctx, key)
+		t, seq, modified, err := s.load(ctx, key)
 		if err != nil {
 			ls.release()
 			return nil, nil, err
 		}
 		l.id, l.seq, l.info = t.Header.ID, seq, summaryOf(t)
+		l.info.Modified = modified.UnixMilli()
 		if _, ok, err := l.publishFence(ctx); err != nil {
 			ls.release()
 			return nil, nil, err
@@ -217,6 +237,7 @@ func (s *Store) Open(ctx context.Context, key string) (session.Log, *session.Tra
 // Create implements session.Store: the session's first message holds its
 // header and entries; it is refused when the session exists.
 func (s *Store) Create(ctx context.Context, h session.Header, entries []session.Entry) (session.Log, error) {
+	ctx = context.WithoutCancel(ctx) // as Append: bounded by Timeout
 	key, err := keyOf(h.ID)
 	if err != nil {
 		return nil, err
@@ -252,14 +273,20 @@ func (s *Store) Remove(ctx context.Context, key string) error {
 		return err
 	}
 	defer ls.release()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	if _, err := s.stream.GetLastMsgForSubject(ctx, s.subj+key); errors.Is(err, jetstream.ErrMsgNotFound) {
+	subj := s.subj + key
+	err = retry(ctx, s.cfg.Timeout, func(ctx context.Context) error {
+		_, err := s.stream.GetLastMsgForSubject(ctx, subj)
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return fmt.Errorf("session %s: %w", key, session.ErrNotFound)
 	} else if err != nil {
 		return unavailableOp("remove session "+key, err)
 	}
-	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(s.subj+key)); err != nil {
+	err = retry(ctx, s.cfg.Timeout, func(ctx context.Context) error {
+		return s.stream.Purge(ctx, jetstream.WithPurgeSubject(subj))
+	})
+	if err != nil {
 		return unavailableOp("remove session "+key, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,5 +155,145 @@ func TestStoreUnavailable(t *testing.T) {
 	}
 	if _, err := st.Load(ctx, "u"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("load with the server gone: %v", err)
+	}
+}
+
+// The client rides over a restart of its server: appends fail while it is
+// down (saying JetStream is unavailable) and work again once it is back,
+// with the session and its lease as they were.
+func TestStoreReconnects(t *testing.T) {
+	dir := t.TempDir()
+	s, err := StartServer(ServerConfig{Dir: dir, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(s.URL(), "nats://")
+	c, err := Connect(ConnectConfig{URL: s.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := testStore(t, c, StoreConfig{LeaseTTL: 30 * time.Second, Timeout: 10 * time.Second})
+	ctx := context.Background()
+	l, err := st.Create(ctx, header("r"), []session.Entry{userEntry("a", "", "one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s.Shutdown()
+	s, err = StartServer(ServerConfig{Dir: dir, Listen: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	if err := l.Append(ctx, userEntry("b", "a", "two")); err != nil {
+		t.Fatalf("append after the restart: %v", err)
+	}
+	tr, err := st.Load(ctx, "r")
+	if err != nil || len(tr.Entries) != 2 {
+		t.Fatalf("load after the restart: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The contract holds on a three-node cluster with three replicas (where
+// JetStream reports a conditional append's conflict differently).
+func TestStoreContractCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	servers, err := StartLocalCluster(t.TempDir(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, s := range servers {
+			s.Shutdown()
+		}
+	}()
+	var conns []*Conn
+	for _, s := range servers {
+		c, err := Connect(ConnectConfig{URL: s.URL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	n := 0
+	sessiontest.Store(t, func(t *testing.T) session.Store {
+		n++
+		return testStore(t, conns[n%3], StoreConfig{Replicas: 3})
+	})
+	// Two hosts on two nodes: one writer.
+	a := testStore(t, conns[0], StoreConfig{Prefix: "two", Replicas: 3, Holder: "host-a", LeaseTTL: time.Second})
+	b := testStore(t, conns[1], StoreConfig{Prefix: "two", Replicas: 3, Holder: "host-b", LeaseTTL: time.Second})
+	ctx := context.Background()
+	la, err := a.Create(ctx, header("s"), []session.Entry{userEntry("1", "", "a1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.(*Log).lease.stopRenewing()
+	var lb session.Log
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if lb, _, err = b.Open(ctx, "s"); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lb.Close()
+	var fe *FencedError
+	if err := la.Append(ctx, userEntry("2", "1", "a2")); !errors.As(err, &fe) {
+		t.Fatalf("append by the paused holder on a replicated stream: %v", err)
+	}
+}
+
+// An aborted run's last message is appended with the run's context
+// already cancelled: the append still happens (as the file store's).
+func TestStoreAppendCancelledContext(t *testing.T) {
+	st := testStore(t, testConn(t, testServer(t)), StoreConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := st.Create(ctx, header("c"), []session.Entry{userEntry("a", "", "one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cancel()
+	if err := l.Append(ctx, userEntry("b", "a", "aborted")); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := st.Load(context.Background(), "c"); err != nil || len(tr.Entries) != 2 {
+		t.Fatalf("load: %v", err)
+	}
+}
+
+// Opening a session (which writes a fence) does not make it the latest:
+// List's Modified is the time of the last append.
+func TestStoreOpenKeepsModified(t *testing.T) {
+	st := testStore(t, testConn(t, testServer(t)), StoreConfig{})
+	ctx := context.Background()
+	l, err := st.Create(ctx, header("m"), []session.Entry{userEntry("a", "", "one")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	before, err := st.List(ctx)
+	if err != nil || len(before) != 1 {
+		t.Fatalf("list: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	l, _, err = st.Open(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	after, err := st.List(ctx)
+	if err != nil || len(after) != 1 || !after[0].Modified.Equal(before[0].Modified) {
+		t.Fatalf("modified %v, then %v (%v)", before[0].Modified, after[0].Modified, err)
 	}
 }
