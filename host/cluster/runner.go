@@ -123,7 +123,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.work.NakWithDelay(h.times.retry)
 		return err
 	}
-	opts.Store = detachedStore{h.cfg.Store}
+	opts.Store = h.cfg.Store
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)
