@@ -2,6 +2,10 @@ package serve
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +19,16 @@ func TestPromptStreamsEvents(t *testing.T) {
 	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 2"}`)
 	got := events.until(t, "agent_end")
 	var types []string
+	var prev int64
 	for i, ev := range got {
 		if want := i + 1; ev.ID != itoa(want) {
 			t.Fatalf("event %d has id %q", i, ev.ID)
 		}
+		ms, err := strconv.ParseInt(ev.Time, 10, 64)
+		if err != nil || ms < prev || time.Since(time.UnixMilli(ms)) > time.Minute {
+			t.Fatalf("event %d has time %q (after %d)", i, ev.Time, prev)
+		}
+		prev = ms
 		types = append(types, eventType(ev.Data))
 	}
 	joined := strings.Join(types, " ")
@@ -220,4 +230,104 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("Last-Event-ID %q: %d %s", last, code, data)
 		}
 	}
+}
+
+func TestMetricsAndWebMounted(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("calls_total 3\n")) })
+	web := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>" + r.URL.Path)) })
+	h := newHarness(t, harnessOpts{tokens: twoTokens(t), server: func(o *Options) { o.Metrics, o.Web = metrics, web }})
+	h.mustError(401, "unauthorized", "GET", "/metrics", "", "")
+	if body := h.must(200, "GET", "/metrics", tokenB, ""); string(body) != "calls_total 3\n" {
+		t.Fatalf("/metrics: %q", body)
+	}
+	if body := h.must(200, "GET", "/", "", ""); string(body) != "<html>/" {
+		t.Fatalf("/: %q", body)
+	}
+	if body := h.must(200, "GET", "/app.js", "", ""); string(body) != "<html>/app.js" {
+		t.Fatalf("/app.js: %q", body)
+	}
+	h.mustError(404, "not_found", "GET", "/v1/unknown", tokenA, "")
+	// Without them, neither is there.
+	h2 := newHarness(t, harnessOpts{})
+	h2.mustError(404, "not_found", "GET", "/metrics", "", "")
+	h2.mustError(404, "not_found", "GET", "/", "", "")
+}
+
+// TestNeverPromptedIsForgotten: a session created and never prompted is
+// not kept over a restart, and leaves no files behind; one prompted is.
+func TestNeverPromptedIsForgotten(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	empty, used := h.create(""), h.create("")
+	h.must(202, "POST", "/v1/sessions/"+used+"/prompt", "", `{"message":"keep me"}`)
+	h.waitIdle(used, "")
+	h.close()
+	h2 := newHarness(t, harnessOpts{root: h.root})
+	h2.must(404, "GET", "/v1/sessions/"+empty, "", "")
+	h2.must(200, "GET", "/v1/sessions/"+used, "", "")
+	for _, p := range []string{"events/" + empty + ".jsonl", "meta/" + empty + ".json"} {
+		if _, err := os.Stat(filepath.Join(h.root, LocalOwner, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.root, LocalOwner, "events", used+".jsonl")); err != nil {
+		t.Errorf("the prompted session's journal: %v", err)
+	}
+}
+
+// TestIdleSessionsClose: a session idle past IdleClose leaves memory; the
+// next command opens it again from its file, and its transcript and event
+// ids go on.
+func TestIdleSessionsClose(t *testing.T) {
+	h := newHarness(t, harnessOpts{idle: 30 * time.Millisecond})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 1 100"}`)
+	first := ev.until(t, "agent_end") // a run longer than IdleClose is not closed
+	deadline := time.Now().Add(5 * time.Second)
+	for h.backend.isLive(id) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session stayed open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"again"}`)
+	second := ev.until(t, "agent_end")
+	if second[0].ID != strconv.Itoa(len(first)+1) {
+		t.Fatalf("after reopening, the first event's id is %s, want %d", second[0].ID, len(first)+1)
+	}
+	if n := len(h.messagesOf(id)); n != 6 {
+		t.Fatalf("%d messages after two runs", n)
+	}
+}
+
+func (b *Local) isLive(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, o := range b.owners {
+		o.mu.Lock()
+		l := o.live[id]
+		o.mu.Unlock()
+		if l != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIdleNeverPromptedIsForgotten: closing an idle session that was never
+// prompted forgets it, as a restart would: it no longer counts against the
+// sessions quota.
+func TestIdleNeverPromptedIsForgotten(t *testing.T) {
+	h := newHarness(t, harnessOpts{idle: 20 * time.Millisecond, quota: Quota{Sessions: 1}})
+	id := h.create("")
+	deadline := time.Now().Add(5 * time.Second)
+	for h.backend.isLive(id) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session stayed open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.mustError(404, "not_found", "GET", "/v1/sessions/"+id, "", "")
+	h.create("")
 }

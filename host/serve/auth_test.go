@@ -98,9 +98,14 @@ func TestBrowserRequestsFromElsewhereRefused(t *testing.T) {
 	h.mustErrorWith(403, "cross_origin", "POST", "/v1/sessions", map[string]string{"Origin": "https://evil.example"})
 	h.mustErrorWith(403, "cross_origin", "POST", "/v1/sessions", map[string]string{"Origin": "null"})
 	own := "http://" + strings.TrimPrefix(h.http.URL, "http://")
-	code, data, _ := h.doWith("POST", "/v1/sessions", "", "", map[string]string{"Origin": own})
+	code, data, hdr := h.doWith("POST", "/v1/sessions", "", "", map[string]string{"Origin": own})
 	if code != 201 {
 		t.Fatalf("same origin: %d %s", code, data)
+	}
+	for k := range hdr {
+		if strings.HasPrefix(k, "Access-Control-") {
+			t.Errorf("a CORS header: %s", k)
+		}
 	}
 	// Without tokens, only a loopback Host is served (DNS rebinding).
 	req, _ := http.NewRequest("GET", h.http.URL+"/v1/sessions", nil)

@@ -88,8 +88,9 @@ type Stream interface {
 
 // Event is one event of a session's journal.
 type Event struct {
-	ID   string // opaque, see Backend's contract rule 2
-	Data []byte // one JSON object, as "wasmagent run --json" prints it
+	ID   string    // opaque, see Backend's contract rule 2
+	Data []byte    // one JSON object, as "wasmagent run --json" prints it
+	Time time.Time // when the session emitted it (zero: unknown)
 }
 
 // LocalOwner owns every session when the server runs without tokens.
@@ -171,11 +172,19 @@ func (e *InvalidError) Error() string {
 
 // QuotaError says a quota is used up (429), and when to try again.
 type QuotaError struct {
-	What       string // "sessions", "runs", "tool calls per minute"
+	What       string // "sessions", "runs at once", "tool calls per minute"
 	Limit      int
-	RetryAfter time.Duration // zero: when something ends, not at a time
+	RetryAfter time.Duration // zero: no time can be told
 }
 
 func (e *QuotaError) Error() string {
-	return fmt.Sprintf("quota exceeded: at most %d %s for this token", e.Limit, e.What)
+	msg := fmt.Sprintf("quota exceeded: at most %d %s for this token", e.Limit, e.What)
+	if e.What == "sessions" {
+		msg += " (delete one to make room)"
+	}
+	return msg
 }
+
+// sessionsRetry is the Retry-After of the sessions quota: no wait frees
+// a session, but every 429 tells clients when to ask again.
+const sessionsRetry = time.Minute

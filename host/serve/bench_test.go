@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/host/hosttest"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
@@ -72,16 +73,31 @@ func loadSetup(b *testing.B, turns int) *config.Setup {
 // POST to its first event (p50, p99), the heap each open session holds,
 // and fails if any stream lost or repeated an event (its ids against a
 // replay of the journal). Run by make bench (-benchtime 1x), not as a test.
+//
+// Two variants: calc.wasm, the plugin as agent.toml loads it (a fresh
+// instance per call), and go-tool, the same run with a Go function as the
+// tool, which leaves the server's own cost.
 func BenchmarkServeLoad(b *testing.B) {
+	b.Run("calc.wasm", func(b *testing.B) { benchServeLoad(b, false) })
+	b.Run("go-tool", func(b *testing.B) { benchServeLoad(b, true) })
+}
+
+func benchServeLoad(b *testing.B, goTool bool) {
 	s := loadSetup(b, benchSessions*(b.N+2))
 	info := host.ModelInfo{Provider: "scripted", ID: "scripted"}
 	if d, ok := s.Model.(host.ModelDescriber); ok {
 		info = d.ModelInfo()
 	}
+	agent := s.Options
+	if goTool {
+		agent.Tools = []host.Tool{hosttest.Tool("calc", "", func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
+			return host.ToolResult{Content: host.Text("42")}, nil
+		})}
+	}
 	for i := 0; i < b.N; i++ {
 		backend, err := NewLocal(LocalOptions{
 			Root: b.TempDir(), Events: s.Events, NoSync: os.Getenv("BENCH_NOSYNC") != "",
-			Session: session.Options{Agent: s.Options, Models: []session.Model{{Info: info, Model: s.Model}}},
+			Session: session.Options{Agent: agent, Models: []session.Model{{Info: info, Model: s.Model}}},
 		})
 		if err != nil {
 			b.Fatal(err)

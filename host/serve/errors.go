@@ -69,6 +69,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		lock  *session.LockedError
 	)
 	switch {
+	case r.Context().Err() != nil && errors.Is(err, r.Context().Err()):
+		return // the client went away; nobody reads an answer
 	case errors.Is(err, ErrNotFound), errors.Is(err, session.ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "no such session: "+r.PathValue("id"))
 	case errors.As(err, &inv):

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzDecodeCommand: any body decodes to a command or an InvalidError;
@@ -78,14 +80,14 @@ func FuzzDecodeCreate(f *testing.F) {
 }
 
 // FuzzJournal: any file content opens as a journal whose events are its
-// whole lines, in order (lines that are not JSON objects keep their
-// number and are skipped); a torn last line is cut; appends after it
-// read back exactly.
+// whole lines of the form "<ms> <JSON object>", in order (other lines keep
+// their number and are skipped); a torn last line is cut; an append after
+// it reads back exactly, with the next id.
 func FuzzJournal(f *testing.F) {
-	f.Add([]byte("{\"type\":\"a\"}\n{\"type\":\"b\"}\n"), []byte(`{"type":"c"}`))
-	f.Add([]byte("{\"type\":\"a\"}\n{\"type\":\"b"), []byte(`{}`))
-	f.Add([]byte("garbage\n{\"x\":1}\n\n"), []byte(`{"y":"\u2028"}`))
-	f.Add([]byte(""), []byte("{\"a\":\n1}"))
+	f.Add([]byte("1 {\"type\":\"a\"}\n2 {\"type\":\"b\"}\n"), []byte(`{"type":"c"}`))
+	f.Add([]byte("1 {\"type\":\"a\"}\n2 {\"type\":\"b"), []byte(`{}`))
+	f.Add([]byte("garbage\n{\"x\":1}\n\n17 {\"y\":2}\n"), []byte(`{"y":"\u2028"}`))
+	f.Add([]byte("x {}\n999999999999999999 {}\n 1 {}\n"), []byte("{\"a\":\n1}"))
 	f.Fuzz(func(t *testing.T, content, event []byte) {
 		offs, bad, whole := scanJournal(content)
 		if whole > int64(len(content)) || (whole > 0 && content[whole-1] != '\n') || bytes.IndexByte(content[whole:], '\n') >= 0 {
@@ -104,32 +106,48 @@ func FuzzJournal(f *testing.F) {
 		}
 		defer j.f.Close()
 		seq, err := j.append(event, false)
-		if bytes.IndexByte(event, '\n') >= 0 {
+		valid := bytes.IndexByte(event, '\n') < 0
+		if !valid {
 			if err == nil {
 				t.Fatal("an event with a line feed was written")
 			}
 		} else if err != nil || seq != len(lines)+1 {
 			t.Fatalf("append: %d %v", seq, err)
 		}
+		var want []string
+		for i, l := range lines {
+			if bad[i] {
+				continue
+			}
+			ms, obj, ok := bytes.Cut(bytes.TrimSuffix(l, []byte("\n")), []byte(" "))
+			if !ok || !json.Valid(obj) || obj[0] != '{' {
+				t.Fatalf("line %d %q is not bad", i+1, l)
+			}
+			n, err := strconv.ParseInt(string(ms), 10, 64)
+			if err != nil || n < 0 {
+				t.Fatalf("line %d %q has no time", i+1, l)
+			}
+			want = append(want, fmt.Sprintf("%d %d %s", i+1, n, obj))
+		}
 		s := &journalStream{j: j, next: 1, release: func() {}}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		var want []string
-		for i, l := range lines {
-			if !bad[i] {
-				want = append(want, strconv.Itoa(i+1)+" "+string(bytes.TrimRight(l, "\r\n")))
-			}
-		}
-		if err == nil {
-			want = append(want, strconv.Itoa(seq)+" "+string(event))
-		}
 		var got []string
+		var last Event
 		for {
 			ev, err := s.Next(ctx)
 			if err != nil {
 				break
 			}
-			got = append(got, ev.ID+" "+string(ev.Data))
+			last = ev
+			got = append(got, fmt.Sprintf("%s %d %s", ev.ID, ev.Time.UnixMilli(), ev.Data))
+		}
+		appended := valid && json.Valid(event) && len(event) >= 2 && event[0] == '{'
+		if appended {
+			if last.ID != strconv.Itoa(seq) || string(last.Data) != string(event) || time.Since(last.Time) > time.Minute {
+				t.Fatalf("the appended event read back as %+v", last)
+			}
+			got = got[:len(got)-1]
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("read back\n%q\nwant\n%q", got, want)

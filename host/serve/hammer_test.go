@@ -67,7 +67,9 @@ func TestHammer(t *testing.T) {
 		info := h.waitIdle(r.id, r.token)
 		var msgs struct{ Messages []struct{ Role string } }
 		json.Unmarshal(h.must(200, "GET", "/v1/sessions/"+r.id+"/messages", r.token, ""), &msgs)
-		if n := len(msgs.Messages); n < 4 || msgs.Messages[n-1].Role != "assistant" || info.MessageCount != n {
+		// A steer may land before the first model request (then the model
+		// answers it and calls no tool): at least user, user, assistant.
+		if n := len(msgs.Messages); n < 3 || msgs.Messages[n-1].Role != "assistant" || info.MessageCount != n {
 			t.Errorf("session %s: %d messages (info %d), last %+v", r.id, n, info.MessageCount, msgs.Messages[n-1])
 		}
 	}

@@ -82,6 +82,7 @@ type harnessOpts struct {
 	quota  Quota
 	server func(*Options)
 	wrap   func(http.Handler) http.Handler
+	idle   time.Duration // IdleClose; 0: never (the tests look at live sessions)
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -90,9 +91,13 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 		ho.root = t.TempDir()
 	}
 	m := echoModel{}
+	if ho.idle == 0 {
+		ho.idle = -1
+	}
 	b, err := NewLocal(LocalOptions{
-		Root:   ho.root,
-		NoSync: true,
+		Root:      ho.root,
+		NoSync:    true,
+		IdleClose: ho.idle,
 		Session: session.Options{
 			Agent:  host.AgentOptions{Model: m, Tools: []host.Tool{sleepEcho}, SystemPrompt: "test"},
 			Models: []session.Model{{Info: m.ModelInfo(), Model: m}},
@@ -178,6 +183,7 @@ func (h *harness) create(token string) string {
 // sseEvent is one event read from a stream.
 type sseEvent struct {
 	ID   string
+	Time string
 	Data string
 }
 
@@ -225,6 +231,8 @@ func (s *sseReader) next() (sseEvent, error) {
 		case strings.HasPrefix(line, ":"), strings.HasPrefix(line, "retry:"):
 		case strings.HasPrefix(line, "id: "):
 			ev.ID = line[4:]
+		case strings.HasPrefix(line, "time: "):
+			ev.Time = line[6:]
 		case strings.HasPrefix(line, "data: "):
 			if ev.Data != "" {
 				return ev, fmt.Errorf("two data lines in one event")

@@ -10,14 +10,16 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
-// A journal is one session's events, one JSON object per line of a file;
-// the event id is the line's number (from 1), so ids survive restarts
+// A journal is one session's events, one a line of a file: the time it
+// was written (Unix milliseconds), a space, and the event's JSON object.
+// The event id is the line's number (from 1), so ids survive restarts
 // without being written. An event is written (one write call) before
 // anyone is woken to read it. A torn last line (the process died mid-write)
 // is cut off when the journal opens: nobody can have seen it. A line in
-// the middle that is not a JSON object keeps its number and is skipped.
+// the middle that is not of this form keeps its number and is skipped.
 type journal struct {
 	path string
 	sync bool
@@ -43,7 +45,7 @@ func scanJournal(data []byte) (offs []int64, bad map[int]bool, whole int64) {
 			break // torn
 		}
 		line := data[:i]
-		if !isObject(line) {
+		if _, _, ok := splitLine(line); !ok {
 			if bad == nil {
 				bad = map[int]bool{}
 			}
@@ -56,9 +58,20 @@ func scanJournal(data []byte) (offs []int64, bad map[int]bool, whole int64) {
 	return offs, bad, pos
 }
 
-func isObject(line []byte) bool {
-	line = bytes.TrimSpace(line)
-	return len(line) >= 2 && line[0] == '{' && json.Valid(line)
+// splitLine splits a journal line into its time and its event.
+func splitLine(line []byte) (time.Time, []byte, bool) {
+	ms, obj, ok := bytes.Cut(line, []byte{' '})
+	if !ok || len(ms) == 0 || len(ms) > 15 || len(obj) < 2 || obj[0] != '{' || !json.Valid(obj) {
+		return time.Time{}, nil, false
+	}
+	var n int64
+	for _, c := range ms {
+		if c < '0' || c > '9' {
+			return time.Time{}, nil, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return time.UnixMilli(n), obj, true
 }
 
 // openJournal opens (creating if need be) the journal at path.
@@ -92,8 +105,9 @@ func (j *journal) append(data []byte, durable bool) (int, error) {
 	if j.ended != nil {
 		return 0, j.ended
 	}
-	line := make([]byte, 0, len(data)+1)
-	line = append(append(line, data...), '\n')
+	line := make([]byte, 0, len(data)+16)
+	line = strconv.AppendInt(line, time.Now().UnixMilli(), 10)
+	line = append(append(append(line, ' '), data...), '\n')
 	n, err := j.f.WriteAt(line, j.size)
 	if err != nil {
 		// Nothing half-written stays: the next append starts where this one did.
@@ -132,14 +146,14 @@ func (j *journal) end(err error) {
 
 // get returns event seq (from 1), or, when it is not written yet, a
 // channel closed at the next append. bad is true for an undecodable line.
-func (j *journal) get(seq int) (data []byte, bad bool, wait <-chan struct{}, err error) {
+func (j *journal) get(seq int) (ev Event, bad bool, wait <-chan struct{}, err error) {
 	j.mu.Lock()
 	if seq > len(j.offs) {
 		defer j.mu.Unlock()
 		if j.ended != nil {
-			return nil, false, nil, j.ended
+			return Event{}, false, nil, j.ended
 		}
-		return nil, false, j.wake, nil
+		return Event{}, false, j.wake, nil
 	}
 	start := j.offs[seq-1]
 	end := j.size
@@ -150,13 +164,17 @@ func (j *journal) get(seq int) (data []byte, bad bool, wait <-chan struct{}, err
 	f := j.f
 	j.mu.Unlock()
 	if isBad {
-		return nil, true, nil, nil
+		return Event{}, true, nil, nil
 	}
 	buf := make([]byte, end-start)
 	if _, err := f.ReadAt(buf, start); err != nil {
-		return nil, false, nil, fmt.Errorf("event journal %s: %w", j.path, err)
+		return Event{}, false, nil, fmt.Errorf("event journal %s: %w", j.path, err)
 	}
-	return bytes.TrimRight(buf, "\r\n"), false, nil, nil
+	t, obj, ok := splitLine(bytes.TrimSuffix(buf, []byte{'\n'}))
+	if !ok {
+		return Event{}, true, nil, nil
+	}
+	return Event{ID: strconv.Itoa(seq), Data: obj, Time: t}, false, nil, nil
 }
 
 // parseAfter reads an event id a client sent back: "" is before the
@@ -185,7 +203,7 @@ type journalStream struct {
 
 func (s *journalStream) Next(ctx context.Context) (Event, error) {
 	for {
-		data, bad, wait, err := s.j.get(s.next)
+		ev, bad, wait, err := s.j.get(s.next)
 		switch {
 		case err != nil:
 			return Event{}, err
@@ -200,7 +218,6 @@ func (s *journalStream) Next(ctx context.Context) (Event, error) {
 				return Event{}, ctx.Err()
 			}
 		}
-		ev := Event{ID: strconv.Itoa(s.next), Data: data}
 		s.next++
 		return ev, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,8 +36,13 @@ type LocalOptions struct {
 	Events eventwire.Options
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
+	// IdleClose closes a session that has had no command and no run for
+	// this long, freeing its memory (the next command opens it again from
+	// its file); 0 is DefaultIdleClose, a negative value never.
+	IdleClose time.Duration
 	// OnOpen, when not nil, is called with each session as it is created
-	// or opened, before it runs (to subscribe an audit log, say).
+	// or opened, before it runs (to subscribe an audit log, say). It must
+	// not call the backend.
 	OnOpen func(owner, id string, s *session.Session)
 }
 
@@ -53,6 +59,7 @@ type Local struct {
 	draining bool
 	closed   bool
 	stopping atomic.Bool // runs are being aborted because the server stops
+	shut     atomic.Bool // Close has begun: no session opens again
 }
 
 var _ Backend = (*Local)(nil)
@@ -69,8 +76,9 @@ type owner struct {
 	live     map[string]*live
 	journals map[string]*journal
 	deleted  map[string]bool // ids deleted (while their files may still be there)
-	quota    Quota       // the last caller's, for the tool-call hook (callsMu)
-	calls    []time.Time // tool calls started in the last minute (callsMu)
+	callsMu  sync.Mutex      // guards quota and calls (the hook runs without mu)
+	quota    Quota           // the last caller's, for the tool-call hook (callsMu)
+	calls    []time.Time     // tool calls started in the last minute (callsMu)
 }
 
 // live is a session held open: its Agent in memory, its log locked.
@@ -85,6 +93,7 @@ type live struct {
 	// close: a command never reaches a closed session.
 	mu     sync.RWMutex
 	closed bool
+	used   atomic.Int64 // Unix ns of the last command or run end
 }
 
 // close aborts the session's run, waits for it, and releases its log.
@@ -119,8 +128,73 @@ func NewLocal(o LocalOptions) (*Local, error) {
 	if o.Session.Warn == nil {
 		o.Session.Warn = func(string) {}
 	}
+	if o.IdleClose == 0 {
+		o.IdleClose = DefaultIdleClose
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Local{opts: o, base: ctx, cancel: cancel, owners: map[string]*owner{}}, nil
+	b := &Local{opts: o, base: ctx, cancel: cancel, owners: map[string]*owner{}}
+	if o.IdleClose > 0 {
+		go b.closeIdle(ctx)
+	}
+	return b, nil
+}
+
+// DefaultIdleClose is how long an idle session stays in memory.
+const DefaultIdleClose = 10 * time.Minute
+
+// closeIdle closes idle sessions until ctx ends.
+func (b *Local) closeIdle(ctx context.Context) {
+	t := time.NewTicker(max(b.opts.IdleClose/2, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			b.mu.Lock()
+			owners := make([]*owner, 0, len(b.owners))
+			for _, o := range b.owners {
+				owners = append(owners, o)
+			}
+			b.mu.Unlock()
+			for _, o := range owners {
+				o.closeIdle(now.Add(-b.opts.IdleClose).UnixNano())
+			}
+		}
+	}
+}
+
+// closeIdle closes o's sessions unused since before (Unix ns). A session
+// a command holds is skipped (TryLock), so no command ever finds its
+// session closed under it; closing under o.mu keeps a reopen from racing
+// the file lock this one still holds.
+func (o *owner) closeIdle(before int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id, l := range o.live {
+		if l.used.Load() >= before || !l.mu.TryLock() {
+			continue
+		}
+		if !l.closed && !l.sess.Busy() && l.used.Load() < before {
+			file := l.sess.State().SessionFile
+			l.closed = true
+			l.sess.Close()
+			l.unsub()
+			delete(o.live, id)
+			o.releaseLocked(id, l.j)
+			if o.index == nil {
+				// not indexed yet: the first read finds the file, if any
+			} else if file != "" {
+				o.index[id] = file
+			} else {
+				// Never prompted: forgotten, as at a restart (rule 4).
+				delete(o.index, id)
+				os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
+				os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+			}
+		}
+		l.mu.Unlock()
+	}
 }
 
 // ownerName is the form of an owner's name (a token's name): a directory
@@ -146,9 +220,9 @@ func (b *Local) owner(c Caller) (*owner, error) {
 			live: map[string]*live{}, journals: map[string]*journal{}, deleted: map[string]bool{}}
 		b.owners[c.Owner] = o
 	}
-	callsMu.Lock()
+	o.callsMu.Lock()
 	o.quota = c.Quota
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	return o, nil
 }
 
@@ -168,7 +242,25 @@ func (o *owner) indexLocked(ctx context.Context) error {
 		}
 	}
 	o.indexed = true
+	o.removeOrphansLocked()
 	return nil
+}
+
+// removeOrphansLocked removes the journals and metadata of sessions that
+// have no session file: sessions created and never prompted before the
+// last stop (rule 4 of Backend's contract), or deleted while the process
+// died. It runs once, when the index is first read, before this process
+// has created any session of the owner.
+func (o *owner) removeOrphansLocked() {
+	for _, sub := range []struct{ dir, ext string }{{"events", ".jsonl"}, {"meta", ".json"}} {
+		entries, _ := os.ReadDir(filepath.Join(o.dir, sub.dir))
+		for _, e := range entries {
+			id, ok := strings.CutSuffix(e.Name(), sub.ext)
+			if ok && e.Type().IsRegular() && sessionID.MatchString(id) && o.index[id] == "" && o.live[id] == nil {
+				os.Remove(filepath.Join(o.dir, sub.dir, e.Name()))
+			}
+		}
+	}
 }
 
 func (b *Local) isDraining() bool {
@@ -197,7 +289,7 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 		return SessionInfo{}, err
 	}
 	if q := c.Quota.Sessions; q > 0 && len(o.index) >= q {
-		return SessionInfo{}, &QuotaError{What: "sessions", Limit: q}
+		return SessionInfo{}, &QuotaError{What: "sessions", Limit: q, RetryAfter: sessionsRetry}
 	}
 	sess := session.New(opts)
 	id := sess.State().SessionID
@@ -214,6 +306,8 @@ func (b *Local) Create(ctx context.Context, c Caller, req CreateRequest) (Sessio
 	if req.Name != "" {
 		if err := sess.SetName(ctx, req.Name); err != nil {
 			b.dropLocked(o, l)
+			os.Remove(filepath.Join(o.dir, "meta", id+".json"))
+			os.Remove(filepath.Join(o.dir, "events", id+".jsonl"))
 			return SessionInfo{}, &InvalidError{Field: "name", Msg: err.Error()}
 		}
 	}
@@ -249,6 +343,7 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		return nil, err
 	}
 	l := &live{id: id, sess: sess, j: j, meta: meta}
+	l.used.Store(time.Now().UnixNano())
 	enc := eventwire.New(func(obj []byte) error {
 		_, err := j.append(obj, false)
 		return err
@@ -257,6 +352,9 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		if he, ok := e.(host.Event); ok {
 			if err := enc.Event(ctx, he); err != nil {
 				return err
+			}
+			if _, end := he.(host.AgentEndEvent); end {
+				l.used.Store(time.Now().UnixNano())
 			}
 			if _, end := he.(host.AgentEndEvent); end && !b.opts.NoSync {
 				j.mu.Lock()
@@ -326,6 +424,9 @@ func (b *Local) find(ctx context.Context, o *owner, id string) (*live, error) {
 func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, error) {
 	if l := o.live[id]; l != nil {
 		return l, nil
+	}
+	if b.shut.Load() {
+		return nil, ErrClosed
 	}
 	key, err := o.keyLocked(ctx, id)
 	if err != nil {

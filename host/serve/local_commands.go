@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -38,17 +37,12 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 	if b.isDraining() {
 		return ErrDraining
 	}
-	o.mu.Lock()
-	l, err := b.findLocked(ctx, o, id)
-	o.mu.Unlock()
+	l, err := b.hold(ctx, o, id)
 	if err != nil {
 		return err
 	}
-	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if l.closed {
-		return ErrNotFound
-	}
+	l.used.Store(time.Now().UnixNano())
 	switch cmd.Type {
 	case "steer":
 		return l.sess.Steer(ctx, m)
@@ -73,6 +67,28 @@ func (b *Local) Command(ctx context.Context, c Caller, id string, cmd Command) e
 		return fmt.Errorf("%w (a prompt needs streamingBehavior \"steer\" or \"followUp\" now)", ErrBusy)
 	}
 	return err
+}
+
+// hold finds session id, opening it if need be, and holds it (l.mu read)
+// for a command. A session closed as idle between the two is opened again;
+// one deleted is ErrNotFound.
+func (b *Local) hold(ctx context.Context, o *owner, id string) (*live, error) {
+	for {
+		o.mu.Lock()
+		l, err := b.findLocked(ctx, o, id)
+		o.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.RLock()
+		if !l.closed {
+			return l, nil
+		}
+		l.mu.RUnlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // userMessage makes the user message of a prompt, steer or follow_up, as
@@ -122,8 +138,8 @@ func (o *owner) runQuota(q Quota) error {
 // one more is allowed (0: now); with take, an allowed call is counted.
 // The window has its own lock: the hook runs without o.mu.
 func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
-	callsMu.Lock()
-	defer callsMu.Unlock()
+	o.callsMu.Lock()
+	defer o.callsMu.Unlock()
 	cut := 0
 	for cut < len(o.calls) && now.Sub(o.calls[cut]) >= time.Minute {
 		cut++
@@ -141,9 +157,9 @@ func (o *owner) callsWait(limit int, now time.Time, take bool) time.Duration {
 // toolCallQuota is the first before-hook of every session: a call past
 // the owner's tool calls per minute is blocked, and the model told why.
 func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
-	callsMu.Lock()
+	o.callsMu.Lock()
 	limit := o.quota.ToolCallsPerMinute
-	callsMu.Unlock()
+	o.callsMu.Unlock()
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -152,9 +168,6 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 	}
 	return nil, nil
 }
-
-// callsMu guards every owner's calls and quota.ToolCallsPerMinute.
-var callsMu sync.Mutex
 
 // interrupted is the last after-hook of every session: a call that failed
 // because the server aborted its run to stop is recorded as the sessions
@@ -167,28 +180,29 @@ func (b *Local) interrupted(ctx context.Context, c *host.AfterToolCallContext) (
 	return &host.AfterToolCallResult{Content: host.Text(session.InterruptedText), IsError: host.Bool(true)}, nil
 }
 
-// Drain implements Backend.
+// Drain implements Backend. A command that passed the draining check
+// just before Drain began may still start a run: the busy sessions are
+// looked for again until none is left.
 func (b *Local) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
-	var all []*live
-	for _, o := range b.owners {
-		o.mu.Lock()
-		for _, l := range o.live {
-			all = append(all, l)
-		}
-		o.mu.Unlock()
-	}
 	b.mu.Unlock()
-	for _, l := range all {
-		if l.sess.Wait(ctx) != nil && ctx.Err() != nil {
+	for {
+		busy := b.busy()
+		if len(busy) == 0 {
+			return nil
+		}
+		for _, l := range busy {
+			if l.sess.Wait(ctx) != nil && ctx.Err() != nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
 			break
 		}
 	}
-	if ctx.Err() == nil {
-		return nil
-	}
 	b.stopping.Store(true)
+	all := b.busy()
 	for _, l := range all {
 		l.sess.Abort()
 	}
@@ -196,6 +210,23 @@ func (b *Local) Drain(ctx context.Context) error {
 		l.sess.Wait(context.Background())
 	}
 	return fmt.Errorf("serve: runs still going at the deadline were aborted: %w", ctx.Err())
+}
+
+// busy lists the open sessions whose run is going.
+func (b *Local) busy() []*live {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*live
+	for _, o := range b.owners {
+		o.mu.Lock()
+		for _, l := range o.live {
+			if l.sess.Busy() {
+				out = append(out, l)
+			}
+		}
+		o.mu.Unlock()
+	}
+	return out
 }
 
 // Close implements Backend: it aborts every run and closes every session.
@@ -206,6 +237,7 @@ func (b *Local) Close() error {
 		return nil
 	}
 	b.closed, b.draining = true, true
+	b.shut.Store(true)
 	owners := b.owners
 	b.mu.Unlock()
 	b.stopping.Store(true)

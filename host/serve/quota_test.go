@@ -11,9 +11,9 @@ func TestSessionsQuota(t *testing.T) {
 	h := newHarness(t, harnessOpts{tokens: twoTokens(t), quota: Quota{Sessions: 2}})
 	a1 := h.create(tokenA)
 	h.create(tokenA)
-	msg := h.mustError(429, "quota_exceeded", "POST", "/v1/sessions", tokenA, "")
-	if !strings.Contains(msg, "2 sessions") {
-		t.Errorf("message %q", msg)
+	code, data, hdr := h.do("POST", "/v1/sessions", tokenA, "")
+	if code != 429 || !strings.Contains(string(data), "2 sessions") || !strings.Contains(string(data), "delete one") || hdr.Get("Retry-After") == "" {
+		t.Errorf("past the sessions quota: %d %s (Retry-After %q)", code, data, hdr.Get("Retry-After"))
 	}
 	h.create(tokenB) // another token's quota is its own
 	h.must(204, "DELETE", "/v1/sessions/"+a1, tokenA, "")

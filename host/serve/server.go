@@ -26,7 +26,8 @@ type Options struct {
 	// Heartbeat is how often an idle event stream gets a comment line; 0
 	// is DefaultHeartbeat.
 	Heartbeat time.Duration
-	// Metrics, when not nil, is served at GET /metrics (Prometheus text).
+	// Metrics, when not nil, is served at GET /metrics (Prometheus text),
+	// to any of Tokens (the figures are the whole server's).
 	Metrics http.Handler
 	// Web, when not nil, is served at / (the page to watch sessions).
 	Web http.Handler
@@ -106,7 +107,9 @@ func New(o Options) (*Server, error) {
 		writeError(w, http.StatusNotFound, "not_found", "no such route: "+r.Method+" "+r.URL.Path)
 	})
 	if o.Metrics != nil {
-		s.mux.Handle("GET /metrics", o.Metrics)
+		s.mux.HandleFunc("GET /metrics", s.authed(func(_ *Server, w http.ResponseWriter, r *http.Request, _ Caller) {
+			o.Metrics.ServeHTTP(w, r)
+		}))
 	}
 	if o.Web != nil {
 		s.mux.Handle("/", o.Web)

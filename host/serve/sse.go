@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -12,7 +13,9 @@ import (
 const sseWriteTimeout = 30 * time.Second
 
 // events is GET /v1/sessions/{id}/events: the session's events as
-// Server-Sent Events, "id: N" and "data: <the event's JSON>" each, from
+// Server-Sent Events, "id: N", "time: <Unix ms>" (a field EventSource
+// ignores; a page drawing a timeline of past events reads it) and
+// "data: <the event's JSON>" each, from
 // after Last-Event-ID (all of them without one), then live; a comment
 // line every Heartbeat while nothing comes. The stream ends when the
 // session is deleted or the server stops.
@@ -59,6 +62,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 		case err == nil:
 			buf = append(buf[:0], "id: "...)
 			buf = append(buf, ev.ID...)
+			if !ev.Time.IsZero() {
+				buf = append(buf, "\ntime: "...)
+				buf = strconv.AppendInt(buf, ev.Time.UnixMilli(), 10)
+			}
 			buf = append(buf, "\ndata: "...)
 			buf = append(buf, ev.Data...)
 			buf = append(buf, "\n\n"...)

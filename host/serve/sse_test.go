@@ -3,8 +3,11 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,5 +165,68 @@ func TestHeartbeatAndEndOnDelete(t *testing.T) {
 	h.must(204, "DELETE", "/v1/sessions/"+id, "", "")
 	if _, err := ev.next(); err == nil {
 		t.Fatal("the stream of a deleted session did not end")
+	}
+}
+
+// TestEventsCarryTheTranscript: the message_end events of a run carry,
+// byte for byte, the messages the transcript keeps (the events are the
+// session's, not a copy made for HTTP).
+func TestEventsCarryTheTranscript(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 3"}`)
+	var ended []string
+	for _, e := range ev.until(t, "agent_end") {
+		var x struct {
+			Type    string
+			Message json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(e.Data), &x); err != nil {
+			t.Fatalf("event %s is not JSON: %v", e.ID, err)
+		}
+		if x.Type == "message_end" {
+			ended = append(ended, string(x.Message))
+		}
+	}
+	var msgs struct{ Messages []json.RawMessage }
+	json.Unmarshal(h.must(200, "GET", "/v1/sessions/"+id+"/messages", "", ""), &msgs)
+	if len(ended) != len(msgs.Messages) {
+		t.Fatalf("%d message_end events, %d messages", len(ended), len(msgs.Messages))
+	}
+	for i, m := range msgs.Messages {
+		if ended[i] != string(m) {
+			t.Fatalf("message %d:\n event %s\n transcript %s", i, ended[i], m)
+		}
+	}
+}
+
+// TestTornJournalLine: a journal whose last line was cut (the process
+// died mid-write) opens without it, and the next event takes its id.
+func TestTornJournalLine(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"one"}`)
+	first := ev.until(t, "agent_end")
+	ev.close()
+	h.close()
+	path := filepath.Join(h.root, LocalOwner, "events", id+".jsonl")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"agent_st`)
+	f.Close()
+	h2 := newHarness(t, harnessOpts{root: h.root})
+	last := first[len(first)-1].ID
+	ev2 := h2.openEvents(id, "", last)
+	defer ev2.close()
+	h2.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"two"}`)
+	next, err := ev2.next()
+	n, _ := strconv.Atoi(last)
+	if err != nil || next.ID != strconv.Itoa(n+1) || eventType(next.Data) != "agent_start" {
+		t.Fatalf("after the torn line: %+v %v", next, err)
 	}
 }

@@ -91,7 +91,8 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitFailed
 	}
-	hs := &http.Server{Handler: withHealth(srv.Handler(), backend), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	// No WriteTimeout: event streams last; each of their writes has its own.
+	hs := &http.Server{Handler: withHealth(srv.Handler(), backend), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
 	auth := "no tokens: loopback only"
 	if n := len(o.tokens); n > 0 {
 		auth = fmt.Sprintf("%d token(s)", n)
