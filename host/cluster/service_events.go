@@ -93,7 +93,7 @@ func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
 	if err != nil {
 		return serve.Event{}, httpError(unavailableOp("reading events", err))
 	}
-	return serve.Event{ID: strconv.FormatUint(md.Sequence.Stream, 10), Data: m.Data()}, nil
+	return serve.Event{ID: strconv.FormatUint(md.Sequence.Stream, 10), Data: m.Data(), Time: md.Timestamp}, nil
 }
 
 // Close implements serve.Stream.
