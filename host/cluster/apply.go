@@ -16,6 +16,7 @@ import (
 // to hold it for the next prompt, as pi would).
 func (r *runner) apply(ctx context.Context, c pendingCommand) {
 	sess := r.sess
+	r.toolQuota.Store(int64(c.Quota))
 	m := userMessage(c)
 	var err error
 	switch c.Type {
@@ -193,7 +194,7 @@ func (r *runner) follow(ctx context.Context, after uint64, cmds chan<- pendingCo
 		if err != nil {
 			continue
 		}
-		pc := pendingCommand{Seq: md.Sequence.Stream, Time: md.Timestamp.UnixMilli(), Reply: m.Headers().Get(replyHeader)}
+		pc := pendingCommand{Seq: md.Sequence.Stream, Time: md.Timestamp.UnixMilli(), Reply: m.Headers().Get(replyHeader), Quota: quotaOf(m.Headers())}
 		c, err := DecodeCommand(m.Data())
 		if err != nil {
 			r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d skipped: %v", r.id, pc.Seq, err))

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -114,7 +115,7 @@ type Sent struct {
 // send publishes c on session id's command subject, then marks the
 // session as having work. A command with the ID of one already in the
 // stream's duplicate window is not stored twice.
-func send(ctx context.Context, js jetstream.JetStream, id string, c Command, reply string) (Sent, error) {
+func send(ctx context.Context, js jetstream.JetStream, id string, c Command, hdr nats.Header) (Sent, error) {
 	if err := checkID(id); err != nil {
 		return Sent{}, fmt.Errorf("%w: %v", ErrBadCommand, err)
 	}
@@ -133,8 +134,8 @@ func send(ctx context.Context, js jetstream.JetStream, id string, c Command, rep
 	}
 	m := nats.NewMsg(cmdSubject(id))
 	m.Data = data
-	if reply != "" {
-		m.Header.Set(replyHeader, reply)
+	for k, v := range hdr {
+		m.Header[k] = v
 	}
 	ack, err := js.PublishMsg(ctx, m, jetstream.WithMsgID(id+"/"+c.ID), jetstream.WithExpectStream(cmdStream))
 	if err != nil {
@@ -157,6 +158,7 @@ type pendingCommand struct {
 	Seq   uint64
 	Time  int64  // when it was stored, Unix ms: its user message's timestamp
 	Reply string // where to answer, if anywhere
+	Quota int    // the sender's tool calls per minute (0: none)
 }
 
 // readCommands returns session id's commands after seq, in order.
@@ -186,9 +188,18 @@ func readCommands(ctx context.Context, js jetstream.JetStream, id string, after 
 		}
 		c, derr := DecodeCommand(m.Data)
 		if derr == nil {
-			out = append(out, pendingCommand{c, m.Sequence, m.Time.UnixMilli(), m.Header.Get(replyHeader)})
+			out = append(out, pendingCommand{c, m.Sequence, m.Time.UnixMilli(), m.Header.Get(replyHeader), quotaOf(m.Header)})
 		}
 		seq = m.Sequence + 1
 	}
 	return out, nil
+}
+
+// quotaOf reads the tool calls per minute a command carries.
+func quotaOf(h nats.Header) int {
+	n, err := strconv.Atoi(h.Get(quotaHeader))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

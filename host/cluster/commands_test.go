@@ -73,3 +73,30 @@ func TestQuotasAcrossHosts(t *testing.T) {
 	b.must(429, "alice", "POST", "/v1/sessions/"+two+"/prompt", `{"message":"x"}`)
 	a.must(200, "alice", "POST", "/v1/sessions/"+one+"/abort", `{}`)
 }
+
+// The tool calls per minute of a token are counted across hosts: a call
+// past the quota is blocked (the model told why, the run goes on), and a
+// prompt while the minute's calls are used up is 429.
+func TestToolCallQuotaAcrossHosts(t *testing.T) {
+	fixed := time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)
+	clock = func() time.Time { return fixed }
+	defer func() { clock = time.Now }()
+	url := startNATS(t)
+	q := serve.Quota{ToolCallsPerMinute: 3}
+	a := startAPIHost(t, url, nil, q, "alice", "bob")
+	b := startAPIHost(t, url, nil, q, "alice", "bob")
+	one := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{}`))
+	a.must(202, "alice", "POST", "/v1/sessions/"+one+"/prompt", `{"message":"first"}`)
+	a.sse("alice", one, "", "agent_end")
+	two := createdID(t, b.must(201, "alice", "POST", "/v1/sessions", `{}`))
+	b.must(202, "alice", "POST", "/v1/sessions/"+two+"/prompt", `{"message":"second"}`)
+	b.sse("alice", two, "", "agent_end")
+	all := string(a.must(200, "alice", "GET", "/v1/sessions/"+two+"/messages", ""))
+	if n := strings.Count(all, "Tool call quota exceeded"); n != 1 {
+		t.Fatalf("%d calls blocked (want the fourth of the minute): %s", n, all)
+	}
+	a.must(429, "alice", "POST", "/v1/sessions/"+one+"/prompt", `{"message":"third"}`)
+	// Another token counts its own.
+	other := createdID(t, b.must(201, "bob", "POST", "/v1/sessions", `{}`))
+	b.must(202, "bob", "POST", "/v1/sessions/"+other+"/prompt", `{"message":"x"}`)
+}

@@ -101,7 +101,7 @@ func newHost(ctx context.Context, js jetstream.JetStream, cfg HostConfig) (*Host
 // returns once the command is stored (replicated): from then on some
 // host will act on it, even if this one dies.
 func (h *Host) Send(ctx context.Context, id string, c Command) (Sent, error) {
-	return send(ctx, h.js, id, c, "")
+	return send(ctx, h.js, id, c, nil)
 }
 
 // Events calls fn with session id's events after sequence after, then

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -60,9 +61,13 @@ func replyError(data []byte) error {
 // ReplyWait for the host running the session to answer. No answer in
 // time is not an error: the command is stored, and runs when a host is
 // free.
-func (s *Service) sendAndWait(ctx context.Context, id string, c Command, wait bool) error {
+func (s *Service) sendAndWait(ctx context.Context, id string, c Command, quota int, wait bool) error {
+	hdr := nats.Header{}
+	if quota > 0 {
+		hdr.Set(quotaHeader, strconv.Itoa(quota))
+	}
 	if !wait {
-		_, err := send(ctx, s.h.js, id, c, "")
+		_, err := send(ctx, s.h.js, id, c, hdr)
 		return httpError(err)
 	}
 	nc := s.h.js.Conn()
@@ -72,7 +77,8 @@ func (s *Service) sendAndWait(ctx context.Context, id string, c Command, wait bo
 		return httpError(unavailableOp("waiting for the command's answer", err))
 	}
 	defer sub.Unsubscribe()
-	if _, err := send(ctx, s.h.js, id, c, inbox); err != nil {
+	hdr.Set(replyHeader, inbox)
+	if _, err := send(ctx, s.h.js, id, c, hdr); err != nil {
 		return httpError(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.o.ReplyWait)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -38,7 +39,9 @@ type runner struct {
 	sess *session.Session
 	ev   *eventLog
 
-	runKey string // its key in the running bucket
+	runKey    string       // its key in the running bucket
+	owner     string       // whose quotas its runs count against
+	toolQuota atomic.Int64 // tool calls per minute, from the last command
 
 	idle chan struct{} // a run may have ended
 	lost chan struct{} // closed when the session was taken over
@@ -124,6 +127,8 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	opts.Store = h.cfg.Store
+	r.owner = owner
+	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(r.toolCallQuota)}, opts.Agent.BeforeToolCall...)
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)

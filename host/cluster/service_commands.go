@@ -47,8 +47,17 @@ func (s *Service) Command(ctx context.Context, c serve.Caller, id string, cmd se
 		if q := c.Quota.Runs; q > 0 && len(running) >= q {
 			return &serve.QuotaError{What: "runs at once", Limit: q, RetryAfter: time.Second}
 		}
+		if q := c.Quota.ToolCallsPerMinute; q > 0 {
+			wait, err := toolCallsUsed(ctx, s.h.kv.toolCalls, m.Owner, q, clock())
+			if err != nil {
+				return httpError(err)
+			}
+			if wait > 0 {
+				return &serve.QuotaError{What: "tool calls per minute", Limit: q, RetryAfter: wait}
+			}
+		}
 	}
-	return s.sendAndWait(ctx, id, wc, cmd.Type != "abort" || isRunning)
+	return s.sendAndWait(ctx, id, wc, c.Quota.ToolCallsPerMinute, cmd.Type != "abort" || isRunning)
 }
 
 // abortAndWait aborts session id's run, if a host runs it.
@@ -60,7 +69,7 @@ func (s *Service) abortAndWait(ctx context.Context, m sessionMeta, id string) er
 	if !running[id] {
 		return nil
 	}
-	return s.sendAndWait(ctx, id, Command{Type: "abort"}, true)
+	return s.sendAndWait(ctx, id, Command{Type: "abort"}, 0, true)
 }
 
 // running returns the owner's sessions a host runs now.

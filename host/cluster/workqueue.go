@@ -83,6 +83,7 @@ func setupStreams(ctx context.Context, js jetstream.JetStream, replicas int, t q
 		{&b.cursors, jetstream.KeyValueConfig{Bucket: cursorBucket}},
 		{&b.meta, jetstream.KeyValueConfig{Bucket: metaBucket}},
 		{&b.running, jetstream.KeyValueConfig{Bucket: runningBucket, TTL: t.ackWait}},
+		{&b.toolCalls, jetstream.KeyValueConfig{Bucket: toolCallBucket, TTL: 2 * time.Minute}},
 	} {
 		cfg.cfg.Storage, cfg.cfg.Replicas = jetstream.FileStorage, replicas
 		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg.cfg)
@@ -99,4 +100,6 @@ type buckets struct {
 	cursors jetstream.KeyValue // session id → its command cursor
 	meta    jetstream.KeyValue // meta.go
 	running jetstream.KeyValue // <hex owner>.<id> → the host running it, while it does
+	// toolCalls counts each owner's tool calls per minute (toolquota.go).
+	toolCalls jetstream.KeyValue
 }
