@@ -62,4 +62,3 @@ func withHealth(h http.Handler, b serve.Backend) http.Handler {
 	})
 	return mux
 }
-
