@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -79,7 +80,10 @@ func userMessage(c pendingCommand) *host.UserMessage {
 // started watches the run a command started.
 func (r *runner) started(ctx context.Context) {
 	go func() {
-		r.sess.Wait(ctx)
+		var fenced *FencedError
+		if err := r.sess.Wait(ctx); errors.As(err, &fenced) {
+			r.takenOver() // an append was refused: the session is another host's
+		}
 		r.signalIdle()
 	}()
 }
@@ -145,6 +149,11 @@ func (r *runner) loop(ctx context.Context) error {
 				r.apply(ctx, c)
 			}
 		case <-r.idle:
+			select {
+			case <-r.lost:
+				return r.stop(ErrFenced) // the run that ended was refused
+			default:
+			}
 			if r.sess.Busy() {
 				continue
 			}
@@ -155,7 +164,11 @@ func (r *runner) loop(ctx context.Context) error {
 				continue
 			}
 			done, err := r.caughtUp(ctx)
-			if err != nil || !done {
+			if err != nil {
+				time.AfterFunc(time.Second, r.signalIdle) // JetStream did not answer: ask again
+				continue
+			}
+			if !done {
 				continue // the command is on its way through follow
 			}
 			return r.finish(ctx)

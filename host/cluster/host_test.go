@@ -88,3 +88,36 @@ func load(t *testing.T, store session.Store, id string) []host.Message {
 	}
 	return tr.View(tr.Leaf()).Messages
 }
+
+// A command sent twice with one id (a retried request) is stored and run
+// once.
+func TestCommandDeduplicated(t *testing.T) {
+	url := startNATS(t)
+	store := &session.FileStore{Dir: t.TempDir()}
+	a := startHost(t, url, store, 10*time.Millisecond)
+	const id = "0193a000-0000-7000-8000-000000000002"
+	createSession(t, store, id)
+	c := Command{Type: "prompt", Message: "once", ID: "client-42"}
+	first, err := a.Send(context.Background(), id, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.Send(context.Background(), id, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Duplicate || again.Seq != first.Seq || first.Duplicate {
+		t.Fatalf("first %+v, again %+v", first, again)
+	}
+	collect(t, a, id, 0, 20*time.Second, agentEnds(1))
+	waitIdle(t, a)
+	users := 0
+	for _, m := range load(t, store, id) {
+		if _, ok := m.(*host.UserMessage); ok {
+			users++
+		}
+	}
+	if users != 1 {
+		t.Fatalf("%d user messages", users)
+	}
+}
