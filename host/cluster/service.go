@@ -167,7 +167,8 @@ func (s *Service) Create(ctx context.Context, c serve.Caller, req serve.CreateRe
 	return serve.SessionInfo{ID: id, Name: req.Name, Created: meta.Created, Modified: meta.Created, Model: req.Model}, nil
 }
 
-// List implements serve.Backend: newest first.
+// List implements serve.Backend: newest first. It reads the store's
+// summaries (one List), not each transcript.
 func (s *Service) List(ctx context.Context, c serve.Caller) ([]serve.SessionInfo, error) {
 	if err := s.state(); err != nil {
 		return nil, err
@@ -177,15 +178,34 @@ func (s *Service) List(ctx context.Context, c serve.Caller) ([]serve.SessionInfo
 		return nil, httpError(err)
 	}
 	out := []serve.SessionInfo{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	owned := map[string]bool{}
 	for _, id := range ids {
-		info, err := s.Get(ctx, c, id)
+		owned[id] = true
+	}
+	stored, err := s.o.Store.List(ctx)
+	if err != nil {
+		return nil, httpError(err)
+	}
+	running, err := s.running(ctx, c.Owner)
+	if err != nil {
+		return nil, httpError(err)
+	}
+	for _, st := range stored {
+		if !owned[st.ID] {
+			continue
+		}
+		m, err := readMeta(ctx, s.h.kv.meta, c.Owner, st.ID)
 		if errors.Is(err, serve.ErrNotFound) {
 			continue // removed meanwhile
 		}
 		if err != nil {
-			return nil, err
+			return nil, httpError(err)
 		}
-		out = append(out, info)
+		out = append(out, serve.SessionInfo{ID: st.ID, Name: st.Name, Created: m.Created, Modified: st.Modified,
+			MessageCount: st.Messages, FirstMessage: st.First, Model: m.Model, IsStreaming: running[st.ID]})
 	}
 	slices.SortFunc(out, func(a, b serve.SessionInfo) int { return b.Created.Compare(a.Created) })
 	return out, nil
@@ -288,7 +308,7 @@ func (s *Service) Delete(ctx context.Context, c serve.Caller, id string) error {
 		return httpError(err)
 	}
 	if key, err := findKey(ctx, s.o.Store, id); err == nil {
-		if err := s.o.Store.Remove(ctx, key); err != nil && !errors.Is(err, session.ErrNotFound) {
+		if err := s.remove(ctx, key); err != nil && !errors.Is(err, session.ErrNotFound) {
 			return httpError(err)
 		}
 	}
@@ -298,6 +318,25 @@ func (s *Service) Delete(ctx context.Context, c serve.Caller, id string) error {
 	purgeSubject(ctx, s.h.js, cmdStream, cmdSubject(id))
 	s.h.kv.cursors.Purge(ctx, id)
 	return nil
+}
+
+// remove removes a session from the store. The host that ran it may
+// still be closing it after its run's end (or its abort): a session held
+// is tried again until the lease's TTL has passed.
+func (s *Service) remove(ctx context.Context, key string) error {
+	deadline := time.Now().Add(2 * s.h.cfg.LeaseTTL)
+	for {
+		err := s.o.Store.Remove(ctx, key)
+		var locked *session.LockedError
+		if !errors.As(err, &locked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Drain implements serve.Backend: this host takes no new work; runs

@@ -168,3 +168,23 @@ func testServiceAPI(t *testing.T, store func() session.Store) {
 	b.must(204, "alice", "DELETE", "/v1/sessions/"+id, "")
 	a.must(404, "alice", "GET", "/v1/sessions/"+id, "")
 }
+
+// A token lists its own sessions, newest first, with what each holds.
+func TestServiceList(t *testing.T) {
+	url := startNATS(t)
+	a := startAPIHost(t, url, nil, serve.Quota{}, "alice", "bob")
+	first := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{"name":"one"}`))
+	second := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{}`))
+	a.must(202, "alice", "POST", "/v1/sessions/"+second+"/prompt", `{"message":"hello"}`)
+	a.sse("alice", second, "", "agent_end")
+	createdID(t, a.must(201, "bob", "POST", "/v1/sessions", `{}`))
+	var resp struct{ Sessions []serve.SessionInfo }
+	json.Unmarshal(a.must(200, "alice", "GET", "/v1/sessions", ""), &resp)
+	list := resp.Sessions
+	if len(list) != 2 || list[0].ID != second || list[1].ID != first {
+		t.Fatalf("alice lists %+v", list)
+	}
+	if list[0].FirstMessage != "hello" || list[0].MessageCount != 2+2*toolCalls || list[1].Name != "one" {
+		t.Errorf("alice lists %+v", list)
+	}
+}
