@@ -136,13 +136,13 @@ func eventType(data []byte) string {
 }
 
 // collect reads session id's events until stop says so or d passes.
-func collect(t testing.TB, h *Host, id string, after uint64, d time.Duration, stop func([]Event) bool) []Event {
+func collect(t testing.TB, h *member, id string, after uint64, d time.Duration, stop func([]Event) bool) []Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var got []Event
 	errDone := fmt.Errorf("done")
-	err := h.Events(ctx, id, after, func(e Event) error {
+	err := h.events(ctx, id, after, func(e Event) error {
 		got = append(got, e)
 		if stop(got) {
 			return errDone

@@ -14,8 +14,8 @@ import (
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-// HostConfig configures one host of the cluster service.
-type HostConfig struct {
+// memberConfig configures one host (a member) of the cluster service.
+type memberConfig struct {
 	// Store is the session store every host shares.
 	Store session.Store
 	// Options returns the options of a session this host runs (the Agent:
@@ -39,28 +39,29 @@ type HostConfig struct {
 	Warn func(string)
 }
 
-// DefaultSlots and DefaultLeaseTTL are the zero HostConfig's.
+// DefaultSlots and DefaultLeaseTTL are what a zero ServiceOptions gets.
 const (
 	DefaultSlots    = 4
 	DefaultLeaseTTL = 10 * time.Second
 )
 
-// Host is one member of the cluster service: it takes commands for any
+// member is one host of the cluster service: it takes commands for any
 // session, streams any session's events, and runs sessions with pending
 // input while it has a free run slot.
 //
 // Lifecycle:
-//  1. newHost creates the streams, consumer and bucket (or finds them).
-//  2. Run takes work until its context ends; Send and Events work
+//  1. newMember creates the streams, the consumer and the buckets (or
+//     finds them).
+//  2. Run takes work until its context ends; send and events work
 //     whether or not Run runs (a host may only serve requests).
-//  3. When Run's context ends, running sessions are aborted (their tool
-//     calls recorded as interrupted by whoever opens them next), and
-//     their work goes back to the queue unacknowledged.
-type Host struct {
+//  3. When Run's context ends, running sessions are aborted (the tool
+//     calls cut short get error results, as an abort gives them), and
+//     their work goes back to the queue at once.
+type member struct {
 	js    jetstream.JetStream
 	work  jetstream.Consumer
 	kv    buckets
-	cfg   HostConfig
+	cfg   memberConfig
 	times queueTimes
 	slots chan struct{}
 
@@ -71,11 +72,11 @@ type Host struct {
 }
 
 // drain stops Run taking work; sessions running go on.
-func (h *Host) drain() { h.draining.Store(true) }
+func (h *member) drain() { h.draining.Store(true) }
 
-func newHost(ctx context.Context, js jetstream.JetStream, cfg HostConfig) (*Host, error) {
+func newMember(ctx context.Context, js jetstream.JetStream, cfg memberConfig) (*member, error) {
 	if cfg.Store == nil || cfg.Options == nil {
-		return nil, errors.New("cluster: HostConfig needs Store and Options")
+		return nil, errors.New("cluster: memberConfig needs Store and Options")
 	}
 	if cfg.Slots <= 0 {
 		cfg.Slots = DefaultSlots
@@ -94,19 +95,19 @@ func newHost(ctx context.Context, js jetstream.JetStream, cfg HostConfig) (*Host
 	if err != nil {
 		return nil, err
 	}
-	return &Host{js: js, work: work, kv: kv, cfg: cfg, times: t, slots: make(chan struct{}, cfg.Slots), running: map[string]*runner{}}, nil
+	return &member{js: js, work: work, kv: kv, cfg: cfg, times: t, slots: make(chan struct{}, cfg.Slots), running: map[string]*runner{}}, nil
 }
 
-// Send stores a command for session id and queues the session's work. It
+// send stores a command for session id and queues the session's work. It
 // returns once the command is stored (replicated): from then on some
 // host will act on it, even if this one dies.
-func (h *Host) Send(ctx context.Context, id string, c Command) (Sent, error) {
+func (h *member) send(ctx context.Context, id string, c Command) (Sent, error) {
 	return send(ctx, h.js, id, c, nil)
 }
 
-// Events calls fn with session id's events after sequence after, then
+// events calls fn with session id's events after sequence after, then
 // with each new one, until ctx ends or fn fails.
-func (h *Host) Events(ctx context.Context, id string, after uint64, fn func(Event) error) error {
+func (h *member) events(ctx context.Context, id string, after uint64, fn func(Event) error) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func (h *Host) Events(ctx context.Context, id string, after uint64, fn func(Even
 }
 
 // Running returns how many sessions this host runs now.
-func (h *Host) Running() int {
+func (h *member) Running() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.running)
@@ -122,7 +123,7 @@ func (h *Host) Running() int {
 
 // Run takes sessions with pending input from the work queue, one per free
 // slot, until ctx ends; then it waits for the sessions it runs to stop.
-func (h *Host) Run(ctx context.Context) error {
+func (h *member) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -158,7 +159,7 @@ func (h *Host) Run(ctx context.Context) error {
 }
 
 // next waits up to a second for one work message.
-func (h *Host) next(ctx context.Context) (jetstream.Msg, error) {
+func (h *member) next(ctx context.Context) (jetstream.Msg, error) {
 	fctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	batch, err := h.work.Fetch(1, jetstream.FetchContext(fctx))

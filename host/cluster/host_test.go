@@ -9,10 +9,10 @@ import (
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
-func startHost(t *testing.T, url string, store session.Store, d time.Duration) *Host {
+func startHost(t *testing.T, url string, store session.Store, d time.Duration) *member {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	h, err := newHost(ctx, connect(t, url), HostConfig{Store: store, Options: testOptions(d), LeaseTTL: 2 * time.Second, Warn: func(s string) { t.Log(s) }})
+	h, err := newMember(ctx, connect(t, url), memberConfig{Store: store, Options: testOptions(d), LeaseTTL: 2 * time.Second, Warn: func(s string) { t.Log(s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestPromptRunsSomewhere(t *testing.T) {
 	b := startHost(t, url, &session.FileStore{Dir: dir}, 50*time.Millisecond)
 	const id = "0193a000-0000-7000-8000-000000000001"
 	createSession(t, &session.FileStore{Dir: dir}, id)
-	if _, err := a.Send(context.Background(), id, Command{Type: "prompt", Message: "hello"}); err != nil {
+	if _, err := a.send(context.Background(), id, Command{Type: "prompt", Message: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	evs := collect(t, b, id, 0, 20*time.Second, agentEnds(1))
@@ -60,7 +60,7 @@ func TestPromptRunsSomewhere(t *testing.T) {
 	}
 }
 
-func waitIdle(t *testing.T, hs ...*Host) {
+func waitIdle(t *testing.T, hs ...*member) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -98,11 +98,11 @@ func TestCommandDeduplicated(t *testing.T) {
 	const id = "0193a000-0000-7000-8000-000000000002"
 	createSession(t, store, id)
 	c := Command{Type: "prompt", Message: "once", ID: "client-42"}
-	first, err := a.Send(context.Background(), id, c)
+	first, err := a.send(context.Background(), id, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := a.Send(context.Background(), id, c)
+	again, err := a.send(context.Background(), id, c)
 	if err != nil {
 		t.Fatal(err)
 	}

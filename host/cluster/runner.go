@@ -33,7 +33,7 @@ import (
 // A runner whose events or appends are refused (another host took the
 // session) stops at once and acknowledges nothing.
 type runner struct {
-	h    *Host
+	h    *member
 	id   string
 	work jetstream.Msg
 	sess *session.Session
@@ -54,7 +54,7 @@ type runner struct {
 }
 
 // runOne runs the session of work message m.
-func (h *Host) runOne(ctx context.Context, m jetstream.Msg) {
+func (h *member) runOne(ctx context.Context, m jetstream.Msg) {
 	id := idOf(m.Subject())
 	if checkID(id) != nil {
 		m.Term()

@@ -47,9 +47,9 @@ const DefaultReplyWait = 10 * time.Second
 
 // Service is serve's Backend over JetStream: any host of the cluster
 // takes any request; the session runs on whichever host has a free slot
-// (Host), and its events reach every host's clients.
+// (member), and its events reach every host's clients.
 type Service struct {
-	h    *Host
+	h    *member
 	o    ServiceOptions
 	base context.Context // runs are bounded by it
 	stop context.CancelFunc
@@ -69,7 +69,7 @@ func newService(ctx context.Context, js jetstream.JetStream, o ServiceOptions) (
 		o.ReplyWait = DefaultReplyWait
 	}
 	s := &Service{o: o, done: make(chan struct{})}
-	h, err := newHost(ctx, js, HostConfig{
+	h, err := newMember(ctx, js, memberConfig{
 		Store: o.Store, Options: s.sessionOptions, Prepare: o.Prepare, Slots: o.Slots,
 		LeaseTTL: o.LeaseTTL, Replicas: o.Replicas, Events: o.Events, Warn: o.Session.Warn,
 	})
