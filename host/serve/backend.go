@@ -36,7 +36,9 @@ import (
 //     any stream delivers it: a client that saw event N can always resume
 //     after N. A stream delivers every event after the one it starts from,
 //     once each, in order, and then follows the session live; it reads at
-//     its own pace (a slow client delays nobody and loses nothing).
+//     its own pace (a slow client delays nobody and loses nothing). Each
+//     event carries the time the session emitted it, kept with it, so a
+//     replay can draw a past run's timeline.
 //  4. Durability. A session is stored from its first message (the file
 //     store creates the file then); one created and never prompted may be
 //     forgotten when the process stops. Messages are durable at their

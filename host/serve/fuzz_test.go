@@ -211,3 +211,21 @@ func FuzzDecodeMeta(f *testing.F) {
 		decodeMeta(data)
 	})
 }
+
+// FuzzBearer: any Authorization header yields a token or none; "Bearer X"
+// in any case yields X trimmed.
+func FuzzBearer(f *testing.F) {
+	f.Add("Bearer abc")
+	f.Add("bearer  abc ")
+	f.Add("Basic abc")
+	f.Add("Bearer")
+	f.Fuzz(func(t *testing.T, header string) {
+		tok, ok := bearer(header)
+		if ok && (tok == "" || tok != strings.TrimSpace(tok)) {
+			t.Fatalf("%q gave token %q", header, tok)
+		}
+		if want := strings.TrimSpace(header); ok && !strings.HasSuffix(want, tok) {
+			t.Fatalf("%q gave token %q", header, tok)
+		}
+	})
+}

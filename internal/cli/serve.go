@@ -27,7 +27,7 @@ const defaultServeAddr = "127.0.0.1:8080"
 const defaultDrain = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, env Env) int {
-	fs := newFlags("serve", "serve [--config FILE] [--addr HOST:PORT] | serve --hash-token", `  wasmagent serve --config agent.toml
+	fs := newFlags("serve", "serve [--config FILE] [--addr HOST:PORT] [--hash-token]", `  wasmagent serve --config agent.toml
   wasmagent serve --addr 127.0.0.1:9000
   openssl rand -hex 32 | tee token | wasmagent serve --hash-token
   (the HTTP API, its event streams and its tokens: docs/serve.md)
@@ -138,6 +138,7 @@ func stopServing(srv *serve.Server, backend serve.Backend, hs *http.Server, drai
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitFailed
 	}
+	fmt.Fprintln(env.Stderr, "wasmagent serve: stopped")
 	return code
 }
 
