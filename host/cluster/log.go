@@ -39,6 +39,9 @@ type Log struct {
 
 // Append implements session.Log.
 func (l *Log) Append(ctx context.Context, entries ...session.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
 	data, err := encodeLines(nil, entries)
 	if err != nil {
 		return err
