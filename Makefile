@@ -96,6 +96,10 @@ check:
 # modules. FUZZ_TARGETS lists them as package:FuzzName.
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
+	./host/cluster:FuzzCheckID \
+	./host/cluster:FuzzDecodeCommand \
+	./host/cluster:FuzzDecodeMeta \
+	./host/cluster:FuzzReplyError \
 	./host/config:FuzzIndexLines \
 	./host/config:FuzzParse \
 	./host/eventwire:FuzzBudget \

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzDecodeCommand: any bytes decode to a command that passes check, or
@@ -53,6 +54,51 @@ func FuzzCheckID(f *testing.F) {
 		}
 		if idOf(cmdSubject(id)) != id || idOf(eventSubject(id)) != id || idOf(workSubject(id)) != id {
 			t.Fatalf("%q does not come back from its subjects", id)
+		}
+	})
+}
+
+// FuzzReplyError: whatever another host answers, a command's sender gets
+// nil or an error, never a panic; a well-formed answer keeps its kind.
+func FuzzReplyError(f *testing.F) {
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"error":"x","code":"busy"}`))
+	f.Add([]byte(`{"error":"bad command: y","code":"invalid"}`))
+	f.Add([]byte(`not json`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := replyError(data)
+		var rep reply
+		if json.Unmarshal(data, &rep) == nil && rep.Error == "" && err != nil {
+			t.Fatalf("%s: a success answered %v", data, err)
+		}
+		if json.Unmarshal(data, &rep) == nil && rep.Error != "" && err == nil {
+			t.Fatalf("%s: a failure answered nil", data)
+		}
+	})
+}
+
+// FuzzDecodeMeta: a session's stored metadata decodes or fails cleanly,
+// and what decodes encodes back to an equal value.
+func FuzzDecodeMeta(f *testing.F) {
+	f.Add([]byte(`{"owner":"alice","systemPrompt":"be brief","model":{"provider":"p","modelId":"m"},"created":"2026-12-01T10:00:00Z"}`))
+	f.Add([]byte(`{"owner":""}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeMeta(data)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := decodeMeta(again)
+		if err != nil || !back.Created.Equal(m.Created) {
+			t.Fatalf("%s → %s → %+v, %v", data, again, back, err)
+		}
+		back.Created, m.Created = time.Time{}, time.Time{}
+		if !reflect.DeepEqual(back, m) {
+			t.Fatalf("%s → %s → %+v", data, again, back)
 		}
 	})
 }
