@@ -66,6 +66,7 @@ type member struct {
 	slots chan struct{}
 
 	draining atomic.Bool // take no more work
+	stopping atomic.Bool // runs are being aborted because the host stops
 
 	mu      sync.Mutex
 	running map[string]*runner

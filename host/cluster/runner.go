@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,6 +130,7 @@ func (r *runner) run(ctx context.Context) error {
 	opts.Store = h.cfg.Store
 	r.owner = owner
 	opts.Agent.BeforeToolCall = append([]host.BeforeToolCallHook{host.BeforeToolCallFunc(r.toolCallQuota)}, opts.Agent.BeforeToolCall...)
+	opts.Agent.AfterToolCall = append(slices.Clone(opts.Agent.AfterToolCall), host.AfterToolCallFunc(r.interrupted))
 	sess, err := session.Open(ctx, opts, key)
 	if err != nil {
 		r.work.NakWithDelay(h.times.retry)
@@ -156,6 +158,17 @@ func (r *runner) run(ctx context.Context) error {
 		return r.stop(err)
 	}
 	return r.loop(ctx)
+}
+
+// interrupted is the last after-hook of every session a host runs: a
+// call that failed because the host aborted its run to stop is recorded
+// as the sessions rule records a call cut short by a crash
+// ([session.InterruptedText]): it may or may not have had its effects.
+func (r *runner) interrupted(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+	if !c.IsError || ctx.Err() == nil || !r.h.stopping.Load() {
+		return nil, nil
+	}
+	return &host.AfterToolCallResult{Content: host.Text(session.InterruptedText), IsError: host.Bool(true)}, nil
 }
 
 // markRunning says this host runs the session, for the owner's runs

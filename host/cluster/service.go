@@ -351,6 +351,7 @@ func (s *Service) Drain(ctx context.Context) error {
 	for s.h.Running() > 0 {
 		select {
 		case <-ctx.Done():
+			s.h.stopping.Store(true)
 			s.stop()
 			<-s.done
 			return fmt.Errorf("cluster: runs still going at the deadline were aborted: %w", ctx.Err())
@@ -371,6 +372,7 @@ func (s *Service) Close() error {
 	s.closed, s.draining = true, true
 	closers := s.closers
 	s.mu.Unlock()
+	s.h.stopping.Store(true)
 	s.stop()
 	<-s.done
 	for _, c := range closers {
