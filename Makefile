@@ -102,6 +102,11 @@ check:
 # modules. FUZZ_TARGETS lists them as package:FuzzName.
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
+	./host/cluster:FuzzCheckID \
+	./host/cluster:FuzzDecodeCommand \
+	./host/cluster:FuzzDecodeMeta \
+	./host/cluster:FuzzReplyError \
+	./host/cluster:FuzzStoredMessages \
 	./host/config:FuzzIndexLines \
 	./host/config:FuzzParse \
 	./host/eventwire:FuzzBudget \
@@ -110,8 +115,16 @@ FUZZ_TARGETS = \
 	./host/rpc:FuzzAnswer \
 	./host/rpc:FuzzDecodeCommand \
 	./host/scripted:FuzzParse \
+	./host/serve:FuzzBearer \
+	./host/serve:FuzzDecodeCommand \
+	./host/serve:FuzzDecodeCreate \
+	./host/serve:FuzzDecodeMeta \
+	./host/serve:FuzzJournal \
+	./host/serve:FuzzParseAfter \
+	./host/serve:FuzzParseTokens \
 	./host/session:FuzzDecode \
 	./host/session:FuzzLocatePath \
+	./host/telemetry:FuzzAttributesProto \
 	./host/wasmtool:FuzzDescribeCache \
 	./host/wasmtool:FuzzPluginOutputs \
 	./host:FuzzDecodeMessage \
@@ -120,6 +133,8 @@ FUZZ_TARGETS = \
 	./host:FuzzJSNumberRoundTrip \
 	./host:FuzzMarshalEventNoHTMLEscape \
 	./host:FuzzPrepareArguments \
+	./internal/cdp:FuzzDispatch \
+	./internal/cdp:FuzzReadFrames \
 	./internal/cli:FuzzCtrlCReader \
 	./internal/cli:FuzzHookCallJSON \
 	./internal/cli:FuzzParseDir \
@@ -133,12 +148,13 @@ FUZZ_TARGETS = \
 	./plugins/text:FuzzDiff \
 	./runtime/internal/fuel:FuzzGenerated \
 	./runtime/internal/fuel:FuzzInstrument \
+	./runtime/internal/image:FuzzMake \
 	./runtime/internal/wasmbin:FuzzReadFacts \
 	./runtime:FuzzBulkExports \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
 	./sdk/assemblyscript:FuzzJSON \
-	./sdk/pathglob:FuzzCompile
+	./sdk/pathglob:FuzzCompile \
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -160,6 +176,7 @@ bench: plugins
 	$(GO) test ./host/eventwire/ -run '^$$' -bench JSONEvents -benchtime 1x -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/mcp/ -run '^$$' -bench MCPCall -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/serve/ -run '^$$' -bench ServeLoad -benchtime 1x -count $(BENCHCOUNT) -timeout 20m >> bench.out
+	$(GO) test ./host/cluster/ -run '^$$' -bench 'ClusterSessions|ClusterStore' -benchtime 3x -count $(BENCHCOUNT) -timeout 20m >> bench.out
 	$(GO) test ./host/cluster/ -run '^$$' -bench '^Benchmark(StoreAppend|StoreLoad|StoreList|LeaseRenew)$$' -benchtime 300ms -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/cluster/ -run '^$$' -bench 'SessionFootprint' -benchtime 1000x -count $(BENCHCOUNT) >> bench.out
 	-$(MAKE) --no-print-directory bench-pi

@@ -216,6 +216,7 @@ func (c *checker) check() {
 	c.checkMCP()
 	c.checkServe()
 	c.checkTelemetry()
+	c.checkCluster()
 	if au := &c.f.Audit; au.Path != "" {
 		au.Path = c.abs(au.Path)
 	} else if au.Arguments || au.Results {

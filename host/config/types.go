@@ -29,6 +29,8 @@ type File struct {
 	Serve Serve `toml:"serve"`
 	// Telemetry is [telemetry]: OpenTelemetry traces and metrics.
 	Telemetry Telemetry `toml:"telemetry"`
+	// Cluster is [cluster]: serve's sessions on NATS JetStream.
+	Cluster Cluster `toml:"cluster"`
 
 	lines lineIndex
 }

@@ -61,7 +61,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	backend, err := serve.NewLocal(serve.LocalOptions{
+	backend, err := serveBackend(ctx, s.File, serve.LocalOptions{
 		Root: o.dir,
 		Session: session.Options{
 			Agent: s.Options, Models: models(s), Retry: session.DefaultRetry,
@@ -99,7 +99,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		return ExitFailed
 	}
 	// No WriteTimeout: event streams last; each of their writes has its own.
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: withHealth(srv.Handler(), backend), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
 	auth := "no tokens: loopback only"
 	if n := len(o.tokens); n > 0 {
 		auth = fmt.Sprintf("%d token(s)", n)

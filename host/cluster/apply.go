@@ -1,0 +1,277 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// apply hands one command to the session. A steer or follow-up that
+// finds no run active starts one (a cluster host keeps no idle session
+// to hold it for the next prompt, as pi would).
+func (r *runner) apply(ctx context.Context, c pendingCommand) {
+	sess := r.sess
+	r.toolQuota.Store(int64(c.Quota))
+	m := userMessage(c)
+	var err error
+	switch c.Type {
+	case "abort":
+		sess.Abort()
+		r.mu.Lock()
+		r.pending, r.applied = nil, c.Seq // an abort cancels what waits too
+		r.mu.Unlock()
+		r.advance(ctx)
+		go func() {
+			sess.Wait(ctx)
+			r.answer(c, nil)
+			r.signalIdle()
+		}()
+		return
+	case "prompt":
+		err = sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
+	case "steer", "follow_up":
+		busy := sess.Busy()
+		if c.Type == "steer" {
+			err = sess.Steer(ctx, m)
+		} else {
+			err = sess.FollowUp(ctx, m)
+		}
+		if err == nil && !busy {
+			err = sess.Continue(ctx)
+		}
+	default:
+		err = fmt.Errorf("%w: type %q", ErrBadCommand, c.Type)
+	}
+	r.mu.Lock()
+	r.applied = c.Seq
+	if err == nil {
+		r.pending = append(r.pending, c)
+	}
+	r.mu.Unlock()
+	r.answer(c, err)
+	if err != nil {
+		if c.Reply == "" {
+			r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d (%s) refused: %v", r.id, c.Seq, c.Type, err))
+		}
+		r.advance(ctx)
+		r.signalIdle()
+		return
+	}
+	r.started(ctx)
+}
+
+func userMessage(c pendingCommand) *host.UserMessage {
+	var content host.Contents
+	if c.Message != "" || len(c.Images) == 0 {
+		content = append(content, host.TextContent{Text: c.Message})
+	}
+	for _, img := range c.Images {
+		content = append(content, img)
+	}
+	return &host.UserMessage{Content: content, Timestamp: c.Time}
+}
+
+// started watches the run a command started.
+func (r *runner) started(ctx context.Context) {
+	go func() {
+		var fenced *FencedError
+		if err := r.sess.Wait(ctx); errors.As(err, &fenced) {
+			r.takenOver() // an append was refused: the session is another host's
+		}
+		r.signalIdle()
+	}()
+}
+
+func (r *runner) signalIdle() {
+	select {
+	case r.idle <- struct{}{}:
+	default:
+	}
+}
+
+// delivered settles the command whose message u is.
+func (r *runner) delivered(ctx context.Context, u *host.UserMessage) {
+	text := u.Content.TextOf()
+	r.mu.Lock()
+	for i, c := range r.pending {
+		if c.Time == u.Timestamp && c.Message == text {
+			r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+			break
+		}
+	}
+	r.mu.Unlock()
+	r.advance(ctx)
+}
+
+// advance stores the cursor: the last command applied, or the one before
+// the oldest whose message is not in the log yet.
+func (r *runner) advance(ctx context.Context) {
+	r.mu.Lock()
+	next := r.applied
+	if len(r.pending) > 0 {
+		next = r.pending[0].Seq - 1
+	}
+	if next <= r.cursor {
+		r.mu.Unlock()
+		return
+	}
+	r.cursor = next
+	r.mu.Unlock()
+	if err := writeCursor(ctx, r.h.kv.cursors, r.id, next); err != nil {
+		r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: %v (a host taking it over finds the commands in its log)", r.id, err))
+	}
+}
+
+// loop applies new commands as they are stored until the session is
+// idle with nothing left, the host stops, or another host takes it.
+func (r *runner) loop(ctx context.Context) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmds := make(chan pendingCommand)
+	r.mu.Lock()
+	from := r.applied
+	r.mu.Unlock()
+	go r.follow(cctx, from, cmds)
+	r.signalIdle()
+	for {
+		select {
+		case c := <-cmds:
+			r.mu.Lock()
+			old := c.Seq <= r.applied
+			r.mu.Unlock()
+			if !old {
+				r.apply(ctx, c)
+			}
+		case <-r.idle:
+			select {
+			case <-r.lost:
+				return r.stop(ErrFenced) // the run that ended was refused
+			default:
+			}
+			if r.sess.Busy() {
+				continue
+			}
+			if r.sess.State().PendingMessageCount > 0 {
+				if r.sess.Continue(ctx) == nil {
+					r.started(ctx)
+				}
+				continue
+			}
+			done, err := r.caughtUp(ctx)
+			if err != nil {
+				time.AfterFunc(time.Second, r.signalIdle) // JetStream did not answer: ask again
+				continue
+			}
+			if !done {
+				continue // the command is on its way through follow
+			}
+			return r.finish(ctx)
+		case <-r.lost:
+			return r.stop(ErrFenced)
+		case <-ctx.Done():
+			// The host stops: the run is aborted, and the work goes back.
+			r.sess.Close()
+			r.work.Nak()
+			return nil
+		}
+	}
+}
+
+// follow sends the session's commands stored after seq to cmds.
+func (r *runner) follow(ctx context.Context, after uint64, cmds chan<- pendingCommand) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{cmdSubject(r.id)}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1}
+	c, err := r.h.js.OrderedConsumer(ctx, cmdStream, cfg)
+	if err != nil {
+		r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: following commands: %v", r.id, err))
+		return
+	}
+	it, err := c.Messages()
+	if err != nil {
+		return
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		m, err := it.Next()
+		if err != nil {
+			return
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			continue
+		}
+		pc := pendingCommand{Seq: md.Sequence.Stream, Time: md.Timestamp.UnixMilli(), Reply: m.Headers().Get(replyHeader), Quota: quotaOf(m.Headers())}
+		c, err := DecodeCommand(m.Data())
+		if err != nil {
+			r.h.cfg.Warn(fmt.Sprintf("cluster: session %s: command %d skipped: %v", r.id, pc.Seq, err))
+			c = Command{Type: "invalid"}
+		}
+		pc.Command = c
+		select {
+		case cmds <- pc:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// caughtUp reports whether every stored command has been applied.
+func (r *runner) caughtUp(ctx context.Context) (bool, error) {
+	last, err := lastCommand(ctx, r.h.js, r.id)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return last <= r.applied, nil
+}
+
+func lastCommand(ctx context.Context, js jetstream.JetStream, id string) (uint64, error) {
+	s, err := js.Stream(ctx, cmdStream)
+	if err != nil {
+		return 0, unavailableOp("reading commands", err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, cmdSubject(id))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailableOp("reading commands", err)
+	}
+	return m.Sequence, nil
+}
+
+// finish releases an idle session and acknowledges its work; a command
+// stored since the last check queues the work again.
+func (r *runner) finish(ctx context.Context) error {
+	r.advance(ctx)
+	if err := r.sess.Close(); err != nil {
+		r.work.NakWithDelay(r.h.times.retry)
+		return err
+	}
+	if err := r.work.DoubleAck(ctx); err != nil {
+		return unavailableOp("acknowledging the session's work", err)
+	}
+	last, err := lastCommand(ctx, r.h.js, r.id)
+	r.mu.Lock()
+	more := err != nil || last > r.cursor
+	r.mu.Unlock()
+	if more {
+		return markWork(ctx, r.h.js, r.id)
+	}
+	return nil
+}
+
+// stop ends a session this host may no longer write: its run is
+// aborted, and its work (now another host's) is left alone.
+func (r *runner) stop(cause error) error {
+	r.sess.Close()
+	return fmt.Errorf("stopped: %w", cause)
+}

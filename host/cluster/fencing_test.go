@@ -1,0 +1,112 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A host paused (SIGSTOP) past its lease while a tool runs loses the
+// session to another host; resumed (SIGCONT), its tool returns, and it
+// can neither append to the session nor publish its events: the
+// transcript holds the other host's interrupted result for its call and
+// nothing of its own, and the paused host goes on serving.
+func TestPausedHostIsFenced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, runs a 3-node cluster and 3 hosts")
+	}
+	c := startTestCluster(t)
+	hosts := make([]*child, 3)
+	for i := range hosts {
+		// The paused host's call must return after it resumes: 4s of
+		// sleep, of which it spends most stopped.
+		hosts[i] = startHost(t, c, fmt.Sprintf("host%d", i), hostScript(i, 4000))
+	}
+	_, body := hosts[0].call(t, "POST", "/v1/sessions", `{}`)
+	var info struct{ ID string }
+	json.Unmarshal([]byte(body), &info)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if code, body := hosts[0].call(t, "POST", "/v1/sessions/"+info.ID+"/prompt", `{"message":"go"}`); code != 202 {
+		t.Fatalf("prompt: %d %s", code, body)
+	}
+	first := watch(ctx, hosts[0], info.ID, "", isType("tool_execution_start"))
+	<-first.done
+	paused := -1
+	waitFor(t, 10*time.Second, "the session's lease", func() bool {
+		holder := c.holder(t, info.ID)
+		for i, h := range hosts {
+			if h.pidIn(holder) {
+				paused = i
+			}
+		}
+		return paused >= 0
+	})
+	p := hosts[paused]
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	// Another host takes the session over and finishes the run.
+	other := hosts[(paused+1)%3]
+	end := watch(ctx, other, info.ID, "", isType("agent_end"))
+	select {
+	case <-end.done:
+	case <-ctx.Done():
+		t.Fatalf("the run did not end on another host: %d events", len(end.snapshot()))
+	}
+	if h := c.holder(t, info.ID); p.pidIn(h) {
+		t.Fatalf("the paused host still holds the lease: %s", h)
+	}
+	p.cmd.Process.Signal(syscall.SIGCONT)
+	// Its tool returns within the sleep it had left; give it that, and
+	// then check what it could not write.
+	waitFor(t, 30*time.Second, "the resumed host to notice", func() bool {
+		return strings.Contains(p.stderr(), "taken the session over") || strings.Contains(p.stderr(), "was taken over by")
+	})
+	code, body := other.call(t, "GET", "/v1/sessions/"+info.ID+"/messages", "")
+	if code != 200 {
+		t.Fatalf("messages: %d %s", code, body)
+	}
+	call := fmt.Sprintf("h%d-call", paused)
+	var msgs struct {
+		Messages []struct {
+			Role       string
+			ToolCallID string
+			Content    json.RawMessage
+		}
+	}
+	json.Unmarshal([]byte(body), &msgs)
+	results := 0
+	for _, m := range msgs.Messages {
+		if m.Role == "toolResult" && m.ToolCallID == call {
+			results++
+			if !strings.Contains(string(m.Content), "Tool call interrupted") {
+				t.Errorf("the paused host's call has a result it wrote: %s", m.Content)
+			}
+		}
+	}
+	if results != 1 {
+		t.Errorf("the paused host's call has %d results: %s", results, body)
+	}
+	evs, err := c.js.Stream(ctx, "WA_EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := evs.GetLastMsgForSubject(ctx, "wa.ev."+info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastID := fmt.Sprint(last.Sequence)
+	all := watch(ctx, other, info.ID, "", func(e sseEvent) bool { return e.ID == lastID })
+	<-all.done
+	for _, e := range all.snapshot() {
+		if typeOf(e.Data) == "tool_execution_end" && strings.Contains(e.Data, call) {
+			t.Errorf("the paused host published an event after losing the session: %s", e.Data)
+		}
+	}
+	if code, _ := p.call(t, "GET", "/healthz", ""); code != 200 {
+		t.Errorf("the resumed host does not serve: %d", code)
+	}
+}

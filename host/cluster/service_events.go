@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmagent/wasmagent/host/serve"
+)
+
+// goneHeader marks the last message of a deleted session's event
+// subject: streams reading it end with serve.ErrGone.
+const goneHeader = "Wa-Gone"
+
+// Events implements serve.Backend: event ids are sequences of the event
+// stream, in decimal.
+func (s *Service) Events(ctx context.Context, c serve.Caller, id, after string) (serve.Stream, error) {
+	if err := s.state(); err != nil {
+		return nil, err
+	}
+	if _, err := readMeta(ctx, s.h.kv.meta, c.Owner, id); err != nil {
+		return nil, httpError(err)
+	}
+	var n uint64
+	if after != "" {
+		var err error
+		n, err = strconv.ParseUint(after, 10, 64)
+		if err != nil || strconv.FormatUint(n, 10) != after {
+			return nil, &serve.InvalidError{Field: "Last-Event-ID", Msg: fmt.Sprintf("%.40q is not an event id of this session (a decimal number)", after)}
+		}
+		last, err := lastEvent(ctx, s.h.js, id)
+		if err != nil {
+			return nil, httpError(err)
+		}
+		if n > last {
+			return nil, &serve.InvalidError{Field: "Last-Event-ID", Msg: fmt.Sprintf("event %d is past the session's last event (%d)", n, last)}
+		}
+	}
+	it, err := eventIterator(ctx, s.h.js, id, n)
+	if err != nil {
+		return nil, httpError(err)
+	}
+	return &eventReader{it: it}, nil
+}
+
+func eventIterator(ctx context.Context, js jetstream.JetStream, id string, after uint64) (jetstream.MessagesContext, error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(id)}}
+	if after > 0 {
+		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		cfg.OptStartSeq = after + 1
+	}
+	c, err := js.OrderedConsumer(ctx, eventStream, cfg)
+	if err != nil {
+		return nil, unavailableOp("reading events", err)
+	}
+	it, err := c.Messages()
+	if err != nil {
+		return nil, unavailableOp("reading events", err)
+	}
+	return it, nil
+}
+
+// eventReader is serve.Stream over an ordered consumer.
+type eventReader struct {
+	it   jetstream.MessagesContext
+	gone bool
+}
+
+// Next implements serve.Stream.
+func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
+	if st.gone {
+		return serve.Event{}, serve.ErrGone
+	}
+	m, err := st.it.Next(jetstream.NextContext(ctx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return serve.Event{}, ctx.Err()
+		}
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			return serve.Event{}, serve.ErrClosed
+		}
+		return serve.Event{}, httpError(unavailableOp("reading events", err))
+	}
+	if m.Headers().Get(goneHeader) != "" {
+		st.gone = true
+		return serve.Event{}, serve.ErrGone
+	}
+	md, err := m.Metadata()
+	if err != nil {
+		return serve.Event{}, httpError(unavailableOp("reading events", err))
+	}
+	return serve.Event{ID: strconv.FormatUint(md.Sequence.Stream, 10), Data: m.Data(), Time: md.Timestamp}, nil
+}
+
+// Close implements serve.Stream.
+func (st *eventReader) Close() error {
+	st.it.Stop()
+	return nil
+}
+
+// lastEvent returns the sequence of session id's last event (0: none).
+func lastEvent(ctx context.Context, js jetstream.JetStream, id string) (uint64, error) {
+	s, err := js.Stream(ctx, eventStream)
+	if err != nil {
+		return 0, unavailableOp("reading events", err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, eventSubject(id))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailableOp("reading events", err)
+	}
+	return m.Sequence, nil
+}
+
+// endEvents ends session id's event streams: a marker goes last, and
+// every event before it is purged.
+func endEvents(ctx context.Context, js jetstream.JetStream, id string) error {
+	m := nats.NewMsg(eventSubject(id))
+	m.Header.Set(goneHeader, "1")
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		return unavailableOp("ending the session's events", err)
+	}
+	s, err := js.Stream(ctx, eventStream)
+	if err != nil {
+		return unavailableOp("ending the session's events", err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(eventSubject(id)), jetstream.WithPurgeKeep(1)); err != nil {
+		return unavailableOp("ending the session's events", err)
+	}
+	return nil
+}
+
+func purgeSubject(ctx context.Context, js jetstream.JetStream, stream, subject string) error {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return err
+	}
+	return s.Purge(ctx, jetstream.WithPurgeSubject(subject))
+}
