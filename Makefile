@@ -154,7 +154,7 @@ FUZZ_TARGETS = \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
 	./sdk/assemblyscript:FuzzJSON \
-	./sdk/pathglob:FuzzCompile \
+	./sdk/pathglob:FuzzCompile
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -90,7 +90,18 @@ func TestToolCallQuotaAcrossHosts(t *testing.T) {
 	a.sse("alice", one, "", "agent_end")
 	two := createdID(t, b.must(201, "alice", "POST", "/v1/sessions", `{}`))
 	b.must(202, "alice", "POST", "/v1/sessions/"+two+"/prompt", `{"message":"second"}`)
-	b.sse("alice", two, "", "agent_end")
+	evs := b.sse("alice", two, "", "agent_end")
+	// The block reached the event stream as a hook_decision (serve's page
+	// marks the call with it).
+	blocks := 0
+	for _, e := range evs {
+		if strings.Contains(e.data, `"type":"hook_decision"`) && strings.Contains(e.data, `"decision":"block"`) {
+			blocks++
+		}
+	}
+	if blocks != 1 {
+		t.Errorf("%d hook_decision blocks in the stream, want 1", blocks)
+	}
 	all := string(a.must(200, "alice", "GET", "/v1/sessions/"+two+"/messages", ""))
 	if n := strings.Count(all, "Tool call quota exceeded"); n != 1 {
 		t.Fatalf("%d calls blocked (want the fourth of the minute): %s", n, all)

@@ -39,7 +39,9 @@ func Start(ctx context.Context, d Deployment, o ServiceOptions) (*Service, error
 		if d.StateDir == "" {
 			return nil, errors.New("cluster: the embedded server needs a state directory")
 		}
-		srv, err := StartServer(ServerConfig{Dir: filepath.Join(d.StateDir, "nats")})
+		// One machine has no other replica to make up for it: every
+		// append is fsynced, as the file store does (docs/cluster.md).
+		srv, err := StartServer(ServerConfig{Dir: filepath.Join(d.StateDir, "nats"), SyncAlways: true})
 		if err != nil {
 			return nil, err
 		}

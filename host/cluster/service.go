@@ -93,6 +93,7 @@ func (s *Service) sessionOptions(ctx context.Context, id string) (session.Option
 		return session.Options{}, "", err
 	}
 	opts := s.o.Session
+	opts.HookEvents = true // the page marks blocked, rewritten and asked calls
 	if m.SystemPrompt != nil {
 		opts.Agent.SystemPrompt = *m.SystemPrompt
 	}
