@@ -76,6 +76,7 @@ func TestAskAnswered(t *testing.T) {
 			var ran atomic.Int32
 			c := startAgent(t, askingAgent(1, time.Minute, &ran))
 			c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	c.next(response("p"))
 			req := c.next(isConfirm)
 			id, _ := req["id"].(string)
 			title, _ := req["title"].(string)
@@ -107,6 +108,8 @@ func TestAskBadResponses(t *testing.T) {
 	var ran atomic.Int32
 	c := startAgent(t, askingAgent(1, time.Minute, &ran))
 	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	// The prompt's response may come before or after the question.
+	c.next(response("p"))
 	id := c.next(isConfirm)["id"].(string)
 	for _, tc := range []struct{ line, want string }{
 		{`{"type":"extension_ui_response","id":"nope","confirmed":true}`, "no question is waiting"},
@@ -145,6 +148,7 @@ func TestAskTimesOut(t *testing.T) {
 	var ran atomic.Int32
 	c := startAgent(t, askingAgent(1, 50*time.Millisecond, &ran))
 	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	c.next(response("p"))
 	req := c.next(isConfirm)
 	if timeout, ok := req["timeout"].(float64); !ok || timeout <= 0 || timeout > 50 {
 		t.Fatalf("timeout: %v", req)
@@ -165,6 +169,7 @@ func TestAskEachCall(t *testing.T) {
 	var ran atomic.Int32
 	c := startAgent(t, askingAgent(2, time.Minute, &ran))
 	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	c.next(response("p"))
 	answers := map[string]string{"f0": "false", "f1": "true"}
 	seen := map[string]bool{}
 	for range 2 {
@@ -192,6 +197,7 @@ func TestAskAborted(t *testing.T) {
 	var ran atomic.Int32
 	c := startAgent(t, askingAgent(1, time.Minute, &ran))
 	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	c.next(response("p"))
 	id := c.next(isConfirm)["id"].(string)
 	c.send(`{"id":"a","type":"abort"}` + "\n")
 	if r := c.next(response("a")); r["success"] != true {
@@ -221,6 +227,7 @@ func TestAskShowsCleanText(t *testing.T) {
 		BeforeToolCall: []host.BeforeToolCallHook{guard},
 	})
 	c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
+	c.next(response("p"))
 	req := c.next(isConfirm)
 	title, _ := req["title"].(string)
 	message, _ := req["message"].(string)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ type client struct {
 	t   *testing.T
 	in  *io.PipeWriter
 	out chan map[string]any
+	// pending are lines read while looking for another: a command's
+	// response may come before or after the events its run sends (as in
+	// pi), so waiting for one never loses the other.
+	pending []map[string]any
 }
 
 func start(t *testing.T, m host.Model, tools ...host.Tool) *client {
@@ -60,8 +65,18 @@ func startAgent(t *testing.T, o host.AgentOptions) *client {
 func (c *client) send(line string) { c.in.Write([]byte(line)) }
 
 // next returns the next line for which keep is true.
+// next returns the first line keep accepts, looking first at lines read
+// before. Finding an event forgets the events before it (as a client
+// that read past them would) but keeps responses; finding a response
+// forgets nothing else, since the events of its run may have come first.
 func (c *client) next(keep func(map[string]any) bool) map[string]any {
 	c.t.Helper()
+	for i, v := range c.pending {
+		if keep(v) {
+			c.forget(v, i)
+			return v
+		}
+	}
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
@@ -70,12 +85,32 @@ func (c *client) next(keep func(map[string]any) bool) map[string]any {
 				c.t.Fatal("output ended")
 			}
 			if keep(v) {
+				c.forget(v, len(c.pending))
 				return v
 			}
+			c.pending = append(c.pending, v)
 		case <-timeout:
 			c.t.Fatal("timed out")
 		}
 	}
+}
+
+// forget drops what finding v, at index i of pending (or past its end),
+// has read past.
+func (c *client) forget(v map[string]any, i int) {
+	if v["type"] == "response" {
+		if i < len(c.pending) {
+			c.pending = slices.Delete(c.pending, i, i+1)
+		}
+		return
+	}
+	var kept []map[string]any
+	for j, p := range c.pending {
+		if j < i && p["type"] == "response" || j > i {
+			kept = append(kept, p)
+		}
+	}
+	c.pending = kept
 }
 
 func response(id string) func(map[string]any) bool {
