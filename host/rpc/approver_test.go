@@ -76,7 +76,7 @@ func TestAskAnswered(t *testing.T) {
 			var ran atomic.Int32
 			c := startAgent(t, askingAgent(1, time.Minute, &ran))
 			c.send(`{"id":"p","type":"prompt","message":"go"}` + "\n")
-	c.next(response("p"))
+			c.next(response("p"))
 			req := c.next(isConfirm)
 			id, _ := req["id"].(string)
 			title, _ := req["title"].(string)
