@@ -79,8 +79,9 @@ func TestQuotasAcrossHosts(t *testing.T) {
 // prompt while the minute's calls are used up is 429.
 func TestToolCallQuotaAcrossHosts(t *testing.T) {
 	fixed := time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)
-	clock = func() time.Time { return fixed }
-	defer func() { clock = time.Now }()
+	fixedClock := func() time.Time { return fixed }
+	clockFunc.Store(&fixedClock)
+	defer clockFunc.Store(nil)
 	url := startNATS(t)
 	q := serve.Quota{ToolCallsPerMinute: 3}
 	a := startAPIHost(t, url, nil, q, "alice", "bob")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -26,8 +27,17 @@ const toolCallBucket = "wa_toolcalls"
 // the host running the session applies the quota of the last command.
 const quotaHeader = "Wa-Tool-Calls-Per-Minute"
 
-// clock is the quota's time (a test sets it, to stay in one minute).
-var clock = time.Now
+// clockFunc is the quota's time (a test sets it, to stay in one minute;
+// runs still going when the test ends read it, hence the atomic).
+var clockFunc atomic.Pointer[func() time.Time]
+
+// clock is the quota's time: time.Now unless a test set clockFunc.
+func clock() time.Time {
+	if f := clockFunc.Load(); f != nil {
+		return (*f)()
+	}
+	return time.Now()
+}
 
 func toolCallKey(owner string, minute int64) string {
 	return hex.EncodeToString([]byte(owner)) + "." + strconv.FormatInt(minute, 10)
