@@ -36,14 +36,16 @@ func (r *runner) apply(ctx context.Context, c pendingCommand) {
 	case "prompt":
 		err = sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
 	case "steer", "follow_up":
-		busy := sess.Busy()
-		if c.Type == "steer" {
+		switch {
+		case !sess.Busy():
+			// Nothing to queue behind: the message starts the run, as a
+			// prompt (queueing it and continuing would fail on a session
+			// with no message yet, and leave it queued for later).
+			err = sess.Prompt(ctx, m, "")
+		case c.Type == "steer":
 			err = sess.Steer(ctx, m)
-		} else {
+		default:
 			err = sess.FollowUp(ctx, m)
-		}
-		if err == nil && !busy {
-			err = sess.Continue(ctx)
 		}
 	default:
 		err = fmt.Errorf("%w: type %q", ErrBadCommand, c.Type)

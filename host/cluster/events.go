@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -54,6 +55,7 @@ func (l *eventLog) publish(ctx context.Context, data []byte) (uint64, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
+	data = fitEvent(data, l.js.Conn().MaxPayload()-eventHeadroom)
 	ack, err := l.js.Publish(ctx, l.subject, data, jetstream.WithExpectLastSequencePerSubject(l.last))
 	if err != nil {
 		var api *jetstream.APIError
@@ -66,6 +68,32 @@ func (l *eventLog) publish(ctx context.Context, data []byte) (uint64, error) {
 	}
 	l.last = ack.Sequence
 	return ack.Sequence, nil
+}
+
+// eventHeadroom is what a published event leaves of the server's message
+// limit for its headers and subject.
+const eventHeadroom = 4 << 10
+
+// fitEvent returns data, or, when it is over max bytes (a tool result
+// larger than the server's message limit), a stand-in with its type, its
+// call's id and the size left out, so that the run goes on and the event
+// stream says what is missing. The session's log keeps the message whole
+// (its appends are split), so GET …/messages has it.
+func fitEvent(data []byte, max int64) []byte {
+	if int64(len(data)) <= max {
+		return data
+	}
+	var ev struct {
+		Type       string `json:"type"`
+		ToolCallID string `json:"toolCallId,omitempty"`
+	}
+	json.Unmarshal(data, &ev) // what cannot be read stays empty
+	out, _ := json.Marshal(struct {
+		Type         string `json:"type"`
+		ToolCallID   string `json:"toolCallId,omitempty"`
+		OmittedBytes int    `json:"omittedBytes"`
+	}{ev.Type, ev.ToolCallID, len(data)})
+	return out
 }
 
 // Event is one stored event of a session.

@@ -43,7 +43,9 @@ func (s *Service) Command(ctx context.Context, c serve.Caller, id string, cmd se
 		return httpError(err)
 	}
 	isRunning := running[id]
-	if cmd.Type == "prompt" && !isRunning {
+	// Any command but abort starts a run on an idle session (a steer or
+	// follow-up too, docs/cluster.md): each is held to the run quotas.
+	if cmd.Type != "abort" && !isRunning {
 		if q := c.Quota.Runs; q > 0 && len(running) >= q {
 			return &serve.QuotaError{What: "runs at once", Limit: q, RetryAfter: time.Second}
 		}
