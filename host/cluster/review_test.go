@@ -97,3 +97,28 @@ func TestBigToolResultKeepsTheRun(t *testing.T) {
 		t.Errorf("the transcript lacks the whole tool result (%d messages)", len(msgs.Messages))
 	}
 }
+
+// Creates racing past the sessions quota never keep more than it.
+func TestSessionsQuotaUnderRacingCreates(t *testing.T) {
+	url := startNATS(t)
+	a := startAPIHost(t, url, nil, serve.Quota{Sessions: 2}, "alice")
+	b := startAPIHost(t, url, nil, serve.Quota{Sessions: 2}, "alice")
+	codes := make(chan int, 16)
+	for i := range 16 {
+		h := a
+		if i%2 == 1 {
+			h = b
+		}
+		go func() { c, _ := h.do("alice", "POST", "/v1/sessions", `{}`); codes <- c }()
+	}
+	for range 16 {
+		if c := <-codes; c != 201 && c != 429 {
+			t.Errorf("create: %d, want 201 or 429", c)
+		}
+	}
+	var list struct{ Sessions []json.RawMessage }
+	json.Unmarshal(a.must(200, "alice", "GET", "/v1/sessions", ""), &list)
+	if len(list.Sessions) > 2 {
+		t.Fatalf("%d sessions kept with a quota of 2", len(list.Sessions))
+	}
+}

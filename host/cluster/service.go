@@ -159,6 +159,22 @@ func (s *Service) Create(ctx context.Context, c serve.Caller, req serve.CreateRe
 	if err := writeMeta(ctx, s.h.kv.meta, id, meta); err != nil {
 		return serve.SessionInfo{}, httpError(err)
 	}
+	// Counted again once written: creates racing on other hosts (or
+	// here) all see each other, so the quota is never passed; under such
+	// a race all of them may be refused, none is kept past it.
+	if q := c.Quota.Sessions; q > 0 {
+		ids, err := ownedIDs(ctx, s.h.kv.meta, c.Owner)
+		if err == nil && len(ids) > q {
+			err = &serve.QuotaError{What: "sessions", Limit: q}
+		}
+		if err != nil {
+			removeMeta(context.WithoutCancel(ctx), s.h.kv.meta, c.Owner, id)
+			if qe, ok := err.(*serve.QuotaError); ok {
+				return serve.SessionInfo{}, qe
+			}
+			return serve.SessionInfo{}, httpError(err)
+		}
+	}
 	l, err := s.o.Store.Create(ctx, header, entries)
 	if err != nil {
 		removeMeta(context.WithoutCancel(ctx), s.h.kv.meta, c.Owner, id)
