@@ -122,3 +122,37 @@ func TestSessionsQuotaUnderRacingCreates(t *testing.T) {
 		t.Fatalf("%d sessions kept with a quota of 2", len(list.Sessions))
 	}
 }
+
+// A run another host continues keeps the tool-call quota of the command
+// that started it.
+func TestToolQuotaHoldsAfterHandover(t *testing.T) {
+	fixed := time.Date(2026, 12, 1, 10, 5, 30, 0, time.UTC)
+	fixedClock := func() time.Time { return fixed }
+	clockFunc.Store(&fixedClock)
+	defer clockFunc.Store(nil)
+	url := startNATS(t)
+	q := serve.Quota{ToolCallsPerMinute: 1}
+	a := startAPIHost(t, url, nil, q, "alice")
+	id := createdID(t, a.must(201, "alice", "POST", "/v1/sessions", `{}`))
+	a.must(202, "alice", "POST", "/v1/sessions/"+id+"/prompt", `{"message":"long"}`)
+	a.sse("alice", id, "", "tool_execution_start")
+	b := startAPIHost(t, url, nil, q, "alice")
+	a.svc.h.js.Conn().Close() // host A loses JetStream mid-tool
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var msgs struct{ Messages []json.RawMessage }
+		json.Unmarshal(b.must(200, "alice", "GET", "/v1/sessions/"+id+"/messages", ""), &msgs)
+		all := ""
+		for _, m := range msgs.Messages {
+			all += string(m)
+		}
+		if strings.Count(all, `"toolCall"`) >= 2 && strings.Count(all, `"role":"toolResult"`) >= 2 {
+			if !strings.Contains(all, "Tool call quota exceeded") {
+				t.Fatalf("the second tool call ran past a quota of 1 a minute after the handover: %s", all)
+			}
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatal("the run did not go on on the other host")
+}

@@ -248,6 +248,12 @@ func (r *runner) resume(ctx context.Context, calls []host.ToolCall) error {
 		return err
 	}
 	if msgs := r.sess.Messages(); len(msgs) > 0 && msgs[len(msgs)-1].MessageRole() != host.RoleAssistant {
+		// The run continued here keeps the tool-call quota its last
+		// command carried (a host sets it as it applies a command, and
+		// this one applies none before the run goes on).
+		if err := r.loadToolQuota(ctx); err != nil {
+			return err
+		}
 		if err := r.sess.Continue(ctx); err == nil {
 			r.started(ctx)
 		}
@@ -263,6 +269,24 @@ func (r *runner) resume(ctx context.Context, calls []host.ToolCall) error {
 		r.apply(ctx, c)
 	}
 	r.advance(ctx)
+	return nil
+}
+
+// loadToolQuota sets the tool-call quota from the session's last stored
+// command, if it has one.
+func (r *runner) loadToolQuota(ctx context.Context) error {
+	s, err := r.h.js.Stream(ctx, cmdStream)
+	if err != nil {
+		return unavailableOp("reading the session's commands", err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, cmdSubject(r.id))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return nil
+	case err != nil:
+		return unavailableOp("reading the session's commands", err)
+	}
+	r.toolQuota.Store(int64(quotaOf(m.Header)))
 	return nil
 }
 
