@@ -68,7 +68,7 @@ npm-deps:
 # by the race detector (RATIONALE.md: "Why does make test warm the
 # compilation cache first?"), and is not run again under -race.
 test: plugins npm-deps
-	$(GO) vet ./...
+	$(GO) vet -race ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
