@@ -56,10 +56,10 @@ func TestRunSessions(t *testing.T) {
 	}
 	id := strings.Fields(lines[1])[0]
 	// The script restarts in each process: "first answer" again.
-	if _, e, code := runCLI(t, "run", "--config", cfg, "--session", id[:13], "and again"); code != 0 {
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--session", id[:23], "and again"); code != 0 {
 		t.Fatal(e)
 	}
-	md, _, code := runCLI(t, "sessions", "show", "--config", cfg, id[:13])
+	md, _, code := runCLI(t, "sessions", "show", "--config", cfg, id[:23])
 	if code != 0 || strings.Count(md, "## User") != 2 || !strings.Contains(md, "and again") {
 		t.Fatalf("show:\n%s", md)
 	}
@@ -142,7 +142,10 @@ func TestChatSlashCommands(t *testing.T) {
 	waitFor(t, &out, "two")
 	io.WriteString(feed, "/resume\n")
 	waitFor(t, &errOut, "/resume ID resumes one")
-	io.WriteString(feed, "/resume "+id[:12]+"\n")
+	// A prefix that runs into the id's random bits: ids are time-ordered
+	// (UUIDv7), and two sessions made in the same millisecond share their
+	// first 13 characters.
+	io.WriteString(feed, "/resume "+id[:23]+"\n")
 	waitFor(t, &errOut, "(resumed "+id+": 2 messages)")
 	io.WriteString(feed, "/reload\n")
 	waitFor(t, &errOut, "(reloaded ")
