@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wasmagent/wasmagent/internal/netaddr"
 )
 
 // Defaults of HTTPOptions.
@@ -98,15 +99,9 @@ func loopbackHost(hostport string) bool {
 	if err != nil {
 		host = hostport
 	}
-	return IsLoopback(strings.Trim(host, "[]"))
+	return IsLoopback(host)
 }
 
 // IsLoopback reports whether host (a name or an address, without port)
 // is this machine only: "localhost" or a loopback address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func IsLoopback(host string) bool { return netaddr.IsLoopback(host) }

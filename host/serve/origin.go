@@ -5,18 +5,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/internal/netaddr"
 )
 
 // IsLoopback reports whether host (a name or an address, without port)
 // is this machine only: "localhost" or a loopback address.
-func IsLoopback(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func IsLoopback(host string) bool { return netaddr.IsLoopback(host) }
 
 // browserCheck refuses what a web page of another site could make a
 // browser send: a request whose Origin is not the server's own (the API
