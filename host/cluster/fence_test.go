@@ -191,7 +191,7 @@ func TestTornAppendLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := encodeLines(nil, []session.Entry{userEntry("2", "1", "half written")})
+	data, err := session.EncodeLines(nil, []session.Entry{userEntry("2", "1", "half written")})
 	if err != nil {
 		t.Fatal(err)
 	}

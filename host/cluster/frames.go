@@ -193,31 +193,6 @@ func infoOf(key, value string, modified time.Time) session.Info {
 	return info
 }
 
-// encodeLines is the session file's text for h (when not nil) and
-// entries: one JSON line each, as the file store writes them.
-func encodeLines(h *session.Header, entries []session.Entry) ([]byte, error) {
-	var b bytes.Buffer
-	if h != nil {
-		hh := *h
-		hh.Type, hh.Version = session.TypeSession, session.Version
-		line, err := json.Marshal(hh)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	for _, e := range entries {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("session: %w", err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes(), nil
-}
-
 // split cuts data into pieces of at most size bytes.
 func split(data []byte, size int) [][]byte {
 	if len(data) <= size {

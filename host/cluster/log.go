@@ -42,7 +42,7 @@ func (l *Log) Append(ctx context.Context, entries ...session.Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	data, err := encodeLines(nil, entries)
+	data, err := session.EncodeLines(nil, entries)
 	if err != nil {
 		return err
 	}

@@ -242,7 +242,7 @@ func (s *Store) Create(ctx context.Context, h session.Header, entries []session.
 	if err != nil {
 		return nil, err
 	}
-	data, err := encodeLines(&h, entries)
+	data, err := session.EncodeLines(&h, entries)
 	if err != nil {
 		return nil, err
 	}

@@ -366,19 +366,27 @@ func (s *FileStore) Remove(_ context.Context, key string) error {
 	return nil
 }
 
-func encode(h Header, entries []Entry) ([]byte, error) {
-	h.Type, h.Version = TypeSession, Version
+func encode(h Header, entries []Entry) ([]byte, error) { return EncodeLines(&h, entries) }
+
+// EncodeLines is the JSONL a session file holds for h (nil: none, as for
+// entries appended later) and entries, one line each; every store writes
+// these bytes, so a session reads the same from any of them.
+func EncodeLines(h *Header, entries []Entry) ([]byte, error) {
 	var b bytes.Buffer
-	line, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
+	if h != nil {
+		hh := *h
+		hh.Type, hh.Version = TypeSession, Version
+		line, err := json.Marshal(hh)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
 	}
-	b.Write(line)
-	b.WriteByte('\n')
 	for _, e := range entries {
 		line, err := json.Marshal(e)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("session: %w", err)
 		}
 		b.Write(line)
 		b.WriteByte('\n')
@@ -398,16 +406,11 @@ type fileLog struct {
 
 // Append implements Log: the entries as lines, in one write.
 func (l *fileLog) Append(_ context.Context, entries ...Entry) error {
-	var b bytes.Buffer
-	for _, e := range entries {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("session: %w", err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
+	data, err := EncodeLines(nil, entries)
+	if err != nil {
+		return err
 	}
-	return l.write(b.Bytes())
+	return l.write(data)
 }
 
 // write appends data in one write. A failed or short write, or a failed
