@@ -98,34 +98,31 @@ func (r *runner) heartbeat(ctx context.Context) {
 	}
 }
 
+// giveBack settles the work message of a run that could not start: a
+// session removed has nothing to run (the message is dropped); any other
+// failure hands it back for a later try.
+func (r *runner) giveBack(err error) error {
+	if errors.Is(err, serve.ErrNotFound) {
+		r.work.Term()
+		return nil
+	}
+	r.work.NakWithDelay(r.h.times.retry)
+	return err
+}
+
 func (r *runner) run(ctx context.Context) error {
 	h := r.h
 	key, err := findKey(ctx, h.cfg.Store, r.id)
-	if errors.Is(err, serve.ErrNotFound) {
-		r.work.Term() // removed: nothing to run
-		return nil
-	}
 	if err != nil {
-		r.work.NakWithDelay(h.times.retry)
-		return err
+		return r.giveBack(err)
 	}
 	calls, err := r.interruptedCalls(ctx, key)
-	if errors.Is(err, serve.ErrNotFound) {
-		r.work.Term()
-		return nil
-	}
 	if err != nil {
-		r.work.NakWithDelay(h.times.retry)
-		return err
+		return r.giveBack(err)
 	}
 	opts, owner, err := h.cfg.Options(ctx, r.id)
-	if errors.Is(err, serve.ErrNotFound) {
-		r.work.Term()
-		return nil
-	}
 	if err != nil {
-		r.work.NakWithDelay(h.times.retry)
-		return err
+		return r.giveBack(err)
 	}
 	opts.Store = h.cfg.Store
 	r.owner = owner
