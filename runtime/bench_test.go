@@ -356,6 +356,25 @@ func BenchmarkPayload(b *testing.B) {
 			}
 		}
 	})
+	// The same through the output in parts (docs/abi.md), as wasmtool
+	// calls execute: the text is not escaped in the guest and comes out
+	// in one copy. call-ns is the call alone, after the pool refilled.
+	b.Run("result-1MiB/go-parts", func(b *testing.B) {
+		p := probe(b, runtime.Grants{}, 2)
+		time.Sleep(100 * time.Millisecond)
+		var total time.Duration
+		for b.Loop() {
+			time.Sleep(15 * time.Millisecond)
+			var parts []string
+			start := time.Now()
+			_, err := p.Call(context.Background(), sdk.ExportExecute, big, &runtime.CallOptions{Parts: &parts})
+			total += time.Since(start)
+			if err != nil || len(parts) != 1 || len(parts[0]) != 1<<20 {
+				b.Fatal(len(parts), err)
+			}
+		}
+		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "call-ns")
+	})
 	benchABI(b)
 	in, _ := json.Marshal(sdk.ExecuteInput{ToolCallID: "c", Name: "hash", Args: json.RawMessage(`{"mib":1}`)})
 	b.Run("sha256-1MiB/native", func(b *testing.B) {

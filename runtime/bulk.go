@@ -31,6 +31,7 @@ const (
 var bulkExports = map[string]signature{
 	ExportBulkInput:  {sig(i32), sig(i32)},
 	ExportBulkOutput: {nil, sig(i64)},
+	ExportBulkParts:  {nil, sig(i64)},
 }
 
 // bulk reports whether the module takes the bulk path: it exports both
@@ -73,10 +74,18 @@ func (inst *instance) input(ctx context.Context, export string, timeout time.Dur
 }
 
 // output is a copy of the call's output: the one the bulk export names
-// when the module has it and it names one, else the Extism output.
-func (inst *instance) output(ctx context.Context, export string, timeout time.Duration) ([]byte, error) {
+// when the module has it and it names one, else the Extism output. When
+// parts is not nil and the module has the bulk path and ExportBulkParts,
+// the output is read in parts: the head is returned and the parts set in
+// *parts.
+func (inst *instance) output(ctx context.Context, export string, timeout time.Duration, parts *[]string) ([]byte, error) {
 	p := inst.p
-	if p.m.bulk() {
+	if parts != nil && p.m.bulk() && p.m.HasExport(ExportBulkParts) {
+		head, ok, err := inst.parts(ctx, export, timeout, parts)
+		if err != nil || ok {
+			return head, err
+		}
+	} else if p.m.bulk() {
 		res, err := inst.bulkCall(ctx, export, timeout, ExportBulkOutput)
 		if err != nil {
 			return nil, err

@@ -76,6 +76,6 @@ func CallCountingHostCalls(ctx context.Context, p *Plugin, export string, input 
 	}
 	defer inst.close()
 	before := inst.st.hostCalls
-	out, err := inst.call(ctx, export, input, nil)
+	out, err := inst.call(ctx, export, input, nil, nil)
 	return out, inst.st.hostCalls - before, err
 }

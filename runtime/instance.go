@@ -132,7 +132,7 @@ func (inst *instance) close() {
 }
 
 // call runs one export with input.
-func (inst *instance) call(ctx context.Context, export string, input []byte, onUpdate func([]byte) error) ([]byte, error) {
+func (inst *instance) call(ctx context.Context, export string, input []byte, onUpdate func([]byte) error, parts *[]string) ([]byte, error) {
 	p, st := inst.p, inst.st
 	timeout := p.grants.Timeout
 	ctx, cancel := withTimeout(ctx, timeout)
@@ -165,7 +165,7 @@ func (inst *instance) call(ctx context.Context, export string, input []byte, onU
 		}
 		return nil, &CallError{Plugin: p.name, Export: export, Err: ErrPlugin, Message: truncate(msg, MaxMessageBytes)}
 	}
-	return inst.output(ctx, export, timeout)
+	return inst.output(ctx, export, timeout, parts)
 }
 
 // callError explains a failed wazero call: a host failure first, then

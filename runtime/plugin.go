@@ -135,6 +135,13 @@ type CallOptions struct {
 	// the call read from outside (files, the network), whether the call
 	// succeeded or not.
 	Observed *Observed
+	// Parts, if set, accepts the output in parts (docs/abi.md, "Output in
+	// parts"): when the module has the bulk path and ExportBulkParts and
+	// hands its output over that way, Call returns the head and sets
+	// *Parts to the parts, in order (not nil, possibly empty). Otherwise
+	// *Parts is left alone and the output is the usual one. What the
+	// parts mean is the caller's protocol, not the runtime's.
+	Parts *[]string
 }
 
 // Call runs export with input in a fresh instance and returns its output.
@@ -180,10 +187,11 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 	}
 	defer p.retire(inst)
 	var onUpdate func([]byte) error
+	var parts *[]string
 	if opts != nil {
-		onUpdate = opts.OnUpdate
+		onUpdate, parts = opts.OnUpdate, opts.Parts
 	}
-	out, err = inst.call(ctx, export, input, onUpdate)
+	out, err = inst.call(ctx, export, input, onUpdate, parts)
 	if opts != nil && opts.Observed != nil {
 		*opts.Observed = inst.st.observed
 	}

@@ -45,6 +45,7 @@ var hostExports = map[string]signature{
 	sdk.ExportAfterToolCall:    callSignature,
 	ExportBulkInput:            bulkExports[ExportBulkInput],
 	ExportBulkOutput:           bulkExports[ExportBulkOutput],
+	ExportBulkParts:            bulkExports[ExportBulkParts],
 }
 
 // checkSignature says whether def has the signature want.

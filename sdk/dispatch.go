@@ -11,26 +11,54 @@ import (
 // JSON output. It is what the Wasm exports call, and what sdktest calls in
 // native tests, so both see the same bytes. A panic in plugin code is
 // recovered into an error whose text names it; its stack goes to the log.
-func Handle(env Env, export string, input []byte) (out []byte, err error) {
+func Handle(env Env, export string, input []byte) ([]byte, error) {
+	r, err := handle(env, export, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.bytes(), nil
+}
+
+// reply is what an export answers: its output, or execute's result, whose
+// encoding the host chooses when it asks for the output (JSON, or a head
+// and raw parts: docs/abi.md, "Output in parts").
+type reply struct {
+	out []byte
+	res *encodedResult
+}
+
+// bytes is the reply as JSON.
+func (r reply) bytes() []byte {
+	if r.res != nil {
+		return r.res.appendJSON(nil)
+	}
+	return r.out
+}
+
+func handle(env Env, export string, input []byte) (r reply, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			env.Log(LogError, fmt.Sprintf("panic in %s: %v\n%s", export, v, debug.Stack()))
-			out, err = nil, fmt.Errorf("the plugin panicked in %s: %v", export, v)
+			r, err = reply{}, fmt.Errorf("the plugin panicked in %s: %v", export, v)
 		}
 	}()
+	var out []byte
 	switch export {
 	case ExportDescribe:
-		return describe(env)
+		out, err = describe(env)
 	case ExportExecute:
-		return execute(env, input)
+		r.res, err = execute(env, input)
+		return r, err
 	case ExportPrepareArguments:
-		return prepare(input)
+		out, err = prepare(input)
 	case ExportBeforeToolCall:
-		return before(env, input)
+		out, err = before(env, input)
 	case ExportAfterToolCall:
-		return after(env, input)
+		out, err = after(env, input)
+	default:
+		err = fmt.Errorf("sdk: no export %q", export)
 	}
-	return nil, fmt.Errorf("sdk: no export %q", export)
+	return reply{out: out}, err
 }
 
 // Describe is the plugin's description, or what is wrong with its
@@ -96,7 +124,7 @@ func tool(name string) (*Tool, error) {
 	return t, nil
 }
 
-func execute(env Env, input []byte) ([]byte, error) {
+func execute(env Env, input []byte) (*encodedResult, error) {
 	var in ExecuteInput
 	if err := decodeInput(input, &in, ExportExecute); err != nil {
 		return nil, err
@@ -109,7 +137,7 @@ func execute(env Env, input []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(res.wire())
+	return encodeDetails(res)
 }
 
 func prepare(input []byte) ([]byte, error) {

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -31,15 +32,15 @@ func serve(export string) int32 {
 		in = pdk.Input()
 	}
 	bulk.in = nil
-	out, err := Handle(extismEnv{}, export, in)
+	r, err := handle(extismEnv{}, export, in)
 	if err != nil {
 		pdk.SetError(err)
 		return 1
 	}
 	if bulk.on {
-		bulk.out = out
+		bulk.reply = r // encoded by the output export the host calls
 	} else {
-		pdk.Output(out)
+		pdk.Output(r.bytes())
 	}
 	return 0
 }
@@ -52,8 +53,13 @@ func serve(export string) int32 {
 // and output. The buffers live in these variables (Go's collector does
 // not move memory), so the addresses stay valid between the calls.
 var bulk struct {
-	on      bool
-	in, out []byte
+	on    bool
+	in    []byte
+	reply reply
+	// What the output exports handed the host, kept until the instance
+	// ends (it serves one call).
+	out, table []byte
+	parts      []string
 }
 
 //go:wasmexport wasmagent_bulk_input_v1
@@ -68,12 +74,43 @@ func exportBulkInput(n uint32) uint32 {
 
 //go:wasmexport wasmagent_bulk_output_v1
 func exportBulkOutput() uint64 {
-	out := bulk.out
-	bulk.out = nil
-	if len(out) == 0 {
+	bulk.out = bulk.reply.bytes()
+	return span(bulk.out)
+}
+
+// exportBulkParts is the output in parts (docs/abi.md, "Output in
+// parts"): the table of the head and of each part, which are execute's
+// long texts and data as they lie in memory, neither escaped nor copied.
+//
+//go:wasmexport wasmagent_bulk_output_v2
+func exportBulkParts() uint64 {
+	if bulk.reply.res == nil {
+		bulk.out = bulk.reply.out
+	} else {
+		bulk.out, bulk.parts = bulk.reply.res.head(nil)
+	}
+	if len(bulk.out) == 0 && len(bulk.parts) == 0 {
 		return 0 // the Extism output, empty
 	}
-	return uint64(uintptr(unsafe.Pointer(&out[0])))<<32 | uint64(len(out))
+	bulk.table = make([]byte, 0, 8*(1+len(bulk.parts)))
+	bulk.table = appendEntry(bulk.table, uint32(span(bulk.out)>>32), len(bulk.out))
+	for _, p := range bulk.parts {
+		bulk.table = appendEntry(bulk.table, uint32(uintptr(unsafe.Pointer(unsafe.StringData(p)))), len(p))
+	}
+	return span(bulk.table)
+}
+
+// span is b's address << 32 | its length, 0 for an empty b.
+func span(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&b[0])))<<32 | uint64(len(b))
+}
+
+func appendEntry(table []byte, addr uint32, n int) []byte {
+	table = binary.LittleEndian.AppendUint32(table, addr)
+	return binary.LittleEndian.AppendUint32(table, uint32(n))
 }
 
 //go:wasmimport extism:host/user emit_update

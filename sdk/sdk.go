@@ -140,7 +140,7 @@ func (c *Call) HTTP(req *HTTPRequest) (*HTTPResponse, error) { return c.env.HTTP
 // Update sends a partial result: the host emits it as a
 // tool_execution_update event before the call ends.
 func (c *Call) Update(partial *Result) error {
-	b, err := json.Marshal(partial.wire())
+	b, err := encodeResult(partial)
 	if err != nil {
 		return fmt.Errorf("sdk: update: %w", err)
 	}

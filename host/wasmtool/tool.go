@@ -72,7 +72,8 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 	if err != nil {
 		return host.ToolResult{}, err
 	}
-	opts := &runtime.CallOptions{OnUpdate: func(payload []byte) error {
+	var parts []string
+	opts := &runtime.CallOptions{Parts: &parts, OnUpdate: func(payload []byte) error {
 		var r wireResult
 		if err := decodeStrict(payload, &r); err != nil {
 			return fmt.Errorf("the update is not a result: %w", err)
@@ -90,7 +91,13 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 	if err != nil {
 		return host.ToolResult{}, callErr(err)
 	}
-	res, isError, err := parseResult(out)
+	var res host.ToolResult
+	var isError bool
+	if parts != nil {
+		res, isError, err = parseResultParts(out, parts)
+	} else {
+		res, isError, err = parseResult(out)
+	}
 	if err != nil {
 		return host.ToolResult{}, fmt.Errorf("plugin %s: execute: %w", t.p.Name(), err)
 	}
@@ -111,6 +118,11 @@ func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
 	if r.Content == nil {
 		return res, false, errors.New(`the result has no "content"`)
 	}
+	return toolResult(&r)
+}
+
+// toolResult checks and converts a decoded result.
+func toolResult(r *wireResult) (res host.ToolResult, isError bool, err error) {
 	content, err := hostContent(r.Content)
 	if err != nil {
 		return res, false, err

@@ -83,9 +83,13 @@ func init() {
 	}) (*sdk.Result, error) {
 		return nil, fmt.Errorf("%s", a.Message)
 	}))
-	sdk.RegisterTool(sdk.NewTool("big", "Returns a text of n bytes.", func(c *sdk.Call, a struct {
-		Bytes int `json:"bytes"`
+	sdk.RegisterTool(sdk.NewTool("big", "Returns a text of n bytes, or the result it is given.", func(c *sdk.Call, a struct {
+		Bytes  int         `json:"bytes"`
+		Result *resultArgs `json:"result,omitempty"`
 	}) (*sdk.Result, error) {
+		if a.Result != nil {
+			return a.Result.result(), nil
+		}
 		return sdk.Text(strings.Repeat("x", a.Bytes)), nil
 	}))
 	sdk.RegisterTool(sdk.NewTool("updates", "Sends n partial results.", func(c *sdk.Call, a struct {
@@ -217,3 +221,28 @@ func fib(n int) int {
 }
 
 func main() {}
+
+// resultArgs is a result as the big tool is given it: texts and data in
+// base64, so that they may hold any bytes.
+type resultArgs struct {
+	Content []struct {
+		Type     string `json:"type"`
+		Text     []byte `json:"text,omitempty"`
+		Data     []byte `json:"data,omitempty"`
+		MimeType string `json:"mimeType,omitempty"`
+	} `json:"content"`
+	Details   json.RawMessage `json:"details,omitempty"`
+	IsError   bool            `json:"isError,omitempty"`
+	Terminate bool            `json:"terminate,omitempty"`
+}
+
+func (a *resultArgs) result() *sdk.Result {
+	r := &sdk.Result{IsError: a.IsError, Terminate: a.Terminate}
+	if a.Details != nil {
+		r.Details = a.Details
+	}
+	for _, b := range a.Content {
+		r.Content = append(r.Content, sdk.Content{Type: b.Type, Text: string(b.Text), Data: string(b.Data), MimeType: b.MimeType})
+	}
+	return r
+}
