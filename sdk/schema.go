@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 )
 
 // SchemaFor returns the JSON Schema of the Go type A, which must be a
@@ -36,10 +35,14 @@ func SchemaFor[A any]() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-var (
-	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	timeType       = reflect.TypeFor[time.Time]()
-)
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// isTime says whether t is time.Time, by name: a reflect.Type of
+// time.Time would make the linker keep the time package's formatting and
+// parsing (its MarshalJSON, String, GoString …) in every plugin, about
+// 130 KB of Wasm code that a plugin without times never runs
+// (RATIONALE.md, "Why is the Go SDK careful about what it links?").
+func isTime(t reflect.Type) bool { return t.PkgPath() == "time" && t.Name() == "Time" }
 
 func schemaOf(t reflect.Type, seen map[reflect.Type]bool) (map[string]any, error) {
 	for t.Kind() == reflect.Pointer {
@@ -48,7 +51,7 @@ func schemaOf(t reflect.Type, seen map[reflect.Type]bool) (map[string]any, error
 	switch {
 	case t == rawMessageType:
 		return map[string]any{}, nil
-	case t == timeType:
+	case isTime(t):
 		return map[string]any{"type": "string", "format": "date-time"}, nil
 	}
 	switch t.Kind() {
