@@ -75,3 +75,14 @@ func (inst *instance) parts(ctx context.Context, export string, timeout time.Dur
 	*dst = out
 	return head, true, nil
 }
+
+// partsBytes is the size of the parts a call's output came in.
+func partsBytes(opts *CallOptions) int {
+	n := 0
+	if opts != nil && opts.Parts != nil {
+		for _, p := range *opts.Parts {
+			n += len(p)
+		}
+	}
+	return n
+}

@@ -138,8 +138,8 @@ type CallOptions struct {
 	// Parts, if set, accepts the output in parts (docs/abi.md, "Output in
 	// parts"): when the module has the bulk path and ExportBulkParts and
 	// hands its output over that way, Call returns the head and sets
-	// *Parts to the parts, in order (not nil, possibly empty). Otherwise
-	// *Parts is left alone and the output is the usual one. What the
+	// *Parts to the parts, in order (not nil, possibly empty); otherwise
+	// it sets *Parts to nil and the output is the usual one. What the
 	// parts mean is the caller's protocol, not the runtime's.
 	Parts *[]string
 }
@@ -149,7 +149,10 @@ type CallOptions struct {
 // ctx is done, whichever comes first. Errors are [*CallError].
 func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *CallOptions) (out []byte, err error) {
 	ctx, end := p.observe(ctx, "call", export, len(input))
-	defer func() { end(StepEnd{OutputBytes: len(out), Err: err}) }()
+	if opts != nil && opts.Parts != nil {
+		*opts.Parts = nil
+	}
+	defer func() { end(StepEnd{OutputBytes: len(out) + partsBytes(opts), Err: err}) }()
 	def, ok := p.m.exports[export]
 	if !ok {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}

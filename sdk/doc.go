@@ -24,8 +24,10 @@
 //
 // The package owns the exports (describe, execute, prepare_arguments,
 // before_tool_call, after_tool_call, and the bulk path's
-// wasmagent_bulk_input_v1 and wasmagent_bulk_output_v1, through which a
-// wasmagent host moves input and output with one copy each: docs/abi.md);
+// wasmagent_bulk_input_v1, wasmagent_bulk_output_v1 and
+// wasmagent_bulk_output_v2, through which a wasmagent host moves input and
+// output with one copy each, execute's long texts and data raw:
+// docs/abi.md);
 // they live in its *_wasip1.go files, on github.com/extism/go-pdk. On any
 // other Extism host the plugin reads and writes through Extism as usual. Everything else builds for the host too, so a
 // plugin's tests run natively with package sdk/sdktest.
