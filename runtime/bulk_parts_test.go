@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +169,24 @@ func FuzzBulkParts(f *testing.F) {
 		}
 		checkParts(t, h, mem, packOut(ptr, uint32(n)), 1, int(maxOut)+1)
 	})
+}
+
+// The output export in parts with another signature is refused at load,
+// naming it, as the v1 exports are.
+func TestBulkPartsWrongSignature(t *testing.T) {
+	h := newHostileRuntime(t)
+	wasm := wasmbuild.Module{
+		Funcs: []wasmbuild.Func{
+			{Params: []byte{wasmbuild.I32}, Results: []byte{wasmbuild.I32}, Body: i32c(0)},
+			{Results: []byte{wasmbuild.I64}, Body: i64c(0)},
+			{Results: []byte{wasmbuild.I32}, Body: i32c(0)},
+		},
+		Exports: map[string]uint32{runtime.ExportBulkInput: 0, runtime.ExportBulkOutput: 1,
+			runtime.ExportBulkParts: 2, "execute": 2},
+		MemoryPages: 1,
+	}.Encode()
+	o := h.run(t, "parts-signature", wasm, runtime.Grants{Timeout: time.Second})
+	if o.stage != "compile" || !strings.Contains(o.err.Error(), runtime.ExportBulkParts) {
+		t.Fatalf("%s: %v, want it refused at load naming %s", o.stage, o.err, runtime.ExportBulkParts)
+	}
 }
