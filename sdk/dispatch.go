@@ -188,5 +188,5 @@ func after(env Env, input []byte) ([]byte, error) {
 	if out == nil {
 		out = &AfterOutput{}
 	}
-	return json.Marshal(out)
+	return encodeAfter(out)
 }

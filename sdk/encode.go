@@ -53,6 +53,52 @@ func (e *encodedResult) appendJSON(dst []byte) []byte {
 	return e.appendHead(dst, nil)
 }
 
+// encodeAfter is out as JSON, byte for byte what json.Marshal makes of
+// it, with its content encoded in one pass as a result's is (a redacting
+// hook returns the whole text).
+func encodeAfter(out *AfterOutput) ([]byte, error) {
+	var details []byte
+	if out.Details != nil {
+		d, err := json.Marshal(out.Details)
+		if err != nil {
+			return nil, fmt.Errorf("sdk: the hook's details: %w", err)
+		}
+		details = d
+	}
+	n := 64 + len(details)
+	for _, c := range out.Content {
+		n += 64 + len(c.Type) + len(c.Text) + len(c.Data) + len(c.MimeType)
+	}
+	dst := append(make([]byte, 0, n+n/16), '{')
+	if len(out.Content) > 0 {
+		e := encodedResult{content: out.Content}
+		dst = e.appendContent(append(dst, `"content":`...), nil)
+	}
+	for _, f := range []struct {
+		name string
+		v    []byte
+	}{{"details", details}, {"isError", boolJSON(out.IsError)}, {"terminate", boolJSON(out.Terminate)}} {
+		if f.v == nil {
+			continue
+		}
+		if len(dst) > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(append(append(dst, '"'), f.name...), `":`...), f.v...)
+	}
+	return append(dst, '}'), nil
+}
+
+func boolJSON(b *bool) []byte {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return []byte("true")
+	}
+	return []byte("false")
+}
+
 // partMin is the shortest text or data that the output in parts carries
 // raw; shorter ones stay in the head, where escaping them costs less than
 // a part. maxParts is the SDK's own bound, well under the host's (65536).
@@ -74,7 +120,23 @@ func (e *encodedResult) head(dst []byte) ([]byte, []string) {
 // as parts when parts is not nil. The field order and omissions are
 // encoding/json's for Result and Content.
 func (e *encodedResult) appendHead(dst []byte, parts *[]string) []byte {
-	dst = append(dst, `{"content":[`...)
+	dst = e.appendContent(append(dst, `{"content":`...), parts)
+	if e.details != nil {
+		dst = append(dst, `,"details":`...)
+		dst = append(dst, e.details...)
+	}
+	if e.isError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	if e.terminate {
+		dst = append(dst, `,"terminate":true`...)
+	}
+	return append(dst, '}')
+}
+
+// appendContent appends the content blocks as a JSON array.
+func (e *encodedResult) appendContent(dst []byte, parts *[]string) []byte {
+	dst = append(dst, '[')
 	for i, c := range e.content {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -89,18 +151,7 @@ func (e *encodedResult) appendHead(dst []byte, parts *[]string) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, ']')
-	if e.details != nil {
-		dst = append(dst, `,"details":`...)
-		dst = append(dst, e.details...)
-	}
-	if e.isError {
-		dst = append(dst, `,"isError":true`...)
-	}
-	if e.terminate {
-		dst = append(dst, `,"terminate":true`...)
-	}
-	return append(dst, '}')
+	return append(dst, ']')
 }
 
 // appendField appends `,"name":"value"` for a non-empty value, or

@@ -122,3 +122,27 @@ func equalContent(got, want []Content) bool {
 	}
 	return true
 }
+
+// FuzzEncodeAfter: the SDK's encoder of a hook's output is json.Marshal.
+func FuzzEncodeAfter(f *testing.F) {
+	f.Add("text", "", uint16(0), uint8(0))
+	f.Add("<b>", "\xff\u2028", uint16(300), uint8(0xff))
+	f.Add("é", "plain", uint16(256), uint8(0xc4))
+	f.Fuzz(func(t *testing.T, a, b string, n uint16, flags uint8) {
+		r := resultOf(a, b, n, flags)
+		out := &AfterOutput{Content: r.Content, Details: r.Details}
+		if flags&0x40 != 0 {
+			out.IsError = &r.IsError
+		}
+		if flags&0x80 != 0 {
+			out.Terminate = &r.Terminate
+		}
+		want, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := encodeAfter(out); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("encodeAfter:\n got %s (%v)\nwant %s", got, err, want)
+		}
+	})
+}
