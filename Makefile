@@ -25,6 +25,18 @@ build:
 # AssemblyScript plugins (a package.json) with npm: dependencies from the
 # committed lockfile (npm ci), then the pinned asc; without node and npm
 # they are skipped, each named with the reason.
+# npm ci in the current directory, unless node_modules was installed from
+# this very package-lock.json already: the stamp is the lockfile's sha256,
+# the one internal/wasmbuild.NpmCI writes and checks, so make and the
+# tests never reinstall what the other installed (npm ci deletes
+# node_modules first: a reinstall costs seconds even from npm's cache).
+NPM_CI = sum=$$( (sha256sum 2>/dev/null || shasum -a 256) < package-lock.json | cut -d' ' -f1); \
+	if [ "$$(cat node_modules/.wasmagent-lockfile-sha256 2>/dev/null)" != "$$sum" ]; then \
+		echo "(cd $$(pwd | sed "s|^$(CURDIR)/||") && npm ci)"; \
+		npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null && \
+		printf %s "$$sum" > node_modules/.wasmagent-lockfile-sha256; \
+	fi
+
 plugins:
 	@n=$$(ls -d plugins/*/ | wc -l); \
 	echo "building $$n plugins into plugins/<name>/<name>.wasm (first time: about 10-30s each on 2 cores; then cached)"; \
@@ -33,7 +45,7 @@ plugins:
 		printf '  %-8s ' "$$n"; \
 		if [ -f $$d/package.json ]; then \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build >/dev/null) || exit 1; \
+				(cd $$d && $(NPM_CI) && npm run --silent build >/dev/null) || exit 1; \
 				echo "$$(( $$(date +%s) - start ))s (AssemblyScript: npm ci, asc)"; \
 			else \
 				echo "skipped: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
@@ -54,26 +66,30 @@ NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/test
 npm-deps:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 		for d in $(NPM_DIRS); do \
-			echo "(cd $$d && npm ci)"; \
-			(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) || exit 1; \
+			(cd $$d && $(NPM_CI)) || exit 1; \
 		done; \
 	else \
 		echo "skipped npm-deps: node or npm is not on PATH; the tests that need Node.js (AssemblyScript, WAT, pi interop, MCP clients) will skip, each saying so"; \
 	fi
 
-# Every test, with the race detector, after vet; then the memory-bound
-# test, which the race detector's shadow memory would void. Tests build
-# the test plugins they need themselves; testcache first compiles them all
-# once into the tests' shared compilation cache, with a compiler not slowed
-# by the race detector (RATIONALE.md: "Why does make test warm the
-# compilation cache first?"), and is not run again under -race.
+# Every test, with the race detector, after vet; then the tests whose
+# subject the race detector voids or shrinks: the memory-bound test (its
+# shadow memory) and the 8 MB event stream (600 KB under -race). Tests
+# build the test plugins they need themselves; testcache first compiles
+# them all once into the tests' shared compilation cache, with a compiler
+# not slowed by the race detector, and is not run again under -race.
+# internal/testrun is go test that keeps the test binaries between runs,
+# so a warm run links none, and runs TESTP of them at once, the longest
+# first (RATIONALE.md: "Why is make test shaped this way?").
+TESTP ?= 4
 test: plugins npm-deps
 	$(GO) vet -race ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/testcache$$')
+	$(GO) run ./internal/testrun -race -p $(TESTP) -skip '/internal/testcache$$' ./...
 	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
+	$(GO) test -count=1 -run '^TestBigArgument$$' ./host/eventwire/
 	@echo "the containment and isolation tests again, with instance images off"
 	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
 

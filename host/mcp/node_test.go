@@ -84,23 +84,14 @@ func checkScenario(t *testing.T, got map[string]any, audit string) {
 	})
 }
 
-// binary builds wasmagent into a temporary directory.
+// binary builds wasmagent (wasmbuild.Command: once, shared by every test
+// process).
 func binary(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the Node client tests skip")
 	}
-	root, err := wasmbuild.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "wasmagent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmagent")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return wasmbuild.CommandForTest(t, "cmd/wasmagent")
 }
 
 // The TypeScript SDK client over stdio, spawning the real binary.

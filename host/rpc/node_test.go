@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host/eventwire"
@@ -34,30 +33,11 @@ func nodeDir(t *testing.T) string {
 	return dir
 }
 
-var (
-	buildOnce   sync.Once
-	builtBinary string
-	buildErr    error
-)
-
-// build builds wasmagent once per test process, into a temporary
-// directory.
+// build builds wasmagent (wasmbuild.Command: once, shared by every test
+// process).
 func build(t *testing.T) string {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "wasmagent-rpc-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBinary = filepath.Join(dir, "wasmagent")
-		if out, err := exec.Command("go", "build", "-o", builtBinary, "../../cmd/wasmagent").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building wasmagent: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBinary
+	t.Helper()
+	return wasmbuild.CommandForTest(t, "cmd/wasmagent")
 }
 
 // rpcSetup builds wasmagent into a temporary directory and writes a
@@ -178,12 +158,4 @@ func TestPythonClient(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "ok") {
 		t.Fatalf("%v\n%s", err, out)
 	}
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtBinary != "" {
-		os.RemoveAll(filepath.Dir(builtBinary))
-	}
-	os.Exit(code)
 }

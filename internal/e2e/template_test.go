@@ -60,8 +60,7 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	run(dir, nil, "mod", "tidy")
 	run(dir, nil, "test", "-count=1", "./...")
 	run(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", "wordcount.wasm", ".")
-	bin := filepath.Join(t.TempDir(), "wasmagent")
-	run(root, nil, "build", "-o", bin, "./cmd/wasmagent")
+	bin := wasmbuild.CommandForTest(t, "cmd/wasmagent")
 	cmd := exec.Command(bin, "plugin", "call", filepath.Join(dir, "wordcount.wasm"), "wordcount", `{"text":"hello wasm world"}`)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -6,8 +6,6 @@ package wasmbuild
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,9 +101,12 @@ func ForTest(tb testing.TB, pkg string) string {
 }
 
 // Cached builds the plugin package pkg once per process and returns the
-// path of the Wasm file. Files go to one directory under the user cache
-// directory, each replaced atomically, so concurrent test processes
-// neither collide nor leave files behind.
+// path of the Wasm file, in one directory under the user cache directory.
+// Test processes take turns through a lock file and build into one file
+// per plugin and checkout, which go build finds up to date, skipping the
+// link, unless a source changed (each test process of each run linked
+// every plugin it used again before); the path handed out is replaced
+// atomically, and only when the build changed.
 func Cached(pkg string) (string, error) {
 	mu.Lock()
 	r := built[pkg]
@@ -114,28 +115,33 @@ func Cached(pkg string) (string, error) {
 		built[pkg] = r
 	}
 	mu.Unlock()
-	r.once.Do(func() {
-		dir := filepath.Join(cacheDir(), "testplugins")
-		if r.err = os.MkdirAll(dir, 0o700); r.err != nil {
-			return
-		}
-		root, _ := ModuleRoot()
-		sum := sha256.Sum256([]byte(root + "\x00" + pkg))
-		r.path = filepath.Join(dir, filepath.Base(pkg)+"-"+hex.EncodeToString(sum[:6])+".wasm")
-		tmp, err := os.CreateTemp(dir, "build-*.wasm")
-		if err != nil {
-			r.err = err
-			return
-		}
-		tmp.Close()
-		defer os.Remove(tmp.Name())
-		flags := []string{"-buildmode=c-shared"}
-		if filepath.Base(pkg) == "command" {
-			flags = nil // the test plugin that is built the wrong way
-		}
-		if r.err = build(context.Background(), pkg, tmp.Name(), flags...); r.err == nil {
-			r.err = os.Rename(tmp.Name(), r.path)
-		}
-	})
+	r.once.Do(func() { r.path, r.err = buildCached(pkg) })
 	return r.path, r.err
+}
+
+func buildCached(pkg string) (string, error) {
+	dir := filepath.Join(cacheDir(), "testplugins")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(pkg) + "-" + shortHash(root+"\x00"+pkg)
+	unlock, err := lockFile(filepath.Join(dir, name+".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	flags := []string{"-buildmode=c-shared"}
+	if filepath.Base(pkg) == "command" {
+		flags = nil // the test plugin that is built the wrong way
+	}
+	target := filepath.Join(dir, name+".build")
+	if err := build(context.Background(), pkg, target, flags...); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".wasm")
+	return path, publishIfChanged(target, path)
 }
