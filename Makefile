@@ -74,7 +74,8 @@ npm-deps:
 
 # Every test, with the race detector, after vet; then the tests whose
 # subject the race detector voids or shrinks: the memory-bound test (its
-# shadow memory) and the 8 MB event stream (600 KB under -race). Tests
+# shadow memory), the 8 MB event stream and the 800 KB RPC answer (600
+# and 200 KB under -race: race_on_test.go in their packages). Tests
 # build the test plugins they need themselves; testcache first compiles
 # them all once into the tests' shared compilation cache, with a compiler
 # not slowed by the race detector, and is not run again under -race.
@@ -88,8 +89,7 @@ test: plugins npm-deps
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
 	$(GO) run ./internal/testrun -race -p $(TESTP) -skip '/internal/testcache$$' ./...
-	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
-	$(GO) test -count=1 -run '^TestBigArgument$$' ./host/eventwire/
+	$(GO) test -count=1 -run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$' ./runtime/ ./host/eventwire/ ./host/rpc/
 	@echo "the containment and isolation tests again, with instance images off"
 	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
 

@@ -58,6 +58,9 @@ func rpcSetup(t *testing.T) (binary, config string, env []string) {
 // steering while a tool runs, a follow-up, abort, get_state,
 // get_messages, stats, a session name, and a refused command.
 func TestPiRpcClient(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and a plugin, runs Node")
 	}
@@ -82,6 +85,9 @@ const confirmScript = `{"turns":[
 // plugin's "ask" rule) sent as pi's extension_ui_request "confirm": once
 // confirmed (the call runs), once cancelled (the call is declined).
 func TestPiRpcClientConfirm(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and two plugins, runs Node")
 	}
@@ -118,6 +124,9 @@ rules = [{ name = "sleepy", action = "ask", tools = ["sleep"], question = "Sleep
 // [events] budget, and still makes the whole answer of the updates'
 // messages, their text deltas and message_end.
 func TestPiRpcClientBigAnswer(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary, runs Node, streams 800 KB")
 	}
@@ -145,6 +154,9 @@ func TestPiRpcClientBigAnswer(t *testing.T) {
 // A client in another language, Python's standard library only, does the
 // same through plain pipes.
 func TestPythonClient(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and a plugin, runs Python")
 	}

@@ -18,6 +18,9 @@ import (
 // go mod tidy, go test, build for wasip1, and plugin call through the
 // wasmagent command. Offline: modules come from the local module cache.
 func TestPluginTemplateFromACopy(t *testing.T) {
+	// Child processes: it waits on them, beside the others (RATIONALE.md,
+	// "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a plugin and the wasmagent command")
 	}
