@@ -44,6 +44,11 @@ plugins:
 		n=$$(basename $$d); start=$$(date +%s); \
 		printf '  %-8s ' "$$n"; \
 		if [ -f $$d/package.json ]; then \
+			if [ -f $$d/$$n.wasm ] && [ -z "$$(find $$d sdk/assemblyscript -newer $$d/$$n.wasm -type f \
+				\( -name '*.ts' -o -name '*.json' \) -not -path '*/node_modules/*' | head -n 1)" ]; then \
+				echo "up to date (AssemblyScript: no source, config or lockfile newer than $$n.wasm)"; \
+				continue; \
+			fi; \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 				(cd $$d && $(NPM_CI) && npm run --silent build >/dev/null) || exit 1; \
 				echo "$$(( $$(date +%s) - start ))s (AssemblyScript: npm ci, asc)"; \

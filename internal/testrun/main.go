@@ -3,7 +3,7 @@
 // few at a time, each in its package's directory, and reports like go
 // test.
 //
-//	go run ./internal/testrun [-p N] [-skip REGEXP] [-race] [-o DIR] [PACKAGES] [-- TESTFLAGS]
+//	go run ./internal/testrun [-c] [-p N] [-skip REGEXP] [-race] [-o DIR] [PACKAGES] [-- TESTFLAGS]
 //
 // go test links every test binary again on every run, even with a warm
 // build cache: for this module's 37 test binaries under the race detector
@@ -63,6 +63,7 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 	skip := fs.String("skip", "", "leave out packages whose import path matches this regular expression")
 	race := fs.Bool("race", false, "build the test binaries with the race detector")
 	timeout := fs.Duration("timeout", 10*time.Minute, "each test binary's -test.timeout")
+	buildOnly := fs.Bool("c", false, "build the test binaries and run none")
 	binFlag := fs.String("o", "", "keep the test binaries in this directory (default: one per checkout under the user cache directory)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -103,8 +104,10 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "testrun:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "testrun: %d test binaries built or found up to date in %.1fs; running %d at a time\n",
-		len(pkgs), time.Since(start).Seconds(), *parallel)
+	fmt.Fprintf(stdout, "testrun: %d test binaries built or found up to date in %.1fs\n", len(pkgs), time.Since(start).Seconds())
+	if *buildOnly {
+		return 0
+	}
 	flags := append([]string{"-test.count=1", "-test.paniconexit0", "-test.timeout=" + timeout.String()}, testFlags...)
 	times := loadTimes(bin)
 	longestFirst(pkgs, times)
