@@ -37,6 +37,7 @@ func CommandForTest(tb testing.TB, pkg string) string {
 // content, so a rebuild never rewrites an executable
 // another test process may be starting.
 func Command(pkg string) (string, error) {
+	pkg = cleanPkg(pkg)
 	mu.Lock()
 	r := built["cmd:"+pkg]
 	if r == nil {
@@ -57,6 +58,7 @@ func buildCommand(pkg string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
+	pkg = cleanPkg(pkg)
 	name := filepath.Base(pkg) + "-" + shortHash(root+"\x00"+pkg)
 	unlock, err := lockFile(filepath.Join(dir, name+".lock"))
 	if err != nil {
@@ -64,7 +66,7 @@ func buildCommand(pkg string) (string, error) {
 	}
 	defer unlock()
 	target := filepath.Join(dir, name+".build")
-	cmd := exec.Command(goTool(), "build", "-o", target, "./"+strings.TrimPrefix(filepath.ToSlash(pkg), "./"))
+	cmd := exec.Command(goTool(), "build", "-o", target, "./"+pkg)
 	cmd.Dir = root
 	cmd.Env = hostEnv(os.Environ())
 	var out bytes.Buffer
@@ -139,6 +141,12 @@ func publishIfChanged(src, dst string) error {
 		return err
 	}
 	return os.Rename(tmp, dst)
+}
+
+// cleanPkg is pkg, a package directory relative to the module root, in
+// one spelling: "./cmd/x/" and "cmd/x" name one build.
+func cleanPkg(pkg string) string {
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(pkg)), "./")
 }
 
 // hostEnv is env for a build for this machine: a GOOS or GOARCH set for

@@ -108,6 +108,7 @@ func ForTest(tb testing.TB, pkg string) string {
 // every plugin it used again before); the path handed out is replaced
 // atomically, and only when the build changed.
 func Cached(pkg string) (string, error) {
+	pkg = cleanPkg(pkg)
 	mu.Lock()
 	r := built[pkg]
 	if r == nil {
