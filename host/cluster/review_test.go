@@ -53,9 +53,6 @@ func TestFollowUpStartsANewSession(t *testing.T) {
 // run: its events are published as stand-ins naming what was left out,
 // and the transcript keeps the result whole.
 func TestBigToolResultKeepsTheRun(t *testing.T) {
-	// Its own server: it runs beside the others, which mostly wait
-	// (RATIONALE.md, "Why is make test shaped this way?").
-	t.Parallel()
 	url := startNATS(t) // the server's default message limit: 1 MiB
 	text := strings.Repeat("x", 1200<<10)
 	big := hosttest.Tool("slow", "", func(ctx context.Context, id string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
