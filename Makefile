@@ -79,8 +79,9 @@ npm-deps:
 
 # Every test, with the race detector, after vet; then the tests whose
 # subject the race detector voids or shrinks: the memory-bound test (its
-# shadow memory), the 8 MB event stream and the 800 KB RPC answer (600
-# and 200 KB under -race: race_on_test.go in their packages). Tests
+# shadow memory), the 8 MB event streams of eventwire and of run --json
+# and the 800 KB RPC answer (600, 600 and 200 KB under -race:
+# race_on_test.go in their packages), with testrun too. Tests
 # build the test plugins they need themselves; testcache first compiles
 # them all once into the tests' shared compilation cache, with a compiler
 # not slowed by the race detector, and is not run again under -race.
@@ -94,9 +95,10 @@ test: plugins npm-deps
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
 	$(GO) run ./internal/testrun -race -p $(TESTP) -skip '/internal/testcache$$' ./...
-	$(GO) test -count=1 -run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$' ./runtime/ ./host/eventwire/ ./host/rpc/
+	$(GO) run ./internal/testrun -p $(TESTP) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
+		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
 	@echo "the containment and isolation tests again, with instance images off"
-	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
+	WASMAGENT_TEST_IMAGES=off $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'
 
 # The runtime's containment and isolation tests, which make test runs a
 # second time with images off (docs/runtime.md, "Images").
