@@ -1,6 +1,8 @@
 // Package wasmbuild builds plugins from source for tests, benchmarks and
-// examples: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. Nothing
-// built is ever committed; the Go build cache makes rebuilds cheap.
+// examples: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared; and the
+// wasmagent command the end-to-end tests run as a child process. Nothing
+// built is ever committed; builds land in the user cache directory, where
+// go build finds them up to date on the next run.
 package wasmbuild
 
 import (
