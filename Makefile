@@ -86,16 +86,17 @@ npm-deps:
 # them all once into the tests' shared compilation cache, with a compiler
 # not slowed by the race detector, and is not run again under -race.
 # internal/testrun is go test that keeps the test binaries between runs,
-# so a warm run links none, and runs TESTP of them at once, the longest
-# first (RATIONALE.md: "Why is make test shaped this way?").
-TESTP ?= 4
+# so a warm run links none, and runs TESTP of them at once (default:
+# twice the CPUs), the longest first (RATIONALE.md: "Why is make test
+# shaped this way?"; docs/testing.md).
+TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
-	$(GO) run ./internal/testrun -race -p $(TESTP) -skip '/internal/testcache$$' ./...
-	$(GO) run ./internal/testrun -p $(TESTP) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
+	$(GO) run ./internal/testrun -race $(if $(TESTP),-p $(TESTP)) -skip '/internal/testcache$$' ./...
+	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
 		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
 	@echo "the containment and isolation tests again, with instance images off"
 	WASMAGENT_TEST_IMAGES=off $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'

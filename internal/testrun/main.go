@@ -59,7 +59,7 @@ type result struct {
 func run(dir string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("testrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	parallel := fs.Int("p", goruntime.NumCPU()+1, "test binaries run at once")
+	parallel := fs.Int("p", 2*goruntime.NumCPU(), "test binaries run at once (default: twice the CPUs, since many packages mostly wait)")
 	skip := fs.String("skip", "", "leave out packages whose import path matches this regular expression")
 	race := fs.Bool("race", false, "build the test binaries with the race detector")
 	timeout := fs.Duration("timeout", 10*time.Minute, "each test binary's -test.timeout")
