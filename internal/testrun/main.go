@@ -154,9 +154,7 @@ func list(dir string, patterns []string, skip *regexp.Regexp) ([]pkg, error) {
 		if !ok || (skip != nil && skip.MatchString(path)) {
 			continue
 		}
-		// go test -c -o DIR/ names each binary after the package's last
-		// path element.
-		base := filepath.Base(dir) + ".test"
+		base := binaryName(path)
 		if other, dup := names[base]; dup {
 			return nil, fmt.Errorf("packages %s and %s would both build %s: testrun needs distinct last path elements", other, path, base)
 		}
@@ -165,6 +163,20 @@ func list(dir string, patterns []string, skip *regexp.Regexp) ([]pkg, error) {
 	}
 	return pkgs, nil
 }
+
+// binaryName is the name go test -c -o DIR/ gives the test binary of the
+// package with import path path: its last element, or the one before a
+// major version suffix (cmd/go's DefaultExecName).
+func binaryName(path string) string {
+	elems := strings.Split(path, "/")
+	elem := elems[len(elems)-1]
+	if len(elems) > 1 && majorSuffix.MatchString(elem) {
+		elem = elems[len(elems)-2]
+	}
+	return elem + ".test"
+}
+
+var majorSuffix = regexp.MustCompile(`^v[2-9][0-9]*$|^v[1-9][0-9]+$`)
 
 // binDir is where the test binaries of this checkout live between runs.
 func binDir(dir string, race bool) (string, error) {

@@ -86,6 +86,26 @@ func TestSameLastElementRefused(t *testing.T) {
 	}
 }
 
+func TestBinaryName(t *testing.T) {
+	for path, want := range map[string]string{
+		"example.com/m":       "m.test",
+		"example.com/m/a/x":   "x.test",
+		"example.com/m/v2":    "m.test",
+		"example.com/m/v2/x":  "x.test",
+		"example.com/m/v1":    "v1.test",
+		"example.com/m/v10":   "m.test",
+		"example.com/m/v0":    "v0.test",
+		"example.com/m/vx":    "vx.test",
+		"github.com/a/b/v3":   "b.test",
+		"single":              "single.test",
+		"example.com/m/v2025": "m.test",
+	} {
+		if got := binaryName(path); got != want {
+			t.Errorf("binaryName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
 func TestSplitArgs(t *testing.T) {
 	for _, c := range []struct {
 		args            []string
