@@ -19,12 +19,6 @@ run: plugins
 build:
 	$(GO) build ./...
 
-# Every first-party plugin, built from source to plugins/<name>/<name>.wasm
-# (git-ignored). Go plugins with the standard Go toolchain; -trimpath
-# makes the bytes, and so a sha256 pin, the same in every checkout.
-# AssemblyScript plugins (a package.json) with npm: dependencies from the
-# committed lockfile (npm ci), then the pinned asc; without node and npm
-# they are skipped, each named with the reason.
 # npm ci in the current directory, unless node_modules was installed from
 # this very package-lock.json already: the stamp is the lockfile's sha256,
 # the one internal/wasmbuild.NpmCI writes and checks, so make and the
@@ -37,6 +31,13 @@ NPM_CI = sum=$$( (sha256sum 2>/dev/null || shasum -a 256) < package-lock.json | 
 		printf %s "$$sum" > node_modules/.wasmagent-lockfile-sha256; \
 	fi
 
+# Every first-party plugin, built from source to plugins/<name>/<name>.wasm
+# (git-ignored). Go plugins with the standard Go toolchain; -trimpath
+# makes the bytes, and so a sha256 pin, the same in every checkout.
+# AssemblyScript plugins (a package.json) with npm: dependencies from the
+# committed lockfile (npm ci), then the pinned asc, only when a source,
+# config or lockfile is newer than the .wasm; without node and npm they
+# are skipped, each named with the reason.
 plugins:
 	@n=$$(ls -d plugins/*/ | wc -l); \
 	echo "building $$n plugins into plugins/<name>/<name>.wasm (first time: about 10-30s each on 2 cores; then cached)"; \
@@ -81,10 +82,10 @@ npm-deps:
 # subject the race detector voids or shrinks: the memory-bound test (its
 # shadow memory), the 8 MB event streams of eventwire and of run --json
 # and the 800 KB RPC answer (600, 600 and 200 KB under -race:
-# race_on_test.go in their packages), with testrun too. Tests
-# build the test plugins they need themselves; testcache first compiles
-# them all once into the tests' shared compilation cache, with a compiler
-# not slowed by the race detector, and is not run again under -race.
+# race_on_test.go in their packages), with testrun too. Tests build the
+# test plugins they need themselves; testcache first compiles them all
+# once into the tests' shared compilation cache, with a compiler not
+# slowed by the race detector, and is not run again under -race.
 # internal/testrun is go test that keeps the test binaries between runs,
 # so a warm run links none, and runs TESTP of them at once (default:
 # twice the CPUs), the longest first (RATIONALE.md: "Why is make test

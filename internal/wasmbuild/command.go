@@ -34,8 +34,8 @@ func CommandForTest(tb testing.TB, pkg string) string {
 // process of every run builds into one file per checkout, under a lock, so
 // go build finds it up to date and skips the link unless a source
 // changed; the file handed out is a copy of that build named for its
-// content, so a rebuild never rewrites an executable
-// another test process may be starting.
+// content, so a rebuild never rewrites an executable another test process
+// may be starting.
 func Command(pkg string) (string, error) {
 	pkg = cleanPkg(pkg)
 	mu.Lock()
