@@ -19,12 +19,25 @@ run: plugins
 build:
 	$(GO) build ./...
 
+# npm ci in the current directory, unless node_modules was installed from
+# this very package-lock.json already: the stamp is the lockfile's sha256,
+# the one internal/wasmbuild.NpmCI writes and checks, so make and the
+# tests never reinstall what the other installed (npm ci deletes
+# node_modules first: a reinstall costs seconds even from npm's cache).
+NPM_CI = sum=$$( (sha256sum 2>/dev/null || shasum -a 256) < package-lock.json | cut -d' ' -f1); \
+	if [ "$$(cat node_modules/.wasmagent-lockfile-sha256 2>/dev/null)" != "$$sum" ]; then \
+		echo "(cd $$(pwd | sed "s|^$(CURDIR)/||") && npm ci)"; \
+		npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null && \
+		printf %s "$$sum" > node_modules/.wasmagent-lockfile-sha256; \
+	fi
+
 # Every first-party plugin, built from source to plugins/<name>/<name>.wasm
 # (git-ignored). Go plugins with the standard Go toolchain; -trimpath
 # makes the bytes, and so a sha256 pin, the same in every checkout.
 # AssemblyScript plugins (a package.json) with npm: dependencies from the
-# committed lockfile (npm ci), then the pinned asc; without node and npm
-# they are skipped, each named with the reason.
+# committed lockfile (npm ci), then the pinned asc, only when a source,
+# config or lockfile is newer than the .wasm; without node and npm they
+# are skipped, each named with the reason.
 plugins:
 	@n=$$(ls -d plugins/*/ | wc -l); \
 	echo "building $$n plugins into plugins/<name>/<name>.wasm (first time: about 10-30s each on 2 cores; then cached)"; \
@@ -32,8 +45,13 @@ plugins:
 		n=$$(basename $$d); start=$$(date +%s); \
 		printf '  %-8s ' "$$n"; \
 		if [ -f $$d/package.json ]; then \
+			if [ -f $$d/$$n.wasm ] && [ -z "$$(find $$d sdk/assemblyscript -newer $$d/$$n.wasm -type f \
+				\( -name '*.ts' -o -name '*.json' \) -not -path '*/node_modules/*' | head -n 1)" ]; then \
+				echo "up to date (AssemblyScript: no source, config or lockfile newer than $$n.wasm)"; \
+				continue; \
+			fi; \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-				(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build >/dev/null) || exit 1; \
+				(cd $$d && $(NPM_CI) && npm run --silent build >/dev/null) || exit 1; \
 				echo "$$(( $$(date +%s) - start ))s (AssemblyScript: npm ci, asc)"; \
 			else \
 				echo "skipped: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \
@@ -54,28 +72,35 @@ NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/test
 npm-deps:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 		for d in $(NPM_DIRS); do \
-			echo "(cd $$d && npm ci)"; \
-			(cd $$d && npm ci --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null) || exit 1; \
+			(cd $$d && $(NPM_CI)) || exit 1; \
 		done; \
 	else \
 		echo "skipped npm-deps: node or npm is not on PATH; the tests that need Node.js (AssemblyScript, WAT, pi interop, MCP clients) will skip, each saying so"; \
 	fi
 
-# Every test, with the race detector, after vet; then the memory-bound
-# test, which the race detector's shadow memory would void. Tests build
-# the test plugins they need themselves; testcache first compiles them all
-# once into the tests' shared compilation cache, with a compiler not slowed
-# by the race detector (RATIONALE.md: "Why does make test warm the
-# compilation cache first?"), and is not run again under -race.
+# Every test, with the race detector, after vet; then the tests whose
+# subject the race detector voids or shrinks: the memory-bound test (its
+# shadow memory), the 8 MB event streams of eventwire and of run --json
+# and the 800 KB RPC answer (600, 600 and 200 KB under -race:
+# race_on_test.go in their packages), with testrun too. Tests build the
+# test plugins they need themselves; testcache first compiles them all
+# once into the tests' shared compilation cache, with a compiler not
+# slowed by the race detector, and is not run again under -race.
+# internal/testrun is go test that keeps the test binaries between runs,
+# so a warm run links none, and runs TESTP of them at once (default:
+# twice the CPUs), the longest first (RATIONALE.md: "Why is make test
+# shaped this way?"; docs/testing.md).
+TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/testcache$$')
-	$(GO) test -count=1 -run 'MemoryBound' ./runtime/
+	$(GO) run ./internal/testrun -race $(if $(TESTP),-p $(TESTP)) -skip '/internal/testcache$$' ./...
+	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
+		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
 	@echo "the containment and isolation tests again, with instance images off"
-	WASMAGENT_TEST_IMAGES=off $(GO) test -count=1 -run '$(IMAGE_OFF_TESTS)' ./runtime/
+	WASMAGENT_TEST_IMAGES=off $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'
 
 # The runtime's containment and isolation tests, which make test runs a
 # second time with images off (docs/runtime.md, "Images").

@@ -26,13 +26,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "wasmagent")
 	// The sessions of every child process go to a temporary state
 	// directory, never the user's.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	binary, err = wasmbuild.Command("cmd/wasmagent")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "building wasmagent: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "building wasmagent: %v\n", err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -13,17 +13,17 @@ import (
 	"github.com/wasmagent/wasmagent/host/openai/openaitest"
 )
 
-// `run --json` with an 8 MB tool argument streamed in 4 KB fragments: what
-// the binary writes stays within the bound docs/events.md states (the
-// message's updates within 2 × (floor + ratio × the message), the whole
-// output within 2 × floor + (2 × ratio + 6) × the message), every
-// message_update carries a state the message went through, and
-// message_end the whole message.
+// `run --json` with an 8 MB tool argument (bigArgumentLen) streamed in
+// 4 KB fragments: what the binary writes stays within the bound
+// docs/events.md states (the message's updates within 2 × (floor + ratio
+// × the message), the whole output within 2 × floor + (2 × ratio + 6) ×
+// the message), every message_update carries a state the message went
+// through, and message_end the whole message.
 func TestRunJSONBigArgument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and streams 8 MB")
 	}
-	args := `{"expression":"` + strings.Repeat("1+", 4_000_000) + `1"}`
+	args := `{"expression":"` + strings.Repeat("1+", bigArgumentLen/2) + `1"}`
 	s := (&openaitest.Stream{}).Call(0, "call_big", "calc")
 	for i := 0; i < len(args); i += 4096 {
 		s.Args(0, args[i:min(i+4096, len(args))])

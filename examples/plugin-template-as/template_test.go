@@ -27,10 +27,7 @@ func TestTemplateFromACopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "wasmagent")
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "wasmagent")).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := wasmbuild.CommandForTest(t, "cmd/wasmagent")
 	// The template's files, without what a checkout has installed or built.
 	src := filepath.Join(root, "examples", "plugin-template-as")
 	dst := filepath.Join(t.TempDir(), "my-plugin")

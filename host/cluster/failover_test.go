@@ -16,6 +16,9 @@ import (
 // message_end any client saw, exactly once, and an SSE client attached
 // to a surviving host saw every event, before the failover and after.
 func TestFailoverAfterSIGKILL(t *testing.T) {
+	// Its own server: it runs beside the others, which mostly wait
+	// (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary, runs a 3-node cluster and 3 hosts")
 	}

@@ -121,6 +121,9 @@ func TestFenceOpenRaces(t *testing.T) {
 // The holder renews its lease: others are refused for longer than the
 // TTL; Close frees it at once; a lease left unrenewed expires.
 func TestLeaseRenewAndExpire(t *testing.T) {
+	// Its own server: it runs beside the others, which mostly wait
+	// (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	a, b := hosts(t, time.Second)
 	ctx := context.Background()
 	la, err := a.Create(ctx, header("s"), []session.Entry{userEntry("1", "", "a1")})

@@ -19,6 +19,9 @@ import (
 // parent is the entry before it: no host ever wrote after another had
 // taken over.
 func TestHammerOneWriter(t *testing.T) {
+	// Its own server: it runs beside the others, which mostly wait
+	// (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs for seconds")
 	}

@@ -17,6 +17,9 @@ import (
 // When JetStream goes away, requests fail with 503 and the reason, and
 // Ready says why; nothing is stored half.
 func TestJetStreamUnavailableIs503(t *testing.T) {
+	// Its own server: it runs beside the others, which mostly wait
+	// (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)

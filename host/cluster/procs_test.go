@@ -25,41 +25,12 @@ import (
 )
 
 // This file runs real "wasmagent serve" hosts as child processes over an
-// embedded 3-node JetStream cluster: the binary is built once per test
-// run, each host gets its own agent.toml joining the cluster.
-
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
+// embedded 3-node JetStream cluster: the binary is built once
+// (wasmbuild.Command), each host gets its own agent.toml joining the cluster.
 
 func wasmagentBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "wasmagent-cluster-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "wasmagent")
-		out, err := exec.Command("go", "build", "-o", binary, "../../cmd/wasmagent").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binary
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
-	}
-	os.Exit(code)
+	return wasmbuild.CommandForTest(t, "cmd/wasmagent")
 }
 
 // testCluster is an embedded 3-node JetStream cluster on loopback.

@@ -126,6 +126,9 @@ func TestSessionsQuotaUnderRacingCreates(t *testing.T) {
 // A run another host continues keeps the tool-call quota of the command
 // that started it.
 func TestToolQuotaHoldsAfterHandover(t *testing.T) {
+	// Its own server: it runs beside the others, which mostly wait
+	// (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	fixed := time.Date(2026, 12, 1, 10, 5, 30, 0, time.UTC)
 	fixedClock := func() time.Time { return fixed }
 	clockFunc.Store(&fixedClock)

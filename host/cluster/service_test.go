@@ -70,10 +70,12 @@ func (h *apiHost) must(status int, token, method, path, body string) []byte {
 type sseEvent struct{ id, data string }
 
 // sse reads the session's events from after until an event of type
-// until.
+// until. Its deadline only tells a hang from slowness: under the race
+// detector on a loaded machine TestBigToolResultKeepsTheRun's run took
+// 20 s, the old deadline.
 func (h *apiHost) sse(token, id, after, until string) []sseEvent {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/v1/sessions/"+id+"/events", nil)
 	if token != "" {

@@ -84,27 +84,21 @@ func checkScenario(t *testing.T, got map[string]any, audit string) {
 	})
 }
 
-// binary builds wasmagent into a temporary directory.
+// binary builds wasmagent (wasmbuild.Command: once, shared by every test
+// process).
 func binary(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the Node client tests skip")
 	}
-	root, err := wasmbuild.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "wasmagent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmagent")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return wasmbuild.CommandForTest(t, "cmd/wasmagent")
 }
 
 // The TypeScript SDK client over stdio, spawning the real binary.
 func TestNodeClientStdio(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	w := wire(t, "")
 	got := nodeClient(t, nil, "stdio", binary(t), "mcp", "--config", w.config)
 	checkScenario(t, got, w.audit)
@@ -135,6 +129,9 @@ func inspector(t *testing.T, args ...string) string {
 // The MCP inspector's CLI lists and calls a tool, on stdio (spawning the
 // real binary) and over HTTP with the token.
 func TestInspectorCLI(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	w := wire(t, "")
 	bin := binary(t)
 	list := inspector(t, bin, "--method", "tools/list", "--", "mcp", "--config", w.config)
@@ -155,6 +152,9 @@ func TestInspectorCLI(t *testing.T) {
 
 // The TypeScript SDK client over streamable HTTP, with a bearer token.
 func TestNodeClientHTTP(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	w := wire(t, "")
 	ts := httptest.NewServer(w.server(t).Handler(mcp.HTTPOptions{Token: token}))
 	defer ts.Close()

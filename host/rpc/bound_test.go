@@ -41,12 +41,13 @@ func (m *wireMessage) text() string {
 	return m.Content[0].Text
 }
 
-// An 800 KB answer streamed in 4 KB fragments costs pi's clients some
-// 165 MB of message_update lines; served over RPC it stays within the
-// bound docs/events.md states for each mode, and a client that reads pi's
-// format (partials, deltas, message_end) still gets the whole message.
+// An 800 KB answer (boundedTextSize) streamed in 4 KB fragments costs
+// pi's clients some 165 MB of message_update lines; served over RPC it
+// stays within the bound docs/events.md states for each mode, and a client
+// that reads pi's format (partials, deltas, message_end) still gets the
+// whole message.
 func TestRPCEventsBounded(t *testing.T) {
-	text := strings.Repeat("0123456789abcdef", 50_000) // 800 KB
+	text := strings.Repeat("0123456789abcdef", boundedTextSize/16)
 	for _, tc := range []struct {
 		name string
 		opts eventwire.Options

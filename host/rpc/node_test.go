@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host/eventwire"
@@ -34,30 +33,11 @@ func nodeDir(t *testing.T) string {
 	return dir
 }
 
-var (
-	buildOnce   sync.Once
-	builtBinary string
-	buildErr    error
-)
-
-// build builds wasmagent once per test process, into a temporary
-// directory.
+// build builds wasmagent (wasmbuild.Command: once, shared by every test
+// process).
 func build(t *testing.T) string {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "wasmagent-rpc-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBinary = filepath.Join(dir, "wasmagent")
-		if out, err := exec.Command("go", "build", "-o", builtBinary, "../../cmd/wasmagent").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building wasmagent: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBinary
+	t.Helper()
+	return wasmbuild.CommandForTest(t, "cmd/wasmagent")
 }
 
 // rpcSetup builds wasmagent into a temporary directory and writes a
@@ -78,6 +58,9 @@ func rpcSetup(t *testing.T) (binary, config string, env []string) {
 // steering while a tool runs, a follow-up, abort, get_state,
 // get_messages, stats, a session name, and a refused command.
 func TestPiRpcClient(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and a plugin, runs Node")
 	}
@@ -102,6 +85,9 @@ const confirmScript = `{"turns":[
 // plugin's "ask" rule) sent as pi's extension_ui_request "confirm": once
 // confirmed (the call runs), once cancelled (the call is declined).
 func TestPiRpcClientConfirm(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and two plugins, runs Node")
 	}
@@ -138,6 +124,9 @@ rules = [{ name = "sleepy", action = "ask", tools = ["sleep"], question = "Sleep
 // [events] budget, and still makes the whole answer of the updates'
 // messages, their text deltas and message_end.
 func TestPiRpcClientBigAnswer(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary, runs Node, streams 800 KB")
 	}
@@ -165,6 +154,9 @@ func TestPiRpcClientBigAnswer(t *testing.T) {
 // A client in another language, Python's standard library only, does the
 // same through plain pipes.
 func TestPythonClient(t *testing.T) {
+	// A client in a child process: it waits on the process, beside the
+	// others (RATIONALE.md, "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and a plugin, runs Python")
 	}
@@ -178,12 +170,4 @@ func TestPythonClient(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "ok") {
 		t.Fatalf("%v\n%s", err, out)
 	}
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtBinary != "" {
-		os.RemoveAll(filepath.Dir(builtBinary))
-	}
-	os.Exit(code)
 }

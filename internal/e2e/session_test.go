@@ -20,6 +20,9 @@ import (
 // again, with the policy hook guarding writes and the redact hook cleaning
 // every result.
 func TestCodingSession(t *testing.T) {
+	// Child processes: it waits on them, beside the others (RATIONALE.md,
+	// "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the plugins")
 	}

@@ -18,6 +18,9 @@ import (
 // go mod tidy, go test, build for wasip1, and plugin call through the
 // wasmagent command. Offline: modules come from the local module cache.
 func TestPluginTemplateFromACopy(t *testing.T) {
+	// Child processes: it waits on them, beside the others (RATIONALE.md,
+	// "Why is make test shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a plugin and the wasmagent command")
 	}
@@ -60,8 +63,7 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	run(dir, nil, "mod", "tidy")
 	run(dir, nil, "test", "-count=1", "./...")
 	run(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", "wordcount.wasm", ".")
-	bin := filepath.Join(t.TempDir(), "wasmagent")
-	run(root, nil, "build", "-o", bin, "./cmd/wasmagent")
+	bin := wasmbuild.CommandForTest(t, "cmd/wasmagent")
 	cmd := exec.Command(bin, "plugin", "call", filepath.Join(dir, "wordcount.wasm"), "wordcount", `{"text":"hello wasm world"}`)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

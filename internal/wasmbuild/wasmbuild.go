@@ -1,13 +1,13 @@
 // Package wasmbuild builds plugins from source for tests, benchmarks and
-// examples: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. Nothing
-// built is ever committed; the Go build cache makes rebuilds cheap.
+// examples: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared; and the
+// wasmagent command the end-to-end tests run as a child process. Nothing
+// built is ever committed; builds land in the user cache directory, where
+// go build finds them up to date on the next run.
 package wasmbuild
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,10 +103,14 @@ func ForTest(tb testing.TB, pkg string) string {
 }
 
 // Cached builds the plugin package pkg once per process and returns the
-// path of the Wasm file. Files go to one directory under the user cache
-// directory, each replaced atomically, so concurrent test processes
-// neither collide nor leave files behind.
+// path of the Wasm file, in one directory under the user cache directory.
+// Test processes take turns through a lock file and build into one file
+// per plugin and checkout, which go build finds up to date, skipping the
+// link, unless a source changed (each test process of each run linked
+// every plugin it used again before); the path handed out is replaced
+// atomically, and only when the build changed.
 func Cached(pkg string) (string, error) {
+	pkg = cleanPkg(pkg)
 	mu.Lock()
 	r := built[pkg]
 	if r == nil {
@@ -114,28 +118,33 @@ func Cached(pkg string) (string, error) {
 		built[pkg] = r
 	}
 	mu.Unlock()
-	r.once.Do(func() {
-		dir := filepath.Join(cacheDir(), "testplugins")
-		if r.err = os.MkdirAll(dir, 0o700); r.err != nil {
-			return
-		}
-		root, _ := ModuleRoot()
-		sum := sha256.Sum256([]byte(root + "\x00" + pkg))
-		r.path = filepath.Join(dir, filepath.Base(pkg)+"-"+hex.EncodeToString(sum[:6])+".wasm")
-		tmp, err := os.CreateTemp(dir, "build-*.wasm")
-		if err != nil {
-			r.err = err
-			return
-		}
-		tmp.Close()
-		defer os.Remove(tmp.Name())
-		flags := []string{"-buildmode=c-shared"}
-		if filepath.Base(pkg) == "command" {
-			flags = nil // the test plugin that is built the wrong way
-		}
-		if r.err = build(context.Background(), pkg, tmp.Name(), flags...); r.err == nil {
-			r.err = os.Rename(tmp.Name(), r.path)
-		}
-	})
+	r.once.Do(func() { r.path, r.err = buildCached(pkg) })
 	return r.path, r.err
+}
+
+func buildCached(pkg string) (string, error) {
+	dir := filepath.Join(cacheDir(), "testplugins")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(pkg) + "-" + shortHash(root+"\x00"+pkg)
+	unlock, err := lockFile(filepath.Join(dir, name+".lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	flags := []string{"-buildmode=c-shared"}
+	if filepath.Base(pkg) == "command" {
+		flags = nil // the test plugin that is built the wrong way
+	}
+	target := filepath.Join(dir, name+".build")
+	if err := build(context.Background(), pkg, target, flags...); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".wasm")
+	return path, publishIfChanged(target, path)
 }
