@@ -46,6 +46,10 @@ func TestStartHoldsBackgroundLoad(t *testing.T) {
 	if s := r.Stats(); s.MaxRunning != 0 {
 		t.Fatalf("the held plugin ran %d calls before the start opened", s.MaxRunning)
 	}
+	// Telemetry's pool gauge reads a plugin at any time: 0 until loaded.
+	if n := p.Pooled(); n != 0 {
+		t.Fatalf("Pooled = %d before the load", n)
+	}
 	start.Open()
 	start.Open() // again: nothing
 	if err := p.Wait(context.Background()); err != nil {
