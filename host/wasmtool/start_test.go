@@ -3,20 +3,20 @@ package wasmtool_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // heldLoad loads the fixture's plugin, its description cached, on a
-// Runtime of its own, held by start; it returns once the background load
-// waits for start.
+// Runtime of its own (on the tests' shared compilation cache), held by
+// start; it returns once held loads of start number held.
 func heldLoad(t *testing.T, fx *cacheFixture, start *wasmtool.Start, held int) (*wasmtool.Plugin, *runtime.Runtime) {
 	t.Helper()
-	r, err := runtime.New(context.Background(), runtime.Options{CacheDir: filepath.Join(fx.dir, "wazero")})
+	r, err := runtime.New(context.Background(), runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestStartOpenedByACall(t *testing.T) {
 	start := wasmtool.NewStart()
 	p, _ := heldLoad(t, fx, start, 1)
 	other, _ := heldLoad(t, fx, start, 2)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	r, err := p.Tools()[0].Execute(ctx, "c", json.RawMessage(`{"text":"held"}`), nil)
 	if err != nil || r.Content.TextOf() != "held" {
