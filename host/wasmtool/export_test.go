@@ -1,4 +1,22 @@
 package wasmtool
 
 // Held is the number of loads waiting for s to open.
-func (s *Start) Held() int { return int(s.held.Load()) }
+func (s *Start) Held() int {
+	if s == nil {
+		return 0
+	}
+	return int(s.held.Load())
+}
+
+// TakeEveryTurn takes every turn of the background loads, as loads of
+// other plugins would, until release.
+func TakeEveryTurn() (release func()) {
+	for range cap(behind) {
+		behind <- struct{}{}
+	}
+	return func() {
+		for range cap(behind) {
+			<-behind
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/runtime"
@@ -74,6 +75,10 @@ type Plugin struct {
 	err    error
 	cancel context.CancelFunc // stops a background load
 	start  *Start             // holds the background load (nil: none)
+	// needed is closed when something waits for a plugin loading in the
+	// background: its load then takes no turn behind the others.
+	needed     chan struct{}
+	neededOnce sync.Once
 }
 
 // Load compiles the plugin at path, runs its describe export and checks
@@ -196,12 +201,13 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 
 // behind bounds the background loads running at once, leaving a core to
 // the rest of the process (the first model request goes out meanwhile).
+// A load something waits for takes no turn (Plugin.needed).
 var behind = make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1))
 
 // loadBehind returns a plugin described by d, from the cache, and loads
 // it in the background.
 func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string, g runtime.Grants, key string, d *sdk.Description) (*Plugin, error) {
-	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{}), start: opts.Start}
+	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{}), start: opts.Start, needed: make(chan struct{})}
 	if err := p.adopt(d); err != nil {
 		return nil, err
 	}
@@ -218,6 +224,7 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 			select {
 			case behind <- struct{}{}:
 				defer func() { <-behind }()
+			case <-p.needed: // a call waits for it: now, not after the others
 			case <-bctx.Done():
 				err = bctx.Err()
 			}
@@ -309,6 +316,9 @@ func (p *Plugin) plugin(ctx context.Context) (*runtime.Plugin, error) {
 	default:
 	}
 	p.start.Open() // needed now: no more holding back
+	if p.needed != nil {
+		p.neededOnce.Do(func() { close(p.needed) })
+	}
 	select {
 	case <-p.ready:
 		return p.rp, p.err

@@ -97,3 +97,20 @@ func TestStartHeldThenClosed(t *testing.T) {
 		t.Fatalf("the closed plugin ran %d calls", s.MaxRunning)
 	}
 }
+
+// A call to a plugin whose background load waits for its turn behind
+// other plugins' loads does not wait for them: the plugin it needs loads
+// at once.
+func TestNeededLoadTakesNoTurn(t *testing.T) {
+	fx := newCacheFixture(t)
+	fx.load(t, runtime.Grants{})
+	release := wasmtool.TakeEveryTurn()
+	defer release()
+	p, _ := heldLoad(t, fx, nil, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r, err := p.Tools()[0].Execute(ctx, "c", json.RawMessage(`{"text":"first"}`), nil)
+	if err != nil || r.Content.TextOf() != "first" {
+		t.Fatalf("%v %v", r, err)
+	}
+}
