@@ -120,22 +120,9 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	instrumented := wasm
-	tmpl, noImage := r.template(wasm)
-	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
-		fopts := fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}
-		if tmpl != nil {
-			var rep fuel.Report
-			if instrumented, rep, err = fuel.InstrumentReport(tmpl.Wasm, fopts); err == nil && rep.WritesTables {
-				tmpl, noImage = nil, "the module's code may change a table, which an image does not hold"
-			}
-		}
-		if tmpl == nil {
-			instrumented, err = fuel.Instrument(wasm, fopts)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
-		}
+	instrumented, tmpl, noImage, err := r.rewriteCached(name, sum, wasm)
+	if err != nil {
+		return nil, err
 	}
 	compiled, err := r.rt.CompileModule(r.compileContext(ctx), instrumented)
 	if err != nil {
@@ -157,6 +144,31 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
+}
+
+// rewrite makes what wazero compiles of wasm: the module fuel-instrumented,
+// or its image template instrumented, with the template (nil: none, and
+// why). rewriteCached keeps the result.
+func (r *Runtime) rewrite(name string, wasm []byte) ([]byte, *imagepkg.Template, string, error) {
+	var err error
+	instrumented := wasm
+	tmpl, noImage := r.template(wasm)
+	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
+		fopts := fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}
+		if tmpl != nil {
+			var rep fuel.Report
+			if instrumented, rep, err = fuel.InstrumentReport(tmpl.Wasm, fopts); err == nil && rep.WritesTables {
+				tmpl, noImage = nil, "the module's code may change a table, which an image does not hold"
+			}
+		}
+		if tmpl == nil {
+			instrumented, err = fuel.Instrument(wasm, fopts)
+		}
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
+		}
+	}
+	return instrumented, tmpl, noImage, nil
 }
 
 // MaxTableElements bounds the size of a module's tables: at start, and

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -52,11 +53,13 @@ var (
 	_ session.Log   = (*Log)(nil)
 )
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // idPattern is what a session id must be to name a subject and a key:
-// wasmagent's and pi's ids (UUIDs) are.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// wasmagent's and pi's ids (UUIDs) are. The patterns are compiled on first
+// use, not at init: their counted repetitions make programs of ~100 KB,
+// which every command, not only serve, would otherwise pay for at start.
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // NewStore makes (or updates) the stream and the lease bucket and
 // returns a store over them.
@@ -118,7 +121,7 @@ func (cfg *StoreConfig) fill() error {
 	if cfg.Prefix == "" {
 		cfg.Prefix = "wasmagent"
 	}
-	if !namePattern.MatchString(cfg.Prefix) {
+	if !namePattern().MatchString(cfg.Prefix) {
 		return fmt.Errorf("cluster: prefix %q: use 1 to 64 letters, digits, '-' or '_'", cfg.Prefix)
 	}
 	if cfg.Replicas == 0 {
@@ -145,7 +148,7 @@ func (cfg *StoreConfig) fill() error {
 
 // keyOf checks that a session id can name a subject.
 func keyOf(id string) (string, error) {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return "", fmt.Errorf("session id %q cannot be kept in JetStream: use 1 to 128 letters, digits, '-' or '_'", id)
 	}
 	return id, nil

@@ -39,6 +39,7 @@ type Setup struct {
 	audit   *auditor
 	onClose func()
 	loaded  map[string]loaded // by the key of the entry: tool[i], hook[i]
+	start   *wasmtool.Start   // holds the background loads (HoldLoads)
 }
 
 // Audit is the listener that writes the audit log ([audit] path), or nil
@@ -91,6 +92,11 @@ type WireOptions struct {
 	// Wire returns. Either way the plugins load in parallel, and
 	// descriptions are kept for the next run.
 	Background bool
+	// HoldLoads, with Background and a model, holds those background
+	// loads until the first model request is written (or a plugin is
+	// waited for: a call, Setup.Wait), so that their work stays off the
+	// path to that request: for commands that send one at once (run).
+	HoldLoads bool
 }
 
 // Wire builds everything the configuration describes. Every problem names
@@ -112,6 +118,10 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		if s.Model, err = f.model(opts); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if opts.Background && opts.HoldLoads && s.Model != nil {
+		s.start = wasmtool.NewStart()
+		s.Model = startOnRequest(s.Model, s.start)
 	}
 	s.loaded = s.loadAll(ctx, opts)
 	errs = append(errs, s.loadTools(ctx)...)
@@ -236,7 +246,7 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 	return g, nil
 }
 
-func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p *Plugin, cache *wasmtool.DescribeCache, log *slog.Logger) (*wasmtool.Plugin, runtime.Grants, error) {
+func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p *Plugin, cache *wasmtool.DescribeCache, start *wasmtool.Start, log *slog.Logger) (*wasmtool.Plugin, runtime.Grants, error) {
 	g, err := f.grants(key, p)
 	if err != nil {
 		return nil, g, err
@@ -249,7 +259,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(p.Plugin), ".wasm")
 	}
-	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image, Cache: cache, Logger: log})
+	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image, Cache: cache, Start: start, Logger: log})
 	if err != nil {
 		return nil, g, f.errorf(key+".plugin", "%v", err)
 	}

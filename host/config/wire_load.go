@@ -58,7 +58,7 @@ func (s *Setup) loadAll(ctx context.Context, opts WireOptions) map[string]loaded
 					out[i].err = f.errorf(e.key+".plugin", "loading failed: %v", v)
 				}
 			}()
-			out[i].wp, out[i].g, out[i].err = f.loadWith(ctx, s.Runtime, e.key, e.p, cache, opts.Logger)
+			out[i].wp, out[i].g, out[i].err = f.loadWith(ctx, s.Runtime, e.key, e.p, cache, s.start, opts.Logger)
 		}()
 	}
 	wg.Wait()

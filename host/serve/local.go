@@ -198,15 +198,18 @@ func (o *owner) closeIdle(before int64) {
 }
 
 // ownerName is the form of an owner's name (a token's name): a directory
-// name that is never "." or "..".
-var ownerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// name that is never "." or "..". (Compiled on first use, not at every
+// command's start; host/cluster's patterns say why.)
+var ownerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // sessionID is the form of the ids this backend makes and accepts.
-var sessionID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+var sessionID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+})
 
 func (b *Local) owner(c Caller) (*owner, error) {
-	if !ownerName.MatchString(c.Owner) {
-		return nil, fmt.Errorf("serve: owner name %.70q is not of the form %s", c.Owner, ownerName)
+	if !ownerName().MatchString(c.Owner) {
+		return nil, fmt.Errorf("serve: owner name %.70q is not of the form %s", c.Owner, ownerName())
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -237,7 +240,7 @@ func (o *owner) indexLocked(ctx context.Context) error {
 	}
 	o.index = map[string]string{}
 	for _, info := range infos {
-		if sessionID.MatchString(info.ID) && !o.deleted[info.ID] {
+		if sessionID().MatchString(info.ID) && !o.deleted[info.ID] {
 			o.index[info.ID] = info.Key
 		}
 	}
@@ -256,7 +259,7 @@ func (o *owner) removeOrphansLocked() {
 		entries, _ := os.ReadDir(filepath.Join(o.dir, sub.dir))
 		for _, e := range entries {
 			id, ok := strings.CutSuffix(e.Name(), sub.ext)
-			if ok && e.Type().IsRegular() && sessionID.MatchString(id) && o.index[id] == "" && o.live[id] == nil {
+			if ok && e.Type().IsRegular() && sessionID().MatchString(id) && o.index[id] == "" && o.live[id] == nil {
 				os.Remove(filepath.Join(o.dir, sub.dir, e.Name()))
 			}
 		}
@@ -456,7 +459,7 @@ func (b *Local) findLocked(ctx context.Context, o *owner, id string) (*live, err
 // keyLocked returns the store key of o's session id ("" for a live
 // session with no file yet), or ErrNotFound.
 func (o *owner) keyLocked(ctx context.Context, id string) (string, error) {
-	if !sessionID.MatchString(id) {
+	if !sessionID().MatchString(id) {
 		return "", ErrNotFound
 	}
 	if err := o.indexLocked(ctx); err != nil {
@@ -495,7 +498,7 @@ func (b *Local) List(ctx context.Context, c Caller) ([]SessionInfo, error) {
 		seen[l.id] = true
 	}
 	for _, info := range stored {
-		if seen[info.ID] || !sessionID.MatchString(info.ID) || o.deleted[info.ID] {
+		if seen[info.ID] || !sessionID().MatchString(info.ID) || o.deleted[info.ID] {
 			continue
 		}
 		o.index[info.ID] = info.Key

@@ -45,7 +45,7 @@ func ParseTokens(data []byte, where string) ([]Token, error) {
 			return nil, fmt.Errorf("%s: want \"NAME sha256:HEX\" (the hash of the token, never the token: wasmagent serve --hash-token), got %d fields", at, len(f))
 		}
 		name, hash := f[0], f[1]
-		if !ownerName.MatchString(name) {
+		if !ownerName().MatchString(name) {
 			return nil, fmt.Errorf("%s: name %.70q: want letters, digits, '.', '_' or '-', at most 64, starting with a letter or digit", at, name)
 		}
 		hx, ok := strings.CutPrefix(hash, "sha256:")

@@ -12,6 +12,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/runtime"
@@ -42,6 +43,9 @@ type Options struct {
 	// Logger receives the error of a plugin that failed to load in the
 	// background, when it happens (nil: none).
 	Logger *slog.Logger
+	// Start, if set, holds the background load until it is opened or
+	// the plugin is waited for (see [Start]).
+	Start *Start
 }
 
 // LoadError is a plugin that could not be loaded: the file and why.
@@ -70,6 +74,11 @@ type Plugin struct {
 	rp     *runtime.Plugin
 	err    error
 	cancel context.CancelFunc // stops a background load
+	start  *Start             // holds the background load (nil: none)
+	// needed is closed when something waits for a plugin loading in the
+	// background: its load then takes no turn behind the others.
+	needed     chan struct{}
+	neededOnce sync.Once
 }
 
 // Load compiles the plugin at path, runs its describe export and checks
@@ -192,12 +201,13 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 
 // behind bounds the background loads running at once, leaving a core to
 // the rest of the process (the first model request goes out meanwhile).
+// A load something waits for takes no turn (Plugin.needed).
 var behind = make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1))
 
 // loadBehind returns a plugin described by d, from the cache, and loads
 // it in the background.
 func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string, g runtime.Grants, key string, d *sdk.Description) (*Plugin, error) {
-	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{})}
+	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{}), start: opts.Start, needed: make(chan struct{})}
 	if err := p.adopt(d); err != nil {
 		return nil, err
 	}
@@ -209,12 +219,15 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 		defer cancel()
 		var fresh *Plugin
 		var observed runtime.Observed
-		err := error(nil)
-		select {
-		case behind <- struct{}{}:
-			defer func() { <-behind }()
-		case <-bctx.Done():
-			err = bctx.Err()
+		err := opts.Start.wait(bctx)
+		if err == nil {
+			select {
+			case behind <- struct{}{}:
+				defer func() { <-behind }()
+			case <-p.needed: // a call waits for it: now, not after the others
+			case <-bctx.Done():
+				err = bctx.Err()
+			}
 		}
 		if err == nil && wasm == nil {
 			wasm, err = os.ReadFile(path)
@@ -301,6 +314,10 @@ func (p *Plugin) plugin(ctx context.Context) (*runtime.Plugin, error) {
 	case <-p.ready:
 		return p.rp, p.err
 	default:
+	}
+	p.start.Open() // needed now: no more holding back
+	if p.needed != nil {
+		p.neededOnce.Do(func() { close(p.needed) })
 	}
 	select {
 	case <-p.ready:

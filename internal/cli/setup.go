@@ -24,6 +24,10 @@ type load struct {
 	// is off, and hand the Telemetry to onTelemetry (serve's /metrics).
 	metrics     bool
 	onTelemetry func(*telemetry.Telemetry)
+	// holdLoads: the command sends a model request at once (run): the
+	// plugins' background loads wait until it is written
+	// (config.WireOptions.HoldLoads).
+	holdLoads bool
 }
 
 // loadConfig reads the configuration and wires it, reporting problems on
@@ -52,7 +56,7 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 	// Commands that run a model list cached tools at once and load
 	// plugins behind (docs/runtime.md, "Startup"); the ones that only look
 	// at plugins load and describe each.
-	opts := config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry, Background: !l.noModel}
+	opts := config.WireOptions{Logger: newLogger(env, level), NoModel: l.noModel, OnModelRetry: l.onRetry, Background: !l.noModel, HoldLoads: l.holdLoads}
 	tel, err := startTelemetry(f, l, &opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
