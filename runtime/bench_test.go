@@ -177,44 +177,58 @@ func BenchmarkCallLatency(b *testing.B) {
 }
 
 // Instantiation: a fresh instance (no pool), from the plugin's image
-// (`image`) or initialised (`init`), one trivial call, closed.
+// mapped copy-on-write (`image`) or copied (`image-copy`), or initialised
+// (`init`), one call, closed. The Go plugins make a trivial call (probe's
+// echo) and a real one (calc's execute), the go-pdk-only plugin a noop.
 func BenchmarkInstantiate(b *testing.B) {
+	probeIn := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
+	calcIn := []byte(`{"toolCallId":"c1","name":"calc","args":{"expression":"2^64 / 3 + 7 * (5 - 2)"}}`)
 	for _, c := range []struct {
-		name    string
-		m       func() *runtime.Module
-		noImage bool
+		name, pkg, export string
+		in                []byte
 	}{
-		{"go/image", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
-		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
-		{"go-pdk-only/image", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, false},
-		{"go-pdk-only/init", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, true},
-		{"small", func() *runtime.Module {
-			m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
-			if err != nil {
-				b.Fatal(err)
-			}
-			return m
-		}, false},
+		{"go", "internal/testplugins/probe", sdk.ExportExecute, probeIn},
+		{"calc", "plugins/calc", sdk.ExportExecute, calcIn},
+		{"go-pdk-only", "internal/testplugins/raw", "noop", nil},
+		{"small", "", "noop", nil},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{NoImage: c.noImage})
-			if err != nil {
-				b.Fatal(err)
+		for _, how := range []string{"image", "image-copy", "init"} {
+			if c.pkg == "" && how != "image" {
+				continue
 			}
-			defer p.Close()
-			if on, why := p.Image(); !on && !c.noImage && c.name != "small" {
-				b.Fatalf("no image: %s", why)
+			name := c.name + "/" + how
+			if c.pkg == "" {
+				name = c.name
 			}
-			export, in := "noop", []byte(nil)
-			if strings.HasPrefix(c.name, "go/") {
-				export, in = sdk.ExportExecute, []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
-			}
-			for b.Loop() {
-				if _, err := p.Call(context.Background(), export, in, nil); err != nil {
+			b.Run(name, func(b *testing.B) {
+				var m *runtime.Module
+				if c.pkg == "" {
+					var err error
+					if m, err = rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin()); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					m = compile(b, c.pkg)
+				}
+				opts := runtime.PluginOptions{NoImage: how == "init"}
+				if how == "image-copy" {
+					opts = runtime.CopyImage(opts)
+				}
+				p, err := rt(b).NewPlugin(m, opts)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				defer p.Close()
+				if on, why := p.Image(); !on && how != "init" && c.pkg != "" {
+					b.Fatalf("no image: %s", why)
+				}
+				for b.Loop() {
+					if _, err := p.Call(context.Background(), c.export, c.in, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -425,19 +439,27 @@ func BenchmarkParallel(b *testing.B) {
 
 // Memory: proportional resident memory (PSS: shared pages divided among
 // their sharers) per pooled (idle, ready) instance, for a Go plugin from
-// its image and initialised, and for a small module.
+// its image mapped copy-on-write and copied, and initialised, and for a
+// small module; `after-call` is an instance that has served a call (probe's
+// echo) and is not closed yet, as an instance is while its call returns.
 func BenchmarkMemoryPerInstance(b *testing.B) {
+	probe := func() *runtime.Module { return compile(b, "internal/testplugins/probe") }
+	in := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
 	for _, c := range []struct {
-		name    string
-		m       func() *runtime.Module
-		noImage bool
+		name      string
+		m         func() *runtime.Module
+		opts      runtime.PluginOptions
+		afterCall bool
 	}{
-		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
-		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
+		{"go", probe, runtime.PluginOptions{}, false},
+		{"go/after-call", probe, runtime.PluginOptions{}, true},
+		{"go/copy", probe, runtime.CopyImage(runtime.PluginOptions{}), false},
+		{"go/copy/after-call", probe, runtime.CopyImage(runtime.PluginOptions{}), true},
+		{"go/init", probe, runtime.PluginOptions{NoImage: true}, false},
 		{"small", func() *runtime.Module {
 			m, _ := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
 			return m
-		}, false},
+		}, runtime.PluginOptions{}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			const n = 50
@@ -445,13 +467,20 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 			var perInstance float64
 			for b.Loop() {
 				// The plugin and its image first, then the pool.
-				p, err := rt(b).NewPlugin(m, runtime.PluginOptions{NoImage: c.noImage})
+				p, err := rt(b).NewPlugin(m, c.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
 				debug.FreeOSMemory()
 				before := pss()
 				insts := runtime.Pool(p, n)
+				if c.afterCall {
+					for _, inst := range insts {
+						if _, err := runtime.CallIn(inst, sdk.ExportExecute, in); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
 				debug.FreeOSMemory()
 				perInstance = float64(pss()-before) / n
 				runtime.Unpool(insts)

@@ -60,6 +60,11 @@ func Pool(p *Plugin, n int) []*instance {
 	return insts
 }
 
+// CallIn calls export with input in inst, which stays open.
+func CallIn(inst *instance, export string, input []byte) ([]byte, error) {
+	return inst.call(context.Background(), export, input, nil)
+}
+
 func Unpool(insts []*instance) {
 	for _, inst := range insts {
 		inst.close()
@@ -79,3 +84,14 @@ func CallCountingHostCalls(ctx context.Context, p *Plugin, export string, input 
 	out, err := inst.call(ctx, export, input, nil)
 	return out, inst.st.hostCalls - before, err
 }
+
+// CopyImage has p's instances copy its image instead of mapping it
+// copy-on-write.
+func CopyImage(opts PluginOptions) PluginOptions {
+	opts.copyImage = true
+	return opts
+}
+
+// ImageMapped reports whether p's image is in a memfd that instances map
+// copy-on-write.
+func ImageMapped(p *Plugin) bool { return p.img != nil && p.img.cow != nil }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -22,6 +23,10 @@ type image struct {
 	runs    []imageRun // the memory's non-zero pages, coalesced
 	globals []uint64   // the template's mutable globals, in its order
 	seeds   imagepkg.Seeds
+	// cow holds the memory in a sealed memfd that instances map
+	// copy-on-write (Linux); runs then point into its read-only view.
+	// Nil: instances get the runs copied.
+	cow *cowImage
 }
 
 // imageRun is a stretch of memory, at off, that is not all zeros.
@@ -108,7 +113,33 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 		}
 	}
 	img.runs = nonZeroRuns(mems[0])
+	img.mapCow(p)
 	return img, ""
+}
+
+// mapCow puts the image into a sealed memfd, if the platform has them,
+// and points the runs into it so that their bytes are held once. Without
+// one (another system, a sandbox refusing memfd_create), instances copy
+// the runs.
+func (img *image) mapCow(p *Plugin) {
+	c, err := newCowImage(uint64(img.pages)*imagepkg.PageSize, img.runs)
+	if err != nil {
+		p.r.log.Debug("runtime: image copied into each instance, not mapped", "plugin", p.name, "reason", err.Error())
+		return
+	}
+	for i, r := range img.runs {
+		img.runs[i].data = c.view[r.off : r.off+uint32(len(r.data))]
+	}
+	img.cow = c
+	// A plugin not closed releases its image when it is collected.
+	goruntime.AddCleanup(img, (*cowImage).release, c)
+}
+
+// release frees what the image holds outside the Go heap.
+func (img *image) release() {
+	if img != nil && img.cow != nil {
+		img.cow.release()
+	}
 }
 
 // nonZeroRuns lists the stretches of mem, in whole runPages, that are not
@@ -136,20 +167,22 @@ func nonZeroRuns(mem []byte) []imageRun {
 }
 
 // restore puts the image into a fresh template instance: memory, globals,
-// and new seeds for the Go runtime's generators.
-// The memory, new, is zeros: only the image's non-zero runs are copied,
-// into a mapping with huge pages where the kernel has them
-// (RATIONALE.md, "Why are images copied, not mapped copy-on-write?").
-func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
+// and new seeds for the Go runtime's generators. mapped says the memory
+// already holds the image (mapped copy-on-write by the allocator);
+// otherwise it is new, zeros, and only the image's non-zero runs are
+// copied, into a mapping with huge pages where the kernel has them
+// (RATIONALE.md, "Why are images mapped copy-on-write?").
+func (img *image) restore(mod api.Module, t *imagepkg.Template, mapped bool) error {
 	mem := mod.Memory()
 	if have := mem.Size() / imagepkg.PageSize; have < img.pages {
 		if _, ok := mem.Grow(img.pages - have); !ok {
 			return fmt.Errorf("the memory cannot grow to the image's %d pages", img.pages)
 		}
 	}
-	for _, r := range img.runs {
-		if !mem.Write(r.off, r.data) {
-			return fmt.Errorf("image run at %d is out of bounds", r.off)
+	if !mapped {
+		b, _ := mem.Read(0, mem.Size())
+		if err := img.copyInto(b); err != nil {
+			return err
 		}
 	}
 	for i, g := range t.Globals {
@@ -164,4 +197,25 @@ func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
 		img.seeds.Reseed(b, func(p []byte) { rand.Read(p) })
 	}
 	return nil
+}
+
+// copyInto copies the image's non-zero runs into mem.
+func (img *image) copyInto(mem []byte) error {
+	write := func() error {
+		for _, r := range img.runs {
+			if uint64(r.off)+uint64(len(r.data)) > uint64(len(mem)) {
+				return fmt.Errorf("image run at %d is out of bounds", r.off)
+			}
+			copy(mem[r.off:], r.data)
+		}
+		return nil
+	}
+	if img.cow == nil {
+		return write()
+	}
+	var err error
+	if !img.cow.read(func([]byte) { err = write() }) {
+		return errors.New("the plugin is closed: its image is released")
+	}
+	return err
 }

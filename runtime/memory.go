@@ -15,12 +15,22 @@ type memoryCap struct {
 	limit uint64
 	over  uint64 // the initial size of a memory over limit, in bytes
 	hint  uint64 // the size the memory will grow to at once (an image's)
+	// cow, if set, is the image to map copy-on-write at the start of the
+	// memory; mapped reports that it was.
+	cow    *cowImage
+	mapped bool
 }
 
 func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemory {
 	if capacity > a.limit {
 		a.over = max(a.over, capacity)
 		return &cappedMemory{limit: a.limit} // nothing reserved: refused
+	}
+	if a.cow != nil {
+		if m := a.cow.mapMemory(min(a.limit, maxBytes)); m != nil {
+			a.mapped = true
+			return m
+		}
 	}
 	return allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
 }

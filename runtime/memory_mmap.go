@@ -37,6 +37,9 @@ func allocate(capacity, limit uint64) experimental.LinearMemory {
 type mappedMemory struct {
 	buf   []byte
 	limit uint64
+	// closing, if set, sees the memory (its whole reservation) before it
+	// is unmapped.
+	closing func(mem []byte)
 }
 
 // mapMemory maps limit bytes, or returns nil if the system refuses.
@@ -59,6 +62,9 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 
 func (m *mappedMemory) Free() {
 	if m.buf != nil {
+		if m.closing != nil {
+			m.closing(m.buf[:m.limit])
+		}
 		syscall.Munmap(m.buf[:m.limit])
 		m.buf = nil
 	}

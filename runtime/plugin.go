@@ -23,6 +23,10 @@ type PluginOptions struct {
 	// NoImage turns images off for this plugin: every instance runs the
 	// module's initialization itself (docs/runtime.md, "Images").
 	NoImage bool
+
+	// copyImage has instances copy the image rather than map it
+	// copy-on-write (tests and benchmarks compare the two).
+	copyImage bool
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure. With
@@ -47,8 +51,9 @@ type Plugin struct {
 	mounts []mount
 	closes sync.WaitGroup // instances being closed after their call
 
-	img     *image // the state new instances start from (nil: none)
-	noImage string // why there is no image
+	img       *image // the state new instances start from (nil: none)
+	noImage   string // why there is no image
+	copyImage bool   // PluginOptions.copyImage
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -67,7 +72,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: opts.copyImage}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}
@@ -230,4 +235,5 @@ func (p *Plugin) Close() {
 	p.pool.close()
 	p.closes.Wait()
 	closeMounts(p.mounts)
+	p.img.release()
 }
