@@ -211,8 +211,11 @@ func BenchmarkInstantiate(b *testing.B) {
 					m = compile(b, c.pkg)
 				}
 				opts := runtime.PluginOptions{NoImage: how == "init"}
-				if how == "image-copy" {
-					opts = runtime.CopyImage(opts)
+				switch how {
+				case "image":
+					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryMap)
+				case "image-copy":
+					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryCopy)
 				}
 				p, err := rt(b).NewPlugin(m, opts)
 				if err != nil {
@@ -451,10 +454,10 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 		opts      runtime.PluginOptions
 		afterCall bool
 	}{
-		{"go", probe, runtime.PluginOptions{}, false},
-		{"go/after-call", probe, runtime.PluginOptions{}, true},
-		{"go/copy", probe, runtime.CopyImage(runtime.PluginOptions{}), false},
-		{"go/copy/after-call", probe, runtime.CopyImage(runtime.PluginOptions{}), true},
+		{"go/map", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap), false},
+		{"go/map/after-call", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap), true},
+		{"go/copy", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy), false},
+		{"go/copy/after-call", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy), true},
 		{"go/init", probe, runtime.PluginOptions{NoImage: true}, false},
 		{"small", func() *runtime.Module {
 			m, _ := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())

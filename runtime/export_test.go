@@ -85,10 +85,10 @@ func CallCountingHostCalls(ctx context.Context, p *Plugin, export string, input 
 	return out, inst.st.hostCalls - before, err
 }
 
-// CopyImage has p's instances copy its image instead of mapping it
-// copy-on-write.
-func CopyImage(opts PluginOptions) PluginOptions {
-	opts.copyImage = true
+// WithImageMemory has the plugin's instances get its image as how says,
+// whatever the Runtime's ImageMemory.
+func WithImageMemory(opts PluginOptions, how ImageMemory) PluginOptions {
+	opts.imageMemory = how
 	return opts
 }
 

@@ -25,8 +25,8 @@ import (
 // fault in one at a time, as they would without this.
 type hotPages struct {
 	mu      sync.Mutex
-	seen    [2][]uint64 // bitmaps of the pages written and read, learnt so far
-	learnt  int         // closes learnt from
+	counts  [2][]uint8 // per page of the image: how many instances wrote it, read it only
+	learnt  int        // closes learnt from
 	ranges  atomic.Pointer[[2][]pageRange]
 	refused atomic.Bool // populate failed: not tried again
 }
@@ -34,15 +34,17 @@ type hotPages struct {
 // pageRange is [start, end) in bytes from the memory's start.
 type pageRange struct{ start, end uint64 }
 
-// learnCloses is how many closed instances are learnt from: enough for the
-// pages every call writes (the Go runtime's own, the call's stack and
-// first allocations), few enough that one unusual call does not make all
-// later instances hold its pages.
+// learnCloses is how many closed instances are learnt from, before any is
+// populated (a populated page would look written). A page is hot when
+// most of them used it: one unusual call (or a hostile one writing all
+// its memory) does not make every later instance hold its pages. Only
+// the image's pages are learnt; memory grown past it is not.
 const learnCloses = 8
 
 const hostPage = 4096
 
-// populate makes mem's hot pages its own.
+// populate makes mem's hot pages its own: those most instances wrote are
+// copied, those they only read are mapped.
 func (h *hotPages) populate(mem []byte) {
 	rs := h.ranges.Load()
 	if rs == nil || h.refused.Load() {
@@ -50,9 +52,6 @@ func (h *hotPages) populate(mem []byte) {
 	}
 	for k, advice := range [2]int{unix.MADV_POPULATE_WRITE, unix.MADV_POPULATE_READ} {
 		for _, r := range rs[k] {
-			if r.end > uint64(len(mem)) {
-				break
-			}
 			if err := unix.Madvise(mem[r.start:r.end], advice); err != nil {
 				h.refused.Store(true)
 				return
@@ -61,40 +60,49 @@ func (h *hotPages) populate(mem []byte) {
 	}
 }
 
-// learn records the pages of mem, a closing instance's reservation, that
-// are the instance's own: written by it, or populated for it.
-func (h *hotPages) learn(mem []byte) {
+// learn records which pages of image, the image's part of a closing
+// instance's memory, the instance wrote and read.
+func (h *hotPages) learn(image []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.learnt >= learnCloses {
 		return
 	}
-	h.learnt++
-	used, ok := usedPages(mem)
+	used, ok := usedPages(image)
 	if !ok {
 		h.learnt = learnCloses // no pagemap: nothing to learn
 		return
 	}
+	h.learnt++
 	var rs [2][]pageRange
-	for k := range used {
-		if len(h.seen[k]) < len(used[k]) {
-			h.seen[k] = append(h.seen[k], make([]uint64, len(used[k])-len(h.seen[k]))...)
+	for k := range h.counts {
+		if h.counts[k] == nil {
+			h.counts[k] = make([]uint8, len(used[k]))
 		}
-		for i, w := range used[k] {
-			h.seen[k][i] |= w
+		for p, u := range used[k] {
+			if u {
+				h.counts[k][p]++
+			}
 		}
 	}
-	for k, seen := range h.seen {
-		for p := uint64(0); p < uint64(len(seen))*64; p++ {
-			if seen[p/64]&(1<<(p%64)) == 0 || k == 1 && p/64 < uint64(len(h.seen[0])) && h.seen[0][p/64]&(1<<(p%64)) != 0 {
-				continue // not used, or read but also written
-			}
-			off := p * hostPage
-			if n := len(rs[k]); n > 0 && rs[k][n-1].end == off {
-				rs[k][n-1].end += hostPage
-			} else {
-				rs[k] = append(rs[k], pageRange{off, off + hostPage})
-			}
+	if h.learnt < learnCloses {
+		return
+	}
+	for p := range h.counts[0] {
+		w, r := int(h.counts[0][p]), int(h.counts[1][p])
+		k := 0
+		switch {
+		case 2*w > h.learnt:
+		case 2*(w+r) > h.learnt:
+			k = 1
+		default:
+			continue
+		}
+		off := uint64(p) * hostPage
+		if n := len(rs[k]); n > 0 && rs[k][n-1].end == off {
+			rs[k][n-1].end += hostPage
+		} else {
+			rs[k] = append(rs[k], pageRange{off, off + hostPage})
 		}
 	}
 	h.ranges.Store(&rs)
@@ -116,46 +124,30 @@ const (
 	pmFile    = 1 << 61 // a file page or shared anonymous
 )
 
-// usedPages returns bitmaps of the pages of mem, a private mapping of a
-// file, that are present and anonymous (written: the process's own
-// copies) and present and the file's (only read). It reads the pages'
-// entries in chunks, up to the last one present.
-func usedPages(mem []byte) (used [2][]uint64, ok bool) {
+// usedPages reports, per page of mem (a private mapping of a file), whether
+// it is present and anonymous (written: the process's own copy) and
+// whether it is present and the file's (only read).
+func usedPages(mem []byte) (used [2][]bool, ok bool) {
 	f := pagemap()
-	if f == nil || len(mem) == 0 {
+	if f == nil {
 		return used, false
 	}
 	base := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))) / hostPage
-	pages := uint64(len(mem)) / hostPage
-	buf := make([]byte, 8*512)
-	absent := 0
-	for p := uint64(0); p < pages; p += 512 {
-		n := min(512, pages-p)
-		if _, err := f.ReadAt(buf[:8*n], int64(8*(base+p))); err != nil {
-			return used, false
+	pages := len(mem) / hostPage
+	buf := make([]byte, 8*pages)
+	if _, err := f.ReadAt(buf, int64(8*base)); err != nil {
+		return used, false
+	}
+	used = [2][]bool{make([]bool, pages), make([]bool, pages)}
+	for p := range pages {
+		e := binary.LittleEndian.Uint64(buf[8*p:])
+		if e&pmPresent == 0 {
+			continue
 		}
-		any := false
-		for i := range n {
-			e := binary.LittleEndian.Uint64(buf[8*i:])
-			if e&pmPresent == 0 {
-				continue
-			}
-			k, q := 0, p+i
-			if e&pmFile != 0 {
-				k = 1
-			}
-			for uint64(len(used[k])) <= q/64 {
-				used[k] = append(used[k], 0)
-			}
-			used[k][q/64] |= 1 << (q % 64)
-			any = true
-		}
-		// Stop after 8 MiB with nothing of the instance's own: the rest
-		// of the reservation was never reached.
-		if absent++; any {
-			absent = 0
-		} else if absent == 4 {
-			break
+		if e&pmFile != 0 {
+			used[1][p] = true
+		} else {
+			used[0][p] = true
 		}
 	}
 	return used, true

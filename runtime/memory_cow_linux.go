@@ -93,7 +93,8 @@ func (c *cowImage) mapMemory(limit uint64) experimental.LinearMemory {
 	}
 	adviseHuge(b[c.size:]) // where the memory grows past the image
 	c.hot.populate(b)
-	return &mappedMemory{buf: b[:0], limit: limit, closing: c.hot.learn}
+	learn := func(mem []byte) { c.hot.learn(mem[:c.size]) }
+	return &mappedMemory{buf: b[:0], limit: limit, closing: learn}
 }
 
 // read calls f with the image's bytes, or returns false if the image was

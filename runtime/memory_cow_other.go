@@ -9,7 +9,10 @@ import (
 )
 
 // cowImage is not built outside Linux (no memfd): images are copied.
-type cowImage struct{ size uint64 }
+type cowImage struct {
+	size uint64
+	view []byte
+}
 
 func newCowImage(uint64, []imageRun) (*cowImage, error) {
 	return nil, errors.New("copy-on-write images need Linux's memfd")

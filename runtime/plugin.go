@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -24,9 +25,9 @@ type PluginOptions struct {
 	// module's initialization itself (docs/runtime.md, "Images").
 	NoImage bool
 
-	// copyImage has instances copy the image rather than map it
-	// copy-on-write (tests and benchmarks compare the two).
-	copyImage bool
+	// imageMemory, if set, overrides the Runtime's Options.ImageMemory
+	// (tests and benchmarks compare the two).
+	imageMemory ImageMemory
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure. With
@@ -53,7 +54,7 @@ type Plugin struct {
 
 	img       *image // the state new instances start from (nil: none)
 	noImage   string // why there is no image
-	copyImage bool   // PluginOptions.copyImage
+	copyImage bool   // instances copy the image, not map it
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -72,7 +73,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: opts.copyImage}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, r.opts.ImageMemory) == ImageMemoryCopy}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package runtime
+
+func cowChanges(*cowImage) []error { return nil }
