@@ -148,16 +148,19 @@ func BenchmarkCallLatency(b *testing.B) {
 		export string
 		gap    time.Duration
 		pool   int
+		how    runtime.ImageMemory
 	}{
-		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 2},
+		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 2, ""},
 		// With images, is a pool still worth its memory? (RATIONALE.md,
 		// "Why do pools default to 1?")
-		{"go/pool=0", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0},
-		{"go/pool=1", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1},
-		{"small", m, "echo", time.Millisecond, 2},
+		{"go/pool=0", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0, ""},
+		{"go/pool=1", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1, ""},
+		{"go/pool=0/map", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0, runtime.ImageMemoryMap},
+		{"go/pool=1/map", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1, runtime.ImageMemoryMap},
+		{"small", m, "echo", time.Millisecond, 2, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m, runtime.PluginOptions{PoolSize: c.pool})
+			p, err := rt(b).NewPlugin(c.m, runtime.WithImageMemory(runtime.PluginOptions{PoolSize: c.pool}, c.how))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -445,6 +448,8 @@ func BenchmarkParallel(b *testing.B) {
 // its image mapped copy-on-write and copied, and initialised, and for a
 // small module; `after-call` is an instance that has served a call (probe's
 // echo) and is not closed yet, as an instance is while its call returns.
+// The plugin has served a few calls first (a mapped image learns from
+// them the pages to populate up front).
 func BenchmarkMemoryPerInstance(b *testing.B) {
 	probe := func() *runtime.Module { return compile(b, "internal/testplugins/probe") }
 	in := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
@@ -473,6 +478,13 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 				p, err := rt(b).NewPlugin(m, c.opts)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if c.name != "small" {
+					// As after a plugin's first calls: a mapped image
+					// has learnt the pages calls use.
+					if err := runtime.WarmImage(p, sdk.ExportExecute, in); err != nil {
+						b.Fatal(err)
+					}
 				}
 				debug.FreeOSMemory()
 				before := pss()

@@ -95,3 +95,20 @@ func WithImageMemory(opts PluginOptions, how ImageMemory) PluginOptions {
 // ImageMapped reports whether p's image is in a memfd that instances map
 // copy-on-write.
 func ImageMapped(p *Plugin) bool { return p.img != nil && p.img.cow != nil }
+
+// WarmImage serves as many calls of export with input, each in its own
+// instance, as an image mapped copy-on-write learns its hot pages from.
+func WarmImage(p *Plugin, export string, input []byte) error {
+	for range learnCloses {
+		inst, err := p.instantiate(context.Background())
+		if err != nil {
+			return err
+		}
+		_, err = inst.call(context.Background(), export, input, nil)
+		inst.close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

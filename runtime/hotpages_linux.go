@@ -17,12 +17,14 @@ import (
 // write; on a small VM a fault costs about 100 µs, and a Go plugin's call
 // writes some fifty pages of its image. MADV_POPULATE_WRITE makes the
 // same copies inside one system call, at about 1.5 µs a page, and for a
-// pooled instance before its call (RATIONALE.md, "Why are images mapped
-// copy-on-write?"). The pages are learnt from /proc/self/pagemap when the
-// first learnCloses instances close: a page of the mapping that is now
-// anonymous memory, not the memfd's, was written. Where pagemap cannot be
-// read, or the kernel has no MADV_POPULATE_WRITE (before 5.14), pages
-// fault in one at a time, as they would without this.
+// pooled instance before its call; pages only read are mapped the same way
+// (MADV_POPULATE_READ). The pages are learnt from /proc/self/pagemap when
+// the first learnCloses instances close: a page of the mapping that is now
+// anonymous memory, not the memfd's, was written; one that is the memfd's
+// was read. Where pagemap cannot be read, or the kernel has no
+// MADV_POPULATE_WRITE (before 5.14), pages fault in one at a time, as they
+// would without this. (RATIONALE.md, "Why are images copied where there
+// are huge pages, and mapped copy-on-write where there are none?")
 type hotPages struct {
 	mu      sync.Mutex
 	counts  [2][]uint8 // per page of the image: how many instances wrote it, read it only

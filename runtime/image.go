@@ -171,7 +171,8 @@ func nonZeroRuns(mem []byte) []imageRun {
 // already holds the image (mapped copy-on-write by the allocator);
 // otherwise it is new, zeros, and only the image's non-zero runs are
 // copied, into a mapping with huge pages where the kernel has them
-// (RATIONALE.md, "Why are images mapped copy-on-write?").
+// (RATIONALE.md, "Why are images copied where there are huge pages, and
+// mapped copy-on-write where there are none?").
 func (img *image) restore(mod api.Module, t *imagepkg.Template, mapped bool) error {
 	mem := mod.Memory()
 	if have := mem.Size() / imagepkg.PageSize; have < img.pages {

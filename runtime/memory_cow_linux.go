@@ -14,7 +14,8 @@ import (
 // copy-on-write (MAP_PRIVATE) over the start of its memory's reservation,
 // so a new instance costs one mmap, shares every page it only reads with
 // the others, and pays for a page (a copy, at the first write) only when
-// it writes there (RATIONALE.md, "Why are images mapped copy-on-write?").
+// it writes there (RATIONALE.md, "Why are images copied where there are
+// huge pages, and mapped copy-on-write where there are none?").
 //
 // The seals (write, grow, shrink, seal) make the memfd immutable for
 // everyone, this host included: nothing an instance writes reaches the
