@@ -180,8 +180,9 @@ func BenchmarkCallLatency(b *testing.B) {
 }
 
 // Instantiation: a fresh instance (no pool), from the plugin's image
-// mapped copy-on-write (`image`) or copied (`image-copy`), or initialised
-// (`init`), one call, closed. The Go plugins make a trivial call (probe's
+// mapped copy-on-write (`image`) or copied (`image-copy`; `-nospare`:
+// into a new mapping every time, not a closed instance's reset to the
+// image), or initialised (`init`), one call, closed. The Go plugins make a trivial call (probe's
 // echo) and a real one (calc's execute), the go-pdk-only plugin a noop.
 func BenchmarkInstantiate(b *testing.B) {
 	probeIn := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
@@ -195,7 +196,7 @@ func BenchmarkInstantiate(b *testing.B) {
 		{"go-pdk-only", "internal/testplugins/raw", "noop", nil},
 		{"small", "", "noop", nil},
 	} {
-		for _, how := range []string{"image", "image-copy", "init"} {
+		for _, how := range []string{"image", "image-copy", "image-copy-nospare", "init"} {
 			if c.pkg == "" && how != "image" {
 				continue
 			}
@@ -219,6 +220,8 @@ func BenchmarkInstantiate(b *testing.B) {
 					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryMap)
 				case "image-copy":
 					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryCopy)
+				case "image-copy-nospare":
+					opts = runtime.WithoutSpares(runtime.WithImageMemory(opts, runtime.ImageMemoryCopy))
 				}
 				p, err := rt(b).NewPlugin(m, opts)
 				if err != nil {

@@ -92,6 +92,13 @@ func WithImageMemory(opts PluginOptions, how ImageMemory) PluginOptions {
 	return opts
 }
 
+// WithoutSpares has the plugin's memories unmapped at close, never kept
+// for its next instance.
+func WithoutSpares(opts PluginOptions) PluginOptions {
+	opts.noSpares = true
+	return opts
+}
+
 // ImageMapped reports whether p's image is in a memfd that instances map
 // copy-on-write.
 func ImageMapped(p *Plugin) bool { return p.img != nil && p.img.cow != nil }

@@ -36,13 +36,6 @@ type hotPages struct {
 // pageRange is [start, end) in bytes from the memory's start.
 type pageRange struct{ start, end uint64 }
 
-// learnCloses is how many closed instances are learnt from, before any is
-// populated (a populated page would look written). A page is hot when
-// most of them used it: one unusual call (or a hostile one writing all
-// its memory) does not make every later instance hold its pages. Only
-// the image's pages are learnt; memory grown past it is not.
-const learnCloses = 8
-
 const hostPage = 4096
 
 // populate makes mem's hot pages its own: those most instances wrote are

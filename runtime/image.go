@@ -27,6 +27,9 @@ type image struct {
 	// copy-on-write (Linux); runs then point into its read-only view.
 	// Nil: instances get the runs copied.
 	cow *cowImage
+	// spares are memories of closed instances, reset to the image, for
+	// the next instances (copied images only; image_spare.go).
+	spares chan *mappedMemory
 }
 
 // imageRun is a stretch of memory, at off, that is not all zeros.
@@ -105,7 +108,7 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 			return nil, fmt.Sprintf("global %d differs from one initialization to the next", t.Globals[i].Index)
 		}
 	}
-	img := &image{pages: uint32(len(mems[0]) / imagepkg.PageSize), globals: globals[0]}
+	img := &image{pages: uint32(len(mems[0]) / imagepkg.PageSize), globals: globals[0], spares: make(chan *mappedMemory, maxSpares)}
 	if t.Go {
 		img.seeds = imagepkg.FindSeeds(mems[0], mems[1])
 		if len(img.seeds.States) == 0 || len(img.seeds.Cheap) == 0 {
@@ -137,7 +140,11 @@ func (img *image) mapCow(p *Plugin) {
 
 // release frees what the image holds outside the Go heap.
 func (img *image) release() {
-	if img != nil && img.cow != nil {
+	if img == nil {
+		return
+	}
+	img.dropSpares()
+	if img.cow != nil {
 		img.cow.release()
 	}
 }
@@ -200,14 +207,27 @@ func (img *image) restore(mod api.Module, t *imagepkg.Template, mapped bool) err
 	return nil
 }
 
-// copyInto copies the image's non-zero runs into mem.
-func (img *image) copyInto(mem []byte) error {
+// copyInto copies the image's non-zero runs into mem, which is zeros.
+func (img *image) copyInto(mem []byte) error { return img.write(mem, false) }
+
+// copyOver writes the image over mem, whatever it holds: its runs, and
+// zeros between them.
+func (img *image) copyOver(mem []byte) error { return img.write(mem, true) }
+
+func (img *image) write(mem []byte, zeros bool) error {
 	write := func() error {
+		end := 0
 		for _, r := range img.runs {
 			if uint64(r.off)+uint64(len(r.data)) > uint64(len(mem)) {
 				return fmt.Errorf("image run at %d is out of bounds", r.off)
 			}
-			copy(mem[r.off:], r.data)
+			if zeros {
+				clear(mem[end:r.off])
+			}
+			end = copy(mem[r.off:], r.data) + int(r.off)
+		}
+		if zeros {
+			clear(mem[end:])
 		}
 		return nil
 	}

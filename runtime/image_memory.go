@@ -50,3 +50,10 @@ func thpChoice(setting string) ImageMemory {
 	}
 	return ImageMemoryMap
 }
+
+// learnCloses is how many closed instances are learnt from, before any is
+// populated (a populated page would look written). A page is hot when
+// most of them used it: one unusual call (or a hostile one writing all
+// its memory) does not make every later instance hold its pages. Only
+// the image's pages are learnt; memory grown past it is not.
+const learnCloses = 8

@@ -17,6 +17,18 @@ func cowChanges(c *cowImage) []error {
 	return []error{werr, merr, terr, serr}
 }
 
+// checkLearntAll checks that p, whose instances wrote every byte, has
+// learnt that all its image's pages are written (where it can learn).
+func checkLearntAll(t *testing.T, p *Plugin) {
+	if p.img.cow == nil || pagemap() == nil {
+		return
+	}
+	rs := p.img.cow.hot.ranges.Load()
+	if rs == nil || len(rs[0]) != 1 || rs[0][0] != (pageRange{0, p.img.cow.size}) {
+		t.Errorf("every page of the image was written, the pages learnt are %v", rs)
+	}
+}
+
 // testCow is a copy-on-write image of pages pages, page p holding byte p+1.
 func testCow(t *testing.T, pages int) *cowImage {
 	t.Helper()

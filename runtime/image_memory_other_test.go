@@ -2,4 +2,8 @@
 
 package runtime
 
+import "testing"
+
 func cowChanges(*cowImage) []error { return nil }
+
+func checkLearntAll(*testing.T, *Plugin) {}

@@ -42,7 +42,11 @@ func (p *Plugin) instantiateWith(ctx context.Context, img *image, imaging bool) 
 	mc := &memoryCap{limit: limit}
 	if img != nil {
 		mc.hint = uint64(img.pages) << 16
-		if !p.copyImage {
+		if p.copyImage {
+			if !p.noSpares {
+				mc.reuse = img
+			}
+		} else {
 			mc.cow = img.cow
 		}
 	}

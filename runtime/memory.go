@@ -16,8 +16,11 @@ type memoryCap struct {
 	over  uint64 // the initial size of a memory over limit, in bytes
 	hint  uint64 // the size the memory will grow to at once (an image's)
 	// cow, if set, is the image to map copy-on-write at the start of the
-	// memory; mapped reports that it was.
+	// memory; reuse, if set, the image whose spare memories (reset to it)
+	// may be taken, and to which the new memory is given back at close.
+	// mapped reports that the memory holds the image already.
 	cow    *cowImage
+	reuse  *image
 	mapped bool
 }
 
@@ -32,7 +35,17 @@ func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemor
 			return m
 		}
 	}
-	return allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
+	if a.reuse != nil {
+		if m := a.reuse.takeSpare(min(a.limit, maxBytes)); m != nil {
+			a.mapped = true
+			return m
+		}
+	}
+	lm := allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
+	if a.reuse != nil {
+		a.reuse.recycling(lm)
+	}
+	return lm
 }
 
 // cappedMemory is a linear memory on the Go heap, for systems without

@@ -28,6 +28,9 @@ type PluginOptions struct {
 	// imageMemory, if set, overrides the Runtime's Options.ImageMemory
 	// (tests and benchmarks compare the two).
 	imageMemory ImageMemory
+	// noSpares has copied images' memories unmapped at close, never kept
+	// for the next instance (benchmarks compare).
+	noSpares bool
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure. With
@@ -55,6 +58,7 @@ type Plugin struct {
 	img       *image // the state new instances start from (nil: none)
 	noImage   string // why there is no image
 	copyImage bool   // instances copy the image, not map it
+	noSpares  bool   // PluginOptions.noSpares
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -73,7 +77,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, r.opts.ImageMemory) == ImageMemoryCopy}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}
@@ -216,16 +220,18 @@ func (p *Plugin) leave() {
 }
 
 // retire closes an instance after its call, off the caller's path, and
-// has the pool refilled. The call's slots are freed only once the
-// instance is closed and its memory returned, so that the instances
-// alive at once, and their memory, stay within the caps.
+// then has the pool refilled (the refill finds the closed instance's
+// memory reset to the image, a spare, instead of mapping a new one). The
+// call's slots are freed only once the instance is closed and its memory
+// returned, so that the instances alive at once, and their memory, stay
+// within the caps.
 func (p *Plugin) retire(inst *instance) {
-	p.pool.signal()
 	p.closes.Add(1)
 	p.r.goSafely("retire", func() {
 		defer p.closes.Done()
 		defer p.leave()
 		defer p.r.calls.leave()
+		defer p.pool.signal()
 		inst.close()
 	})
 }
