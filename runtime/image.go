@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	goruntime "runtime"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -29,7 +30,8 @@ type image struct {
 	cow *cowImage
 	// spares are memories of closed instances, reset to the image, for
 	// the next instances (copied images only; image_spare.go).
-	spares chan *mappedMemory
+	spares   chan *mappedMemory
+	released atomic.Bool // the plugin is closed: no more spares
 }
 
 // imageRun is a stretch of memory, at off, that is not all zeros.
@@ -143,6 +145,7 @@ func (img *image) release() {
 	if img == nil {
 		return
 	}
+	img.released.Store(true)
 	img.dropSpares()
 	if img.cow != nil {
 		img.cow.release()

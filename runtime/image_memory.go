@@ -57,3 +57,8 @@ func thpChoice(setting string) ImageMemory {
 // its memory) does not make every later instance hold its pages. Only
 // the image's pages are learnt; memory grown past it is not.
 const learnCloses = 8
+
+// maxSpareGrowth is how far past the image a memory may have grown and
+// still be kept: one that grew more is unmapped, so that a spare holds
+// no more than the image and a little, and its reset stays short.
+const maxSpareGrowth = 4 << 20

@@ -155,3 +155,27 @@ func TestThpChoice(t *testing.T) {
 		t.Errorf("ImageMemory \"mmap\": %v, want an error naming it", err)
 	}
 }
+
+// A memory that grew far past the image is unmapped at close, not kept
+// as a spare: a spare holds the image and little more.
+func TestImageSpareNotKeptPastGrowth(t *testing.T) {
+	if maxSpares == 0 {
+		t.Skip("no spare memories on this system")
+	}
+	p := imagePlugin(t, ImageMemoryCopy)
+	for _, grow := range []uint32{1, maxSpareGrowth>>16 + 1} {
+		inst, err := p.instantiate(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := inst.mod.Memory().Grow(grow); !ok {
+			t.Fatalf("the memory does not grow by %d pages", grow)
+		}
+		inst.close()
+		kept := len(p.img.spares) == 1
+		if want := grow == 1; kept != want {
+			t.Errorf("grown by %d pages: spare kept %v, want %v", grow, kept, want)
+		}
+		p.img.dropSpares()
+	}
+}

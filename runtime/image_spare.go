@@ -43,11 +43,11 @@ func (img *image) recycling(lm experimental.LinearMemory) {
 
 // recycle resets m to the image and keeps it, if there is room for it.
 func (img *image) recycle(m *mappedMemory) bool {
-	if len(img.spares) == cap(img.spares) {
+	if len(img.spares) == cap(img.spares) || img.released.Load() {
 		return false
 	}
 	size := uint64(img.pages) * imagepkg.PageSize
-	if m.limit < size {
+	if m.limit < size || m.high > size+maxSpareGrowth {
 		return false
 	}
 	mem := m.buf[:max(m.high, size)]
@@ -58,6 +58,9 @@ func (img *image) recycle(m *mappedMemory) bool {
 	m.buf, m.high = m.buf[:0], size
 	select {
 	case img.spares <- m:
+		if img.released.Load() {
+			img.dropSpares() // released meanwhile: not kept
+		}
 		return true
 	default:
 		return false
