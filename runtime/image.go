@@ -119,6 +119,9 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 	}
 	img.runs = nonZeroRuns(mems[0])
 	img.mapCow(p)
+	// A plugin not closed gives its spare memories back when it is
+	// collected (Close does it at once).
+	goruntime.AddCleanup(img, drainSpares, img.spares)
 	return img, ""
 }
 

@@ -68,10 +68,13 @@ func (img *image) recycle(m *mappedMemory) bool {
 }
 
 // dropSpares unmaps the spare memories.
-func (img *image) dropSpares() {
+func (img *image) dropSpares() { drainSpares(img.spares) }
+
+// drainSpares unmaps the memories waiting in spares.
+func drainSpares(spares chan *mappedMemory) {
 	for {
 		select {
-		case m := <-img.spares:
+		case m := <-spares:
 			m.unmap()
 		default:
 			return

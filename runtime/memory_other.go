@@ -14,6 +14,7 @@ const maxSpares = 0
 func (*image) takeSpare(uint64) experimental.LinearMemory { return nil }
 func (*image) recycling(experimental.LinearMemory)        {}
 func (*image) dropSpares()                                {}
+func drainSpares(chan *mappedMemory)                      {}
 
 // mappedMemory is not built where memories are not mappings.
 type mappedMemory struct{}
