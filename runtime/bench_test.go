@@ -241,6 +241,40 @@ func BenchmarkInstantiate(b *testing.B) {
 	}
 }
 
+// Instance creation alone, for the Go test plugin: a fresh instance from
+// the image, then closed, one after the other (as a pool refills after
+// each call). ns/op is creation and close together; create-ns is the
+// creation alone. `copy` gets the closed instance's memory, reset to the
+// image (a spare); `copy-nospare` a new mapping each time; `map` the image
+// mapped copy-on-write.
+func BenchmarkInstanceCreation(b *testing.B) {
+	m := compile(b, "internal/testplugins/probe")
+	for _, c := range []struct {
+		name string
+		opts runtime.PluginOptions
+	}{
+		{"go/copy", runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy)},
+		{"go/copy-nospare", runtime.WithoutSpares(runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy))},
+		{"go/map", runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p, err := rt(b).NewPlugin(m, c.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			var create time.Duration
+			for b.Loop() {
+				start := time.Now()
+				inst := runtime.Pool(p, 1)
+				create += time.Since(start)
+				runtime.Unpool(inst)
+			}
+			b.ReportMetric(float64(create.Nanoseconds())/float64(b.N), "create-ns")
+		})
+	}
+}
+
 // Cold start of a Go plugin: a new Runtime compiling the module, with an
 // empty and with a warm on-disk cache, to the first call's result.
 func BenchmarkColdStart(b *testing.B) {
