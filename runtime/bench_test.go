@@ -544,8 +544,9 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 }
 
 // Memory of 10 Go plugins loaded and idle, each from its own module,
-// with no pool and with pools of one (the default), and with no pool and
-// no images (`init`): PSS after loading them, over PSS before (compiled
+// with no pool and with pools of one (the default), pools of one with
+// images mapped copy-on-write (`map`), and with no pool and no images
+// (`init`): PSS after loading them, over PSS before (compiled
 // code included). (Pools of four measured 411 MiB: RATIONALE.md.)
 func BenchmarkMemoryIdle(b *testing.B) {
 	pkgs := []string{"plugins/calc", "plugins/fetch", "plugins/fs", "plugins/policy", "plugins/redact",
@@ -553,11 +554,15 @@ func BenchmarkMemoryIdle(b *testing.B) {
 	for _, c := range []struct {
 		pool    int
 		noImage bool
-	}{{0, false}, {1, false}, {0, true}} {
+		how     runtime.ImageMemory
+	}{{0, false, ""}, {1, false, ""}, {1, false, runtime.ImageMemoryMap}, {0, true, ""}} {
 		pool := c.pool
 		name := fmt.Sprintf("plugins=10/pool=%d", pool)
 		if c.noImage {
 			name += "/init"
+		}
+		if c.how != "" {
+			name += "/" + string(c.how)
 		}
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
@@ -565,7 +570,7 @@ func BenchmarkMemoryIdle(b *testing.B) {
 			for b.Loop() {
 				debug.FreeOSMemory()
 				before := pss()
-				r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b)})
+				r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b), ImageMemory: c.how})
 				if err != nil {
 					b.Fatal(err)
 				}
