@@ -14,10 +14,14 @@ var (
 
 // WASMAGENT_TEST_IMAGES=off runs the package's tests with images off for
 // every plugin (make test runs the containment and isolation tests both
-// ways).
+// ways); =map and =copy with images made that way, whatever the system's
+// default (docs/runtime.md, "Images").
 func init() {
-	if os.Getenv("WASMAGENT_TEST_IMAGES") == "off" {
+	switch v := os.Getenv("WASMAGENT_TEST_IMAGES"); v {
+	case "off":
 		imagesOff = true
+	case string(ImageMemoryMap), string(ImageMemoryCopy):
+		imagesAs = ImageMemory(v)
 	}
 }
 

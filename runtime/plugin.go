@@ -77,7 +77,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, imagesAs, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}
@@ -101,8 +101,12 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	return p, nil
 }
 
-// imagesOff turns images off for every plugin (tests, see export_test.go).
-var imagesOff bool
+// imagesOff turns images off for every plugin, and imagesAs, if set,
+// has every plugin's images made that way (tests, see export_test.go).
+var (
+	imagesOff bool
+	imagesAs  ImageMemory
+)
 
 // setImage makes the plugin's image, or logs why it has none.
 func (p *Plugin) setImage(off bool) {
