@@ -148,16 +148,19 @@ func BenchmarkCallLatency(b *testing.B) {
 		export string
 		gap    time.Duration
 		pool   int
+		how    runtime.ImageMemory
 	}{
-		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 2},
+		{"go", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 2, ""},
 		// With images, is a pool still worth its memory? (RATIONALE.md,
 		// "Why do pools default to 1?")
-		{"go/pool=0", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0},
-		{"go/pool=1", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1},
-		{"small", m, "echo", time.Millisecond, 2},
+		{"go/pool=0", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0, ""},
+		{"go/pool=1", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1, ""},
+		{"go/pool=0/map", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 0, runtime.ImageMemoryMap},
+		{"go/pool=1/map", compile(b, "internal/testplugins/probe"), sdk.ExportExecute, 15 * time.Millisecond, 1, runtime.ImageMemoryMap},
+		{"small", m, "echo", time.Millisecond, 2, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m, runtime.PluginOptions{PoolSize: c.pool})
+			p, err := rt(b).NewPlugin(c.m, runtime.WithImageMemory(runtime.PluginOptions{PoolSize: c.pool}, c.how))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -177,43 +180,97 @@ func BenchmarkCallLatency(b *testing.B) {
 }
 
 // Instantiation: a fresh instance (no pool), from the plugin's image
-// (`image`) or initialised (`init`), one trivial call, closed.
+// mapped copy-on-write (`image`) or copied (`image-copy`; `-nospare`:
+// into a new mapping every time, not a closed instance's reset to the
+// image), or initialised (`init`), one call, closed. The Go plugins make a trivial call (probe's
+// echo) and a real one (calc's execute), the go-pdk-only plugin a noop.
 func BenchmarkInstantiate(b *testing.B) {
+	probeIn := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
+	calcIn := []byte(`{"toolCallId":"c1","name":"calc","args":{"expression":"2^64 / 3 + 7 * (5 - 2)"}}`)
 	for _, c := range []struct {
-		name    string
-		m       func() *runtime.Module
-		noImage bool
+		name, pkg, export string
+		in                []byte
 	}{
-		{"go/image", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
-		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
-		{"go-pdk-only/image", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, false},
-		{"go-pdk-only/init", func() *runtime.Module { return compile(b, "internal/testplugins/raw") }, true},
-		{"small", func() *runtime.Module {
-			m, err := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
-			if err != nil {
-				b.Fatal(err)
+		{"go", "internal/testplugins/probe", sdk.ExportExecute, probeIn},
+		{"calc", "plugins/calc", sdk.ExportExecute, calcIn},
+		{"go-pdk-only", "internal/testplugins/raw", "noop", nil},
+		{"small", "", "noop", nil},
+	} {
+		for _, how := range []string{"image", "image-copy", "image-copy-nospare", "init"} {
+			if c.pkg == "" && how != "image" {
+				continue
 			}
-			return m
-		}, false},
+			name := c.name + "/" + how
+			if c.pkg == "" {
+				name = c.name
+			}
+			b.Run(name, func(b *testing.B) {
+				var m *runtime.Module
+				if c.pkg == "" {
+					var err error
+					if m, err = rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin()); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					m = compile(b, c.pkg)
+				}
+				opts := runtime.PluginOptions{NoImage: how == "init"}
+				switch how {
+				case "image":
+					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryMap)
+				case "image-copy":
+					opts = runtime.WithImageMemory(opts, runtime.ImageMemoryCopy)
+				case "image-copy-nospare":
+					opts = runtime.WithoutSpares(runtime.WithImageMemory(opts, runtime.ImageMemoryCopy))
+				}
+				p, err := rt(b).NewPlugin(m, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				if on, why := p.Image(); !on && how != "init" && c.pkg != "" {
+					b.Fatalf("no image: %s", why)
+				}
+				for b.Loop() {
+					if _, err := p.Call(context.Background(), c.export, c.in, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// Instance creation alone, for the Go test plugin: a fresh instance from
+// the image, then closed, one after the other (as a pool refills after
+// each call). ns/op is creation and close together; create-ns is the
+// creation alone. `copy` gets the closed instance's memory, reset to the
+// image (a spare); `copy-nospare` a new mapping each time; `map` the image
+// mapped copy-on-write.
+func BenchmarkInstanceCreation(b *testing.B) {
+	m := compile(b, "internal/testplugins/probe")
+	for _, c := range []struct {
+		name string
+		opts runtime.PluginOptions
+	}{
+		{"go/copy", runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy)},
+		{"go/copy-nospare", runtime.WithoutSpares(runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy))},
+		{"go/map", runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := rt(b).NewPlugin(c.m(), runtime.PluginOptions{NoImage: c.noImage})
+			p, err := rt(b).NewPlugin(m, c.opts)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer p.Close()
-			if on, why := p.Image(); !on && !c.noImage && c.name != "small" {
-				b.Fatalf("no image: %s", why)
-			}
-			export, in := "noop", []byte(nil)
-			if strings.HasPrefix(c.name, "go/") {
-				export, in = sdk.ExportExecute, []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
-			}
+			var create time.Duration
 			for b.Loop() {
-				if _, err := p.Call(context.Background(), export, in, nil); err != nil {
-					b.Fatal(err)
-				}
+				start := time.Now()
+				inst := runtime.Pool(p, 1)
+				create += time.Since(start)
+				runtime.Unpool(inst)
 			}
+			b.ReportMetric(float64(create.Nanoseconds())/float64(b.N), "create-ns")
 		})
 	}
 }
@@ -444,19 +501,29 @@ func BenchmarkParallel(b *testing.B) {
 
 // Memory: proportional resident memory (PSS: shared pages divided among
 // their sharers) per pooled (idle, ready) instance, for a Go plugin from
-// its image and initialised, and for a small module.
+// its image mapped copy-on-write and copied, and initialised, and for a
+// small module; `after-call` is an instance that has served a call (probe's
+// echo) and is not closed yet, as an instance is while its call returns.
+// The plugin has served a few calls first (a mapped image learns from
+// them the pages to populate up front).
 func BenchmarkMemoryPerInstance(b *testing.B) {
+	probe := func() *runtime.Module { return compile(b, "internal/testplugins/probe") }
+	in := []byte(`{"toolCallId":"c1","name":"echo","args":{"text":"hi"}}`)
 	for _, c := range []struct {
-		name    string
-		m       func() *runtime.Module
-		noImage bool
+		name      string
+		m         func() *runtime.Module
+		opts      runtime.PluginOptions
+		afterCall bool
 	}{
-		{"go", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, false},
-		{"go/init", func() *runtime.Module { return compile(b, "internal/testplugins/probe") }, true},
+		{"go/map", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap), false},
+		{"go/map/after-call", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryMap), true},
+		{"go/copy", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy), false},
+		{"go/copy/after-call", probe, runtime.WithImageMemory(runtime.PluginOptions{}, runtime.ImageMemoryCopy), true},
+		{"go/init", probe, runtime.PluginOptions{NoImage: true}, false},
 		{"small", func() *runtime.Module {
 			m, _ := rt(b).Compile(context.Background(), "echo.wasm", wasmbuild.EchoPlugin())
 			return m
-		}, false},
+		}, runtime.PluginOptions{}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			const n = 50
@@ -464,13 +531,27 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 			var perInstance float64
 			for b.Loop() {
 				// The plugin and its image first, then the pool.
-				p, err := rt(b).NewPlugin(m, runtime.PluginOptions{NoImage: c.noImage})
+				p, err := rt(b).NewPlugin(m, c.opts)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if c.name != "small" {
+					// As after a plugin's first calls: a mapped image
+					// has learnt the pages calls use.
+					if err := runtime.WarmImage(p, sdk.ExportExecute, in); err != nil {
+						b.Fatal(err)
+					}
 				}
 				debug.FreeOSMemory()
 				before := pss()
 				insts := runtime.Pool(p, n)
+				if c.afterCall {
+					for _, inst := range insts {
+						if _, err := runtime.CallIn(inst, sdk.ExportExecute, in); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
 				debug.FreeOSMemory()
 				perInstance = float64(pss()-before) / n
 				runtime.Unpool(insts)
@@ -482,8 +563,9 @@ func BenchmarkMemoryPerInstance(b *testing.B) {
 }
 
 // Memory of 10 Go plugins loaded and idle, each from its own module,
-// with no pool and with pools of one (the default), and with no pool and
-// no images (`init`): PSS after loading them, over PSS before (compiled
+// with no pool and with pools of one (the default), pools of one with
+// images mapped copy-on-write (`map`), and with no pool and no images
+// (`init`): PSS after loading them, over PSS before (compiled
 // code included). (Pools of four measured 411 MiB: RATIONALE.md.)
 func BenchmarkMemoryIdle(b *testing.B) {
 	pkgs := []string{"plugins/calc", "plugins/fetch", "plugins/fs", "plugins/policy", "plugins/redact",
@@ -491,11 +573,15 @@ func BenchmarkMemoryIdle(b *testing.B) {
 	for _, c := range []struct {
 		pool    int
 		noImage bool
-	}{{0, false}, {1, false}, {0, true}} {
+		how     runtime.ImageMemory
+	}{{0, false, ""}, {1, false, ""}, {1, false, runtime.ImageMemoryMap}, {0, true, ""}} {
 		pool := c.pool
 		name := fmt.Sprintf("plugins=10/pool=%d", pool)
 		if c.noImage {
 			name += "/init"
+		}
+		if c.how != "" {
+			name += "/" + string(c.how)
 		}
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
@@ -503,7 +589,7 @@ func BenchmarkMemoryIdle(b *testing.B) {
 			for b.Loop() {
 				debug.FreeOSMemory()
 				before := pss()
-				r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b)})
+				r, err := runtime.New(ctx, runtime.Options{CacheDir: testCacheDir(b), ImageMemory: c.how})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -14,10 +14,14 @@ var (
 
 // WASMAGENT_TEST_IMAGES=off runs the package's tests with images off for
 // every plugin (make test runs the containment and isolation tests both
-// ways).
+// ways); =map and =copy with images made that way, whatever the system's
+// default (docs/runtime.md, "Images").
 func init() {
-	if os.Getenv("WASMAGENT_TEST_IMAGES") == "off" {
+	switch v := os.Getenv("WASMAGENT_TEST_IMAGES"); v {
+	case "off":
 		imagesOff = true
+	case string(ImageMemoryMap), string(ImageMemoryCopy):
+		imagesAs = ImageMemory(v)
 	}
 }
 
@@ -60,6 +64,11 @@ func Pool(p *Plugin, n int) []*instance {
 	return insts
 }
 
+// CallIn calls export with input in inst, which stays open.
+func CallIn(inst *instance, export string, input []byte) ([]byte, error) {
+	return inst.call(context.Background(), export, input, nil)
+}
+
 func Unpool(insts []*instance) {
 	for _, inst := range insts {
 		inst.close()
@@ -78,4 +87,39 @@ func CallCountingHostCalls(ctx context.Context, p *Plugin, export string, input 
 	before := inst.st.hostCalls
 	out, err := inst.call(ctx, export, input, nil, nil)
 	return out, inst.st.hostCalls - before, err
+}
+
+// WithImageMemory has the plugin's instances get its image as how says,
+// whatever the Runtime's ImageMemory.
+func WithImageMemory(opts PluginOptions, how ImageMemory) PluginOptions {
+	opts.imageMemory = how
+	return opts
+}
+
+// WithoutSpares has the plugin's memories unmapped at close, never kept
+// for its next instance.
+func WithoutSpares(opts PluginOptions) PluginOptions {
+	opts.noSpares = true
+	return opts
+}
+
+// ImageMapped reports whether p's image is in a memfd that instances map
+// copy-on-write.
+func ImageMapped(p *Plugin) bool { return p.img != nil && p.img.cow != nil }
+
+// WarmImage serves as many calls of export with input, each in its own
+// instance, as an image mapped copy-on-write learns its hot pages from.
+func WarmImage(p *Plugin, export string, input []byte) error {
+	for range learnCloses {
+		inst, err := p.instantiate(context.Background())
+		if err != nil {
+			return err
+		}
+		_, err = inst.call(context.Background(), export, input, nil)
+		inst.close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -22,6 +24,14 @@ type image struct {
 	runs    []imageRun // the memory's non-zero pages, coalesced
 	globals []uint64   // the template's mutable globals, in its order
 	seeds   imagepkg.Seeds
+	// cow holds the memory in a sealed memfd that instances map
+	// copy-on-write (Linux); runs then point into its read-only view.
+	// Nil: instances get the runs copied.
+	cow *cowImage
+	// spares are memories of closed instances, reset to the image, for
+	// the next instances (copied images only; image_spare.go).
+	spares   chan *mappedMemory
+	released atomic.Bool // the plugin is closed: no more spares
 }
 
 // imageRun is a stretch of memory, at off, that is not all zeros.
@@ -100,7 +110,7 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 			return nil, fmt.Sprintf("global %d differs from one initialization to the next", t.Globals[i].Index)
 		}
 	}
-	img := &image{pages: uint32(len(mems[0]) / imagepkg.PageSize), globals: globals[0]}
+	img := &image{pages: uint32(len(mems[0]) / imagepkg.PageSize), globals: globals[0], spares: make(chan *mappedMemory, maxSpares)}
 	if t.Go {
 		img.seeds = imagepkg.FindSeeds(mems[0], mems[1])
 		if len(img.seeds.States) == 0 || len(img.seeds.Cheap) == 0 {
@@ -108,7 +118,41 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 		}
 	}
 	img.runs = nonZeroRuns(mems[0])
+	img.mapCow(p)
+	// A plugin not closed gives its spare memories back when it is
+	// collected (Close does it at once).
+	goruntime.AddCleanup(img, drainSpares, img.spares)
 	return img, ""
+}
+
+// mapCow puts the image into a sealed memfd, if the platform has them,
+// and points the runs into it so that their bytes are held once. Without
+// one (another system, a sandbox refusing memfd_create), instances copy
+// the runs.
+func (img *image) mapCow(p *Plugin) {
+	c, err := newCowImage(uint64(img.pages)*imagepkg.PageSize, img.runs)
+	if err != nil {
+		p.r.log.Debug("runtime: image copied into each instance, not mapped", "plugin", p.name, "reason", err.Error())
+		return
+	}
+	for i, r := range img.runs {
+		img.runs[i].data = c.view[r.off : r.off+uint32(len(r.data))]
+	}
+	img.cow = c
+	// A plugin not closed releases its image when it is collected.
+	goruntime.AddCleanup(img, (*cowImage).release, c)
+}
+
+// release frees what the image holds outside the Go heap.
+func (img *image) release() {
+	if img == nil {
+		return
+	}
+	img.released.Store(true)
+	img.dropSpares()
+	if img.cow != nil {
+		img.cow.release()
+	}
 }
 
 // nonZeroRuns lists the stretches of mem, in whole runPages, that are not
@@ -136,20 +180,23 @@ func nonZeroRuns(mem []byte) []imageRun {
 }
 
 // restore puts the image into a fresh template instance: memory, globals,
-// and new seeds for the Go runtime's generators.
-// The memory, new, is zeros: only the image's non-zero runs are copied,
-// into a mapping with huge pages where the kernel has them
-// (RATIONALE.md, "Why are images copied, not mapped copy-on-write?").
-func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
+// and new seeds for the Go runtime's generators. mapped says the memory
+// already holds the image (mapped copy-on-write by the allocator);
+// otherwise it is new, zeros, and only the image's non-zero runs are
+// copied, into a mapping with huge pages where the kernel has them
+// (RATIONALE.md, "Why are images copied where there are huge pages, and
+// mapped copy-on-write where there are none?").
+func (img *image) restore(mod api.Module, t *imagepkg.Template, mapped bool) error {
 	mem := mod.Memory()
 	if have := mem.Size() / imagepkg.PageSize; have < img.pages {
 		if _, ok := mem.Grow(img.pages - have); !ok {
 			return fmt.Errorf("the memory cannot grow to the image's %d pages", img.pages)
 		}
 	}
-	for _, r := range img.runs {
-		if !mem.Write(r.off, r.data) {
-			return fmt.Errorf("image run at %d is out of bounds", r.off)
+	if !mapped {
+		b, _ := mem.Read(0, mem.Size())
+		if err := img.copyInto(b); err != nil {
+			return err
 		}
 	}
 	for i, g := range t.Globals {
@@ -164,4 +211,38 @@ func (img *image) restore(mod api.Module, t *imagepkg.Template) error {
 		img.seeds.Reseed(b, func(p []byte) { rand.Read(p) })
 	}
 	return nil
+}
+
+// copyInto copies the image's non-zero runs into mem, which is zeros.
+func (img *image) copyInto(mem []byte) error { return img.write(mem, false) }
+
+// copyOver writes the image over mem, whatever it holds: its runs, and
+// zeros between them.
+func (img *image) copyOver(mem []byte) error { return img.write(mem, true) }
+
+func (img *image) write(mem []byte, zeros bool) error {
+	write := func() error {
+		end := 0
+		for _, r := range img.runs {
+			if uint64(r.off)+uint64(len(r.data)) > uint64(len(mem)) {
+				return fmt.Errorf("image run at %d is out of bounds", r.off)
+			}
+			if zeros {
+				clear(mem[end:r.off])
+			}
+			end = copy(mem[r.off:], r.data) + int(r.off)
+		}
+		if zeros {
+			clear(mem[end:])
+		}
+		return nil
+	}
+	if img.cow == nil {
+		return write()
+	}
+	var err error
+	if !img.cow.read(func([]byte) { err = write() }) {
+		return errors.New("the plugin is closed: its image is released")
+	}
+	return err
 }

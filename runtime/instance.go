@@ -42,6 +42,13 @@ func (p *Plugin) instantiateWith(ctx context.Context, img *image, imaging bool) 
 	mc := &memoryCap{limit: limit}
 	if img != nil {
 		mc.hint = uint64(img.pages) << 16
+		if p.copyImage {
+			if !p.noSpares {
+				mc.reuse = img
+			}
+		} else {
+			mc.cow = img.cow
+		}
 	}
 	wctx := experimental.WithMemoryAllocator(context.WithValue(ctx, stateKey{}, st), mc)
 	var mod api.Module
@@ -66,7 +73,7 @@ func (p *Plugin) instantiateWith(ctx context.Context, img *image, imaging bool) 
 	inst := &instance{p: p, mod: mod, st: st}
 	if err := p.r.recovered("instantiate", func() error {
 		if img != nil {
-			return img.restore(mod, p.m.tmpl)
+			return img.restore(mod, p.m.tmpl, mc.mapped)
 		}
 		if p.m.tmpl != nil {
 			if err := writeSegments(mod, p.m.tmpl); err != nil {

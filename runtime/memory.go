@@ -15,6 +15,13 @@ type memoryCap struct {
 	limit uint64
 	over  uint64 // the initial size of a memory over limit, in bytes
 	hint  uint64 // the size the memory will grow to at once (an image's)
+	// cow, if set, is the image to map copy-on-write at the start of the
+	// memory; reuse, if set, the image whose spare memories (reset to it)
+	// may be taken, and to which the new memory is given back at close.
+	// mapped reports that the memory holds the image already.
+	cow    *cowImage
+	reuse  *image
+	mapped bool
 }
 
 func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemory {
@@ -22,7 +29,23 @@ func (a *memoryCap) Allocate(capacity, maxBytes uint64) experimental.LinearMemor
 		a.over = max(a.over, capacity)
 		return &cappedMemory{limit: a.limit} // nothing reserved: refused
 	}
-	return allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
+	if a.cow != nil {
+		if m := a.cow.mapMemory(min(a.limit, maxBytes)); m != nil {
+			a.mapped = true
+			return m
+		}
+	}
+	if a.reuse != nil {
+		if m := a.reuse.takeSpare(min(a.limit, maxBytes)); m != nil {
+			a.mapped = true
+			return m
+		}
+	}
+	lm := allocate(max(capacity, min(a.hint, a.limit)), min(a.limit, maxBytes))
+	if a.reuse != nil {
+		a.reuse.recycling(lm)
+	}
+	return lm
 }
 
 // cappedMemory is a linear memory on the Go heap, for systems without

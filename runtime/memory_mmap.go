@@ -37,6 +37,15 @@ func allocate(capacity, limit uint64) experimental.LinearMemory {
 type mappedMemory struct {
 	buf   []byte
 	limit uint64
+	// high is the most bytes the memory ever held: past it, the mapping
+	// is still zeros.
+	high uint64
+	// closing, if set, sees the memory (its whole reservation) before it
+	// is unmapped.
+	closing func(mem []byte)
+	// recycle, if set, may keep the mapping for another instance instead
+	// of unmapping it (it reports whether it did).
+	recycle func(*mappedMemory) bool
 }
 
 // mapMemory maps limit bytes, or returns nil if the system refuses.
@@ -54,11 +63,23 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	m.buf = m.buf[:size]
+	m.high = max(m.high, size)
 	return m.buf
 }
 
 func (m *mappedMemory) Free() {
+	if m.recycle != nil && m.buf != nil && m.recycle(m) {
+		return
+	}
+	m.unmap()
+}
+
+// unmap returns the mapping to the system.
+func (m *mappedMemory) unmap() {
 	if m.buf != nil {
+		if m.closing != nil {
+			m.closing(m.buf[:m.limit])
+		}
 		syscall.Munmap(m.buf[:m.limit])
 		m.buf = nil
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -23,6 +24,13 @@ type PluginOptions struct {
 	// NoImage turns images off for this plugin: every instance runs the
 	// module's initialization itself (docs/runtime.md, "Images").
 	NoImage bool
+
+	// imageMemory, if set, overrides the Runtime's Options.ImageMemory
+	// (tests and benchmarks compare the two).
+	imageMemory ImageMemory
+	// noSpares has copied images' memories unmapped at close, never kept
+	// for the next instance (benchmarks compare).
+	noSpares bool
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure. With
@@ -47,8 +55,10 @@ type Plugin struct {
 	mounts []mount
 	closes sync.WaitGroup // instances being closed after their call
 
-	img     *image // the state new instances start from (nil: none)
-	noImage string // why there is no image
+	img       *image // the state new instances start from (nil: none)
+	noImage   string // why there is no image
+	copyImage bool   // instances copy the image, not map it
+	noSpares  bool   // PluginOptions.noSpares
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -67,7 +77,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, imagesAs, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}
@@ -91,8 +101,12 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	return p, nil
 }
 
-// imagesOff turns images off for every plugin (tests, see export_test.go).
-var imagesOff bool
+// imagesOff turns images off for every plugin, and imagesAs, if set,
+// has every plugin's images made that way (tests, see export_test.go).
+var (
+	imagesOff bool
+	imagesAs  ImageMemory
+)
 
 // setImage makes the plugin's image, or logs why it has none.
 func (p *Plugin) setImage(off bool) {
@@ -221,16 +235,18 @@ func (p *Plugin) leave() {
 }
 
 // retire closes an instance after its call, off the caller's path, and
-// has the pool refilled. The call's slots are freed only once the
-// instance is closed and its memory returned, so that the instances
-// alive at once, and their memory, stay within the caps.
+// then has the pool refilled (the refill finds the closed instance's
+// memory reset to the image, a spare, instead of mapping a new one). The
+// call's slots are freed only once the instance is closed and its memory
+// returned, so that the instances alive at once, and their memory, stay
+// within the caps.
 func (p *Plugin) retire(inst *instance) {
-	p.pool.signal()
 	p.closes.Add(1)
 	p.r.goSafely("retire", func() {
 		defer p.closes.Done()
 		defer p.leave()
 		defer p.r.calls.leave()
+		defer p.pool.signal()
 		inst.close()
 	})
 }
@@ -241,4 +257,5 @@ func (p *Plugin) Close() {
 	p.pool.close()
 	p.closes.Wait()
 	closeMounts(p.mounts)
+	p.img.release()
 }

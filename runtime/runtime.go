@@ -43,6 +43,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer, if set, is told of every call and instantiation.
 	Observer Observer
+	// ImageMemory is how a new instance's memory gets its plugin's image
+	// (docs/runtime.md, "Images"): ImageMemoryAuto (the default),
+	// ImageMemoryCopy or ImageMemoryMap.
+	ImageMemory ImageMemory
 
 	// stopper selects how guest code is stopped, for benchmarks that
 	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel
@@ -92,6 +96,13 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch opts.ImageMemory {
+	case ImageMemoryAuto:
+		opts.ImageMemory = autoImageMemory()
+	case ImageMemoryCopy, ImageMemoryMap:
+	default:
+		return nil, fmt.Errorf("runtime: ImageMemory %q is none of %q, %q, %q", opts.ImageMemory, ImageMemoryAuto, ImageMemoryCopy, ImageMemoryMap)
 	}
 	if opts.MaxConcurrentCalls <= 0 {
 		opts.MaxConcurrentCalls = max(8, 4*goruntime.GOMAXPROCS(0))

@@ -100,3 +100,8 @@ func (s Seeds) Reseed(mem []byte, random func([]byte)) {
 		copy(mem[off:off+8], b[:8])
 	}
 }
+
+// StateSize is the bytes of a ChaCha8 state, from its offset in
+// Seeds.States, that Reseed rewrites; it rewrites 8 bytes at each offset
+// in Seeds.Cheap.
+const StateSize = stateSize
