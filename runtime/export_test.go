@@ -66,7 +66,7 @@ func Pool(p *Plugin, n int) []*instance {
 
 // CallIn calls export with input in inst, which stays open.
 func CallIn(inst *instance, export string, input []byte) ([]byte, error) {
-	return inst.call(context.Background(), export, input, nil)
+	return inst.call(context.Background(), export, input, nil, nil)
 }
 
 func Unpool(insts []*instance) {
@@ -115,7 +115,7 @@ func WarmImage(p *Plugin, export string, input []byte) error {
 		if err != nil {
 			return err
 		}
-		_, err = inst.call(context.Background(), export, input, nil)
+		_, err = inst.call(context.Background(), export, input, nil, nil)
 		inst.close()
 		if err != nil {
 			return err
