@@ -3,9 +3,11 @@ package runtime
 import (
 	"bytes"
 	"context"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	imagepkg "github.com/wasmagent/wasmagent/runtime/internal/image"
@@ -177,5 +179,52 @@ func TestImageSpareNotKeptPastGrowth(t *testing.T) {
 			t.Errorf("grown by %d pages: spare kept %v, want %v", grow, kept, want)
 		}
 		p.img.dropSpares()
+	}
+}
+
+// A plugin dropped without Close gives its spare memory back when it is
+// collected: the spare waiting for its next instance must not keep the
+// plugin's image reachable (it did, through its recycle function, and the
+// cleanup never ran).
+func TestImageSpareReleasedWhenCollected(t *testing.T) {
+	if maxSpares == 0 {
+		t.Skip("no spare memories on this system")
+	}
+	if imagesOff {
+		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
+	}
+	r, err := probeRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.CompileFile(context.Background(), wasmbuild.ForTest(t, "internal/testplugins/probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spares := func() chan *mappedMemory {
+		p, err := r.NewPlugin(m, PluginOptions{imageMemory: ImageMemoryCopy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.img == nil {
+			t.Fatalf("no image: %s", p.noImage)
+		}
+		if _, err := p.Call(context.Background(), "execute", []byte(`{"toolCallId":"c","name":"echo","args":{"text":"x"}}`), nil); err != nil {
+			t.Fatal(err)
+		}
+		return p.img.spares
+	}()
+	for i := 0; i < 500 && len(spares) == 0; i++ {
+		time.Sleep(10 * time.Millisecond) // the instance is closed after the call returns
+	}
+	if len(spares) != 1 {
+		t.Fatalf("%d spares after a call, want 1", len(spares))
+	}
+	for i := 0; i < 50 && len(spares) > 0; i++ {
+		goruntime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(spares) != 0 {
+		t.Fatal("the spare memory of a plugin collected without Close was never given back")
 	}
 }

@@ -25,6 +25,7 @@ func (img *image) takeSpare(limit uint64) experimental.LinearMemory {
 	select {
 	case m := <-img.spares:
 		if m.limit == limit {
+			m.recycle = img.recycle
 			return m
 		}
 		m.unmap()
@@ -56,6 +57,11 @@ func (img *image) recycle(m *mappedMemory) bool {
 	}
 	clear(mem[size:])
 	m.buf, m.high = m.buf[:0], size
+	// A waiting spare does not point back to img (takeSpare sets it
+	// again): the cleanup that drains the spares of a plugin collected
+	// without Close could otherwise never run, the spares keeping img
+	// reachable from its own cleanup's argument.
+	m.recycle = nil
 	select {
 	case img.spares <- m:
 		if img.released.Load() {

@@ -121,6 +121,31 @@ func compileIn(t *testing.T, cacheDir string, wasm []byte) *Module {
 	return m
 }
 
+// rewriteCacheDir is a cache directory of its own for the rewrite
+// cache, whose compiled code is the tests' shared compilation cache
+// (linked in): the tests are about the rewrite entries, and compiling
+// calc afresh for each of their compiles took 40 s under -race.
+func rewriteCacheDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	shared := wasmbuild.TestCacheDir()
+	if err := os.MkdirAll(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "wazero-") {
+			if err := os.Symlink(filepath.Join(shared, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
 // rewriteEntry is the path of the only entry in cacheDir.
 func rewriteEntry(t *testing.T, cacheDir string) string {
 	t.Helper()
@@ -136,7 +161,7 @@ func rewriteEntry(t *testing.T, cacheDir string) string {
 // that says there is no image is what the module then says.
 func TestRewriteCacheUsed(t *testing.T) {
 	wasm := rewriteModules(t)["calc"]
-	dir := t.TempDir()
+	dir := rewriteCacheDir(t)
 	if m := compileIn(t, dir, wasm); m.tmpl == nil {
 		t.Fatalf("calc has no image: %s", m.noImage)
 	}
@@ -166,7 +191,7 @@ func TestRewriteCacheUsed(t *testing.T) {
 // rewritten (and has its image), and the entry is replaced by a good one.
 func TestRewriteCacheCorruptEntries(t *testing.T) {
 	wasm := rewriteModules(t)["calc"]
-	dir := t.TempDir()
+	dir := rewriteCacheDir(t)
 	compileIn(t, dir, wasm)
 	path := rewriteEntry(t, dir)
 	good, err := os.ReadFile(path)
