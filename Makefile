@@ -1,5 +1,7 @@
 # wasmagent — see README.md. Every target works from a clean clone.
 GO ?= go
+# The tests and internal/testrun build with the same go command.
+export GO
 
 .PHONY: all demo run build plugins npm-deps node-deps test test-short bench bench-pi bench-runtime check fuzz golden-pi pi-session-fixture
 
@@ -99,11 +101,14 @@ test: plugins npm-deps
 	$(GO) run ./internal/testrun -race $(if $(TESTP),-p $(TESTP)) -skip '/internal/testcache$$' ./...
 	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
 		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
-	@echo "the containment and isolation tests again, with instance images off"
-	WASMAGENT_TEST_IMAGES=off $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'
+	@echo "the containment and isolation tests again: instance images off, then mapped copy-on-write, then copied"
+	for images in off map copy; do \
+		WASMAGENT_TEST_IMAGES=$$images $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' || exit 1; \
+	done
 
 # The runtime's containment and isolation tests, which make test runs a
-# second time with images off (docs/runtime.md, "Images").
+# second time with images off, and with each way of making an instance
+# from its image whatever this system's default (docs/runtime.md, "Images").
 IMAGE_OFF_TESTS = NoAmbientAuthority|UpdateOverLimit|ConcurrencyCaps|FilesStayInside|DeadlineHolds|HostWorkCaps|LateReturnIsAnError|HTTPRequestsCap|NeverTakeTheHostDown|HostPanicFailsOnlyItsCall|SecondCallNeverSeesFirst|ParallelCallsAreIsolated|FailedCallLeavesNothing|TimeoutStopsInfiniteLoop|AbortStopsInfiniteLoop|MemoryGrant|TestImage
 
 node-deps: npm-deps
@@ -152,6 +157,7 @@ FUZZ_TARGETS = \
 	./host/telemetry:FuzzAttributesProto \
 	./host/wasmtool:FuzzDescribeCache \
 	./host/wasmtool:FuzzPluginOutputs \
+	./host/wasmtool:FuzzResultParts \
 	./host:FuzzDecodeMessage \
 	./host:FuzzEncodeOrdered \
 	./host:FuzzHookPipeline \
@@ -168,6 +174,7 @@ FUZZ_TARGETS = \
 	./internal/safetext:FuzzCleanClip \
 	./plugins/calc:FuzzEval \
 	./plugins/fetch:FuzzRender \
+	./plugins/fs:FuzzImageType \
 	./plugins/policy:FuzzRewrites \
 	./plugins/redact:FuzzRedact \
 	./plugins/text:FuzzDiff \
@@ -176,10 +183,15 @@ FUZZ_TARGETS = \
 	./runtime/internal/image:FuzzMake \
 	./runtime/internal/wasmbin:FuzzReadFacts \
 	./runtime:FuzzBulkExports \
+	./runtime:FuzzBulkParts \
+	./runtime:FuzzDecodeRewrite \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzKernel \
 	./sdk/assemblyscript:FuzzJSON \
-	./sdk/pathglob:FuzzCompile
+	./sdk/pathglob:FuzzCompile \
+	./sdk:FuzzAppendJSONString \
+	./sdk:FuzzEncodeAfter \
+	./sdk:FuzzEncodeResult
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -196,7 +208,7 @@ BENCHCOUNT ?= 6
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 bench: plugins
 	$(GO) test ./runtime/ -run '^$$' -bench . -benchtime 300ms -count $(BENCHCOUNT) -timeout 30m > bench.out
-	$(GO) test -p 1 ./host/ ./host/wasmtool/ -run '^$$' -bench Loop -count $(BENCHCOUNT) >> bench.out
+	$(GO) test -p 1 ./host/ ./host/wasmtool/ -run '^$$' -bench 'Loop|Result1MiB|DecodeResult1MiB' -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./cmd/wasmagent/ -run '^$$' -bench ColdStart -benchtime 1x -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/eventwire/ -run '^$$' -bench JSONEvents -benchtime 1x -count $(BENCHCOUNT) >> bench.out
 	$(GO) test ./host/mcp/ -run '^$$' -bench MCPCall -count $(BENCHCOUNT) >> bench.out

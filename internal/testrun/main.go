@@ -34,6 +34,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 func main() {
@@ -136,7 +138,7 @@ func splitArgs(args []string) (patterns, testFlags []string) {
 
 // list returns the packages of patterns that have test files.
 func list(dir string, patterns []string, skip *regexp.Regexp) ([]pkg, error) {
-	cmd := exec.Command("go", append([]string{"list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}\t{{.Dir}}{{end}}"}, patterns...)...)
+	cmd := exec.Command(wasmbuild.GoTool(), append([]string{"list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}\t{{.Dir}}{{end}}"}, patterns...)...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
@@ -180,7 +182,7 @@ var majorSuffix = regexp.MustCompile(`^v[2-9][0-9]*$|^v[1-9][0-9]+$`)
 
 // binDir is where the test binaries of this checkout live between runs.
 func binDir(dir string, race bool) (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
+	cmd := exec.Command(wasmbuild.GoTool(), "env", "GOMOD")
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
@@ -207,7 +209,7 @@ func build(dir string, pkgs []pkg, bin string, race bool, stderr io.Writer) erro
 	for _, p := range pkgs {
 		args = append(args, p.ImportPath)
 	}
-	cmd := exec.Command("go", args...)
+	cmd := exec.Command(wasmbuild.GoTool(), args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Run(); err != nil {
@@ -218,6 +220,15 @@ func build(dir string, pkgs []pkg, bin string, race bool, stderr io.Writer) erro
 	}
 	return nil
 }
+
+// goroot is the GOROOT of the go command that builds the tests, or "".
+var goroot = func() string {
+	out, err := exec.Command(wasmbuild.GoTool(), "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}()
 
 // runAll runs the binaries in order, parallel at a time, and prints each
 // result as it comes.
@@ -247,6 +258,11 @@ func runOne(p pkg, flags []string) result {
 	cmd := exec.CommandContext(context.Background(), p.Binary, flags...)
 	cmd.Dir = p.Dir
 	cmd.Env = append(os.Environ(), "PWD="+p.Dir)
+	if goroot != "" {
+		// As go test does: the toolchain that built the tests first on
+		// PATH, for tests that run go themselves.
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Join(goroot, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

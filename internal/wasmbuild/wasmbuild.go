@@ -33,7 +33,7 @@ func build(ctx context.Context, dir, out string, flags ...string) error {
 	}
 	// -trimpath: the same source gives the same bytes in any checkout, so
 	// the compilation cache (keyed by the bytes) serves every clone.
-	cmd := exec.CommandContext(ctx, goTool(), append(append([]string{"build", "-trimpath"}, flags...), "-o", out, dir)...)
+	cmd := exec.CommandContext(ctx, GoTool(), append(append([]string{"build", "-trimpath"}, flags...), "-o", out, dir)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
@@ -45,7 +45,7 @@ func build(ctx context.Context, dir, out string, flags ...string) error {
 }
 
 var rootOnce = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command(goTool(), "env", "GOMOD").Output()
+	out, err := exec.Command(GoTool(), "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
@@ -59,8 +59,8 @@ var rootOnce = sync.OnceValues(func() (string, error) {
 // ModuleRoot is the directory of the module's go.mod.
 func ModuleRoot() (string, error) { return rootOnce() }
 
-// goTool is $GO, or go from PATH.
-func goTool() string {
+// GoTool is the go command: $GO, or go from PATH (make exports GO).
+func GoTool() string {
 	if g := os.Getenv("GO"); g != "" {
 		return g
 	}
