@@ -69,6 +69,17 @@ cache_dir = %q
 		setup.Store(s)
 	}
 	s := setup.Load()
+	// Held, not loaded: calc's load waits for the request (without the
+	// hold it would have started at Wire).
+	for deadline := time.Now().Add(30 * time.Second); config.HeldLoads(s) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := config.HeldLoads(s); n != 1 {
+		t.Fatalf("%d loads held before the first request, want 1", n)
+	}
+	if n := s.Runtime.Stats().MaxRunning; n != 0 {
+		t.Fatalf("%d calls ran before the first request was written, want none (the load is held)", n)
+	}
 	if d, ok := s.Options.Model.(host.ModelDescriber); !ok || d.ModelInfo().ID != "m" {
 		t.Fatalf("the held model hides its ModelInfo (%T)", s.Options.Model)
 	}

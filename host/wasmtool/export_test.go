@@ -6,14 +6,6 @@ var (
 	ParseResultParts = parseResultParts
 )
 
-// Held is the number of loads waiting for s to open.
-func (s *Start) Held() int {
-	if s == nil {
-		return 0
-	}
-	return int(s.held.Load())
-}
-
 // TakeEveryTurn takes every turn of the background loads, as loads of
 // other plugins would, until release.
 func TakeEveryTurn() (release func()) {

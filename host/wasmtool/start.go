@@ -43,3 +43,11 @@ func (s *Start) wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// Held is the number of loads waiting for s to open.
+func (s *Start) Held() int {
+	if s == nil {
+		return 0
+	}
+	return int(s.held.Load())
+}
