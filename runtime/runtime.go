@@ -173,6 +173,10 @@ type Stats struct {
 // Stats reports the calls running and waiting, all plugins together.
 func (r *Runtime) Stats() Stats { return r.calls.stats() }
 
+// ImageMemory is how this runtime's instances get their images:
+// ImageMemoryCopy or ImageMemoryMap (ImageMemoryAuto resolved).
+func (r *Runtime) ImageMemory() ImageMemory { return r.opts.ImageMemory }
+
 // compileContext asks wazero for r's number of compilation workers.
 func (r *Runtime) compileContext(ctx context.Context) context.Context {
 	return experimental.WithCompilationWorkers(ctx, r.opts.CompileWorkers)

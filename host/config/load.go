@@ -146,7 +146,7 @@ var knownKeys = []string{
 	"model", "agent", "runtime", "tool", "hook",
 	"provider", "name", "base_url", "api_key_env", "temperature", "max_tokens", "reasoning_effort", "timeout", "retries", "script",
 	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
-	"cache_dir", "max_memory", "log_level",
+	"cache_dir", "max_memory", "log_level", "image_memory",
 	"max_response_bytes", "max_tool_calls", "max_argument_bytes", "events", "updates", "floor", "ratio",
 	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
 	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
@@ -237,6 +237,9 @@ func (c *checker) check() {
 	}
 	if r.LogLevel != "" && !oneOf(r.LogLevel, "debug", "info", "warn", "error") {
 		c.errorf("runtime.log_level", "%q is not debug, info, warn or error", r.LogLevel)
+	}
+	if r.ImageMemory != "" && !oneOf(r.ImageMemory, "auto", "copy", "map") {
+		c.errorf("runtime.image_memory", "%q is not auto, copy or map", r.ImageMemory)
 	}
 	for i := range c.f.Tools {
 		t := &c.f.Tools[i]

@@ -92,6 +92,9 @@ type Runtime struct {
 	MaxMemory          Size   `toml:"max_memory"`
 	MaxConcurrentCalls int    `toml:"max_concurrent_calls"`
 	LogLevel           string `toml:"log_level"`
+	// ImageMemory is how an instance gets its plugin's image: "auto" (or
+	// empty), "copy" or "map" (docs/runtime.md, "Images").
+	ImageMemory string `toml:"image_memory"`
 }
 
 // Plugin is what [[tool]] and [[hook]] entries share.

@@ -108,7 +108,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 			s.Close()
 		}
 	}()
-	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, Logger: opts.Logger, Observer: opts.RuntimeObserver}
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), Logger: opts.Logger, Observer: opts.RuntimeObserver}
 	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
@@ -409,4 +409,13 @@ func (t *configuredTool) PrepareArguments(args json.RawMessage) (json.RawMessage
 		return p.PrepareArguments(args)
 	}
 	return args, nil
+}
+
+// imageMemory is runtime.image_memory as the runtime's option ("auto" is
+// the runtime's default, the empty value).
+func imageMemory(v string) runtime.ImageMemory {
+	if v == "auto" {
+		return runtime.ImageMemoryAuto
+	}
+	return runtime.ImageMemory(v)
 }
