@@ -54,7 +54,9 @@ func thpChoice(setting string) ImageMemory {
 // learnCloses is how many closed instances are learnt from, before any is
 // populated (a populated page would look written). A page is hot when
 // most of them used it: one unusual call (or a hostile one writing all
-// its memory) does not make every later instance hold its pages. Only
+// its memory) does not make every later instance hold its pages; a
+// plugin whose first calls mostly write everything makes every later
+// instance populate at most the whole image, what a copy costs. Only
 // the image's pages are learnt; memory grown past it is not.
 const learnCloses = 8
 
