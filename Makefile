@@ -53,7 +53,7 @@ plugins:
 				continue; \
 			fi; \
 			if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-				(cd $$d && $(NPM_CI) && npm run --silent build >/dev/null) || exit 1; \
+				(cd $$d && { $(NPM_CI); } >/dev/null && npm run --silent build >/dev/null) || exit 1; \
 				echo "$$(( $$(date +%s) - start ))s (AssemblyScript: npm ci, asc)"; \
 			else \
 				echo "skipped: an AssemblyScript plugin, and node or npm is not on PATH (install Node.js 20 to build it)"; \

@@ -54,6 +54,7 @@ type result struct {
 	out     []byte
 	err     error
 	elapsed time.Duration
+	cpu     time.Duration // user and system time of the test binary and its children
 }
 
 // run tests the packages of the module in dir as the arguments say and
@@ -266,7 +267,11 @@ func runOne(p pkg, flags []string) result {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	return result{pkg: p, out: out.Bytes(), err: err, elapsed: time.Since(start)}
+	r := result{pkg: p, out: out.Bytes(), err: err, elapsed: time.Since(start)}
+	if st := cmd.ProcessState; st != nil {
+		r.cpu = st.UserTime() + st.SystemTime()
+	}
+	return r
 }
 
 // printResult prints as go test does: the output of a failed package, or
@@ -323,6 +328,17 @@ func report(results []result, total time.Duration, w io.Writer) int {
 	for _, r := range sorted[:min(5, len(sorted))] {
 		slow = append(slow, fmt.Sprintf("%s %.0fs", strings.TrimPrefix(r.pkg.ImportPath, "github.com/wasmagent/wasmagent/"), r.elapsed.Seconds()))
 	}
+	// CPU, not wall time, says what a run costs when the packages share
+	// the cores.
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].cpu > sorted[j].cpu })
+	var cpu time.Duration
+	var most []string
+	for i, r := range sorted {
+		cpu += r.cpu
+		if i < 5 {
+			most = append(most, fmt.Sprintf("%s %.0fs", strings.TrimPrefix(r.pkg.ImportPath, "github.com/wasmagent/wasmagent/"), r.cpu.Seconds()))
+		}
+	}
 	var failed []string
 	for _, r := range results {
 		if r.err != nil {
@@ -330,6 +346,7 @@ func report(results []result, total time.Duration, w io.Writer) int {
 		}
 	}
 	fmt.Fprintf(w, "testrun: %d packages in %.0fs; slowest: %s\n", len(results), total.Seconds(), strings.Join(slow, ", "))
+	fmt.Fprintf(w, "testrun: %.0fs of CPU in the tests; most: %s\n", cpu.Seconds(), strings.Join(most, ", "))
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "testrun: FAIL: %s\n", strings.Join(failed, " "))
 		return 1

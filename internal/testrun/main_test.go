@@ -53,7 +53,7 @@ func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }`,
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errOut.String())
 	}
 	got := out.String()
-	for _, want := range []string{"ok  \texample.com/m/pass\t", "FAIL\texample.com/m/fail\t", "broken on purpose", "testrun: FAIL: example.com/m/fail\n"} {
+	for _, want := range []string{"ok  \texample.com/m/pass\t", "FAIL\texample.com/m/fail\t", "broken on purpose", "testrun: FAIL: example.com/m/fail\n", "s of CPU in the tests; most: "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
