@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/wasmagent/wasmagent/internal/atomicfile"
 	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
 	imagepkg "github.com/wasmagent/wasmagent/runtime/internal/image"
 	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
@@ -89,7 +90,8 @@ func (r *Runtime) rewriteCached(name string, sum [sha256.Size]byte, wasm []byte)
 	}
 	out, tmpl, noImage, err := r.rewrite(name, wasm)
 	if err == nil {
-		writeAtomic(path, encodeRewrite(key, rewritten{wasm: out, tmpl: tmpl, noImage: noImage}))
+		// Not written is a miss next time, nothing worse.
+		atomicfile.Write(path, encodeRewrite(key, rewritten{wasm: out, tmpl: tmpl, noImage: noImage}))
 	}
 	return out, tmpl, noImage, err
 }
@@ -103,30 +105,6 @@ func rewriteKey(sum [sha256.Size]byte, stopper string) [sha256.Size]byte {
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
 	return k
-}
-
-// writeAtomic writes b to path through a temporary file renamed into
-// place, so that a reader sees a whole entry or none. The cache is an
-// optimisation: a failure leaves no entry, and nothing else.
-func writeAtomic(path string, b []byte) {
-	dir := filepath.Dir(path)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
 }
 
 // Entry flags.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wasmagent/wasmagent/internal/atomicfile"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -135,29 +136,10 @@ func (c *DescribeCache) put(key string, raw []byte) {
 	c.write(c.path(key), b)
 }
 
-// write writes an entry to a temporary file and renames it, so that a
-// reader sees a whole entry or none. A failure is only logged: the cache
-// is an optimisation.
+// write writes an entry whole or not at all. A failure is only logged:
+// the cache is an optimisation.
 func (c *DescribeCache) write(path string, b []byte) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		c.log.Debug("describe cache: not written", "err", err)
-		return
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		c.log.Debug("describe cache: not written", "err", err)
-		return
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 		c.log.Debug("describe cache: not written", "err", err)
 	}
 }
