@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
 	imagepkg "github.com/wasmagent/wasmagent/runtime/internal/image"
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
 )
 
 // rewriteModules are a Go plugin (an image template, data segments,
@@ -92,7 +94,7 @@ func TestRewriteCacheKey(t *testing.T) {
 	var files int
 	for _, src := range []interface {
 		ReadDir(string) ([]os.DirEntry, error)
-	}{rewriterSource, fuel.Source, imagepkg.Source} {
+	}{rewriterSource, fuel.Source, imagepkg.Source, wasmbin.Source} {
 		entries, err := src.ReadDir(".")
 		if err != nil || len(entries) == 0 {
 			t.Fatalf("the rewriter's source is not embedded: %v", err)
@@ -244,4 +246,28 @@ func FuzzDecodeRewrite(f *testing.F) {
 			t.Fatalf("an entry does not encode back to itself: %v", err)
 		}
 	})
+}
+
+// The rewrite cache's version hashes the source of every package of this
+// module that the rewriter is made of: a package the rewriter comes to
+// import without its source hashed would let a changed rewriter read the
+// entries of the old one.
+func TestRewriteCacheKeyCoversTheRewriter(t *testing.T) {
+	root, err := wasmbuild.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mod = "github.com/wasmagent/wasmagent/"
+	hashed := map[string]bool{mod + "runtime/internal/fuel": true, mod + "runtime/internal/image": true, mod + "runtime/internal/wasmbin": true}
+	cmd := exec.Command(wasmbuild.GoTool(), "list", "-deps", "-f", "{{.ImportPath}}", "./runtime/internal/fuel", "./runtime/internal/image", "./runtime/internal/wasmbin")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, mod) && !hashed[pkg] {
+			t.Errorf("the rewriter imports %s, whose source rewriterVersion does not hash: embed it as the others do (source.go) and add it there and here", pkg)
+		}
+	}
 }
