@@ -19,6 +19,22 @@ var probeRuntime = sync.OnceValues(func() (*Runtime, error) { return New(context
 
 func imagePlugin(t *testing.T, how ImageMemory) *Plugin {
 	t.Helper()
+	m := probeModule(t)
+	p, err := m.r.NewPlugin(m, PluginOptions{imageMemory: how})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if p.img == nil {
+		t.Fatalf("no image: %s", p.noImage)
+	}
+	return p
+}
+
+// probeModule is the probe plugin compiled, for tests of images (skipped
+// with images off).
+func probeModule(t *testing.T) *Module {
+	t.Helper()
 	if imagesOff {
 		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
 	}
@@ -30,15 +46,7 @@ func imagePlugin(t *testing.T, how ImageMemory) *Plugin {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.NewPlugin(m, PluginOptions{imageMemory: how})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if p.img == nil {
-		t.Fatalf("no image: %s", p.noImage)
-	}
-	return p
+	return m
 }
 
 // wantImage is the memory an instance of p must start with, and a mask
@@ -190,19 +198,9 @@ func TestImageSpareReleasedWhenCollected(t *testing.T) {
 	if maxSpares == 0 {
 		t.Skip("no spare memories on this system")
 	}
-	if imagesOff {
-		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
-	}
-	r, err := probeRuntime()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.CompileFile(context.Background(), wasmbuild.ForTest(t, "internal/testplugins/probe"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := probeModule(t)
 	spares := func() chan *mappedMemory {
-		p, err := r.NewPlugin(m, PluginOptions{imageMemory: ImageMemoryCopy})
+		p, err := m.r.NewPlugin(m, PluginOptions{imageMemory: ImageMemoryCopy})
 		if err != nil {
 			t.Fatal(err)
 		}
