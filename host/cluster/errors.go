@@ -61,6 +61,7 @@ func isUnavailable(err error) bool {
 		nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrNoResponders,
 		nats.ErrDisconnected, jetstream.ErrNoStreamResponse,
 		jetstream.ErrJetStreamNotEnabled, jetstream.ErrJetStreamNotEnabledForAccount,
+		errBehind,
 	} {
 		if errors.Is(err, target) {
 			return true

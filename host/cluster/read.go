@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,13 +25,45 @@ const readBatch = 1024
 // read returns, in stream order, the messages on filter: all of them, or
 // with lastOnly the last of each subject, headers only. It reads through
 // an ephemeral consumer, deleted after.
+//
+// The consumer may be placed on a replica that has not yet stored what
+// the leader acknowledged (a consumer of one replica is put on any peer
+// of the stream): so the leader is asked first for the last sequence on
+// filter, and a read that ends before it is read again, as from an
+// unavailable cluster. A session created or appended to is then found by
+// the next read on any host.
 func (s *Store) read(ctx context.Context, filter string, lastOnly bool) ([]stored, error) {
 	var out []stored
 	err := retry(ctx, s.cfg.Timeout, func(ctx context.Context) (err error) {
-		out, err = s.readOnce(ctx, filter, lastOnly)
-		return err
+		last, err := s.leaderLast(ctx, filter)
+		if err != nil {
+			return err
+		}
+		if out, err = s.readOnce(ctx, filter, lastOnly); err != nil {
+			return err
+		}
+		if n := len(out); last > 0 && (n == 0 || out[n-1].seq < last) {
+			return errBehind
+		}
+		return nil
 	})
 	return out, err
+}
+
+// errBehind is a read from a replica that lags the stream's leader.
+var errBehind = errors.New("the replica read from is behind the stream's leader")
+
+// leaderLast is the sequence of the last message on filter as the
+// stream's leader has it (the stream allows no direct reads), or 0.
+func (s *Store) leaderLast(ctx context.Context, filter string) (uint64, error) {
+	m, err := s.stream.GetLastMsgForSubject(ctx, filter)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return m.Sequence, nil
 }
 
 // retry calls an idempotent request until it succeeds, fails otherwise

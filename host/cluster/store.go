@@ -161,10 +161,20 @@ func (s *Store) List(ctx context.Context) ([]session.Info, error) {
 	if err != nil {
 		return nil, unavailableOp("list sessions", err)
 	}
+	// One per session, its last message: the consumer sends the last of
+	// each subject, then what is appended while it is read (in stream
+	// order, so the later one wins).
+	at := map[string]int{}
 	out := make([]session.Info, 0, len(msgs))
 	for _, m := range msgs {
 		key := strings.TrimPrefix(m.subject, s.subj)
-		out = append(out, infoOf(key, m.header.Get(hdrInfo), m.time))
+		info := infoOf(key, m.header.Get(hdrInfo), m.time)
+		if i, ok := at[key]; ok {
+			out[i] = info
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b session.Info) int { return b.Modified.Compare(a.Modified) })
 	return out, nil

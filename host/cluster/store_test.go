@@ -227,6 +227,7 @@ func TestStoreContractCluster(t *testing.T) {
 		n++
 		return testStore(t, conns[n%3], StoreConfig{Replicas: 3})
 	})
+	readYourWrites(t, conns)
 	// Two hosts on two nodes: one writer.
 	a := testStore(t, conns[0], StoreConfig{Prefix: "two", Replicas: 3, Holder: "host-a", LeaseTTL: time.Second})
 	b := testStore(t, conns[1], StoreConfig{Prefix: "two", Replicas: 3, Holder: "host-b", LeaseTTL: time.Second})
@@ -250,6 +251,37 @@ func TestStoreContractCluster(t *testing.T) {
 	var fe *FencedError
 	if err := la.Append(ctx, userEntry("2", "1", "a2")); !errors.As(err, &fe) {
 		t.Fatalf("append by the paused holder on a replicated stream: %v", err)
+	}
+}
+
+// readYourWrites: a session created through one node is loaded and listed
+// at once through another, whatever replica the reading consumer lands
+// on (one of one replica may be put on a follower that has not stored
+// the acknowledged append yet: the store then read "no such session").
+func readYourWrites(t *testing.T, conns []*Conn) {
+	t.Helper()
+	ctx := context.Background()
+	var stores []*Store
+	for _, c := range conns {
+		stores = append(stores, testStore(t, c, StoreConfig{Prefix: "ryw", Replicas: 3}))
+	}
+	for i := range 60 {
+		id := fmt.Sprintf("ryw-%d", i)
+		l, err := stores[i%3].Create(ctx, header(id), []session.Entry{userEntry("a", "", "one")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Append(ctx, userEntry("b", "a", "two")); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		if tr, err := stores[(i+1)%3].Load(ctx, id); err != nil || len(tr.Entries) != 2 {
+			t.Fatalf("session %s created through one node, loaded through another: %v", id, err)
+		}
+		infos, err := stores[(i+2)%3].List(ctx)
+		if err != nil || len(infos) != i+1 {
+			t.Fatalf("session %s created: %d sessions listed through another node, want %d (%v)", id, len(infos), i+1, err)
+		}
 	}
 }
 
