@@ -119,11 +119,7 @@ func publish(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o700); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return replace(dst, b, 0o700)
 }
 
 // publishIfChanged publishes src at dst unless dst holds the same bytes.
@@ -136,8 +132,14 @@ func publishIfChanged(src, dst string) error {
 	if b, err := os.ReadFile(dst); err == nil && bytes.Equal(a, b) {
 		return nil
 	}
+	return replace(dst, a, 0o600)
+}
+
+// replace writes b to dst through dst.tmp renamed into place (callers
+// hold the build lock, so one temporary name is enough).
+func replace(dst string, b []byte, perm os.FileMode) error {
 	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, a, 0o600); err != nil {
+	if err := os.WriteFile(tmp, b, perm); err != nil {
 		return err
 	}
 	return os.Rename(tmp, dst)
