@@ -84,26 +84,38 @@ func writeSegments(mod api.Module, t *imagepkg.Template) error {
 // makeImage initializes the plugin twice, with different entropy, and
 // keeps the first state, with the Go runtime's random generators found by
 // comparing the two. It returns why an image cannot be made, if it cannot.
+//
+// Both instances stay open until the image is taken: their memories are
+// compared and read where they are, and only the first one's non-zero
+// runs are copied, once, into the memfd (or onto the heap without one).
+// Copying each whole memory to the heap first cost two memories' worth
+// of allocation and copying per plugin, for nothing.
 func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 	t := p.m.tmpl
+	var insts [2]*instance
+	defer func() {
+		for _, inst := range insts {
+			if inst != nil {
+				inst.close()
+			}
+		}
+	}()
 	var mems [2][]byte
 	var globals [2][]uint64
-	for k := range mems {
+	for k := range insts {
 		inst, err := p.instantiateWith(ctx, nil, true)
 		if err != nil {
 			return nil, "its initialization failed: " + err.Error()
 		}
+		insts[k] = inst
 		if why := inst.st.unreplayable; why != "" {
-			inst.close()
 			return nil, "its initialization " + why
 		}
 		mem := inst.mod.Memory()
-		b, _ := mem.Read(0, mem.Size())
-		mems[k] = bytes.Clone(b)
+		mems[k], _ = mem.Read(0, mem.Size())
 		for _, g := range t.Globals {
 			globals[k] = append(globals[k], inst.mod.ExportedGlobal(g.Export).Get())
 		}
-		inst.close()
 	}
 	for i := range globals[0] {
 		if globals[0][i] != globals[1][i] {
@@ -117,8 +129,15 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 			return nil, fmt.Sprintf("the Go runtime's random generators were not found where this host looks for them (%d ChaCha8 states, %d cheaprand words): this Go release is not supported by images", len(img.seeds.States), len(img.seeds.Cheap))
 		}
 	}
+	// The runs point into the first instance's memory until mapCow or
+	// the copy below gives them bytes of their own: nothing may use them
+	// after the instances close before that.
 	img.runs = nonZeroRuns(mems[0])
-	img.mapCow(p)
+	if !img.mapCow(p) {
+		for i := range img.runs {
+			img.runs[i].data = bytes.Clone(img.runs[i].data)
+		}
+	}
 	// A plugin not closed gives its spare memories back when it is
 	// collected (Close does it at once).
 	goruntime.AddCleanup(img, drainSpares, img.spares)
@@ -126,14 +145,17 @@ func (p *Plugin) makeImage(ctx context.Context) (*image, string) {
 }
 
 // mapCow puts the image into a sealed memfd, if the platform has them,
-// and points the runs into it so that their bytes are held once. Without
-// one (another system, a sandbox refusing memfd_create), instances copy
-// the runs.
-func (img *image) mapCow(p *Plugin) {
+// and points the runs into it so that their bytes are held once; it
+// reports whether it did. Without one (another system, a sandbox
+// refusing memfd_create), instances copy the runs.
+func (img *image) mapCow(p *Plugin) bool {
+	if p.noMemfd {
+		return false
+	}
 	c, err := newCowImage(uint64(img.pages)*imagepkg.PageSize, img.runs)
 	if err != nil {
 		p.r.log.Debug("runtime: image copied into each instance, not mapped", "plugin", p.name, "reason", err.Error())
-		return
+		return false
 	}
 	for i, r := range img.runs {
 		img.runs[i].data = c.view[r.off : r.off+uint32(len(r.data))]
@@ -141,6 +163,7 @@ func (img *image) mapCow(p *Plugin) {
 	img.cow = c
 	// A plugin not closed releases its image when it is collected.
 	goruntime.AddCleanup(img, (*cowImage).release, c)
+	return true
 }
 
 // release frees what the image holds outside the Go heap.
@@ -156,14 +179,15 @@ func (img *image) release() {
 }
 
 // nonZeroRuns lists the stretches of mem, in whole runPages, that are not
-// all zeros. A new memory is zeros: only these need copying.
+// all zeros. A new memory is zeros: only these need copying. The runs'
+// bytes are mem's, not copies.
 func nonZeroRuns(mem []byte) []imageRun {
 	var runs []imageRun
 	var zero [runPage]byte
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
-			runs = append(runs, imageRun{off: uint32(start), data: bytes.Clone(mem[start:end])})
+			runs = append(runs, imageRun{off: uint32(start), data: mem[start:end:end]})
 			start = -1
 		}
 	}

@@ -19,8 +19,13 @@ var probeRuntime = sync.OnceValues(func() (*Runtime, error) { return New(context
 
 func imagePlugin(t *testing.T, how ImageMemory) *Plugin {
 	t.Helper()
+	return imagePluginWith(t, PluginOptions{imageMemory: how})
+}
+
+func imagePluginWith(t *testing.T, opts PluginOptions) *Plugin {
+	t.Helper()
 	m := probeModule(t)
-	p, err := m.r.NewPlugin(m, PluginOptions{imageMemory: how})
+	p, err := m.r.NewPlugin(m, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +79,26 @@ func wantImage(p *Plugin) (want []byte, redrawn []bool) {
 // before it wrote, in the image's pages and in memory grown past it; with
 // the image mapped copy-on-write, also once the pages instances write
 // have been learnt and are populated up front; with the image copied,
-// also in a spare memory, a closed instance's reset to the image.
+// also in a spare memory, a closed instance's reset to the image; and
+// with the image on the heap, as without memfds, whose runs were taken
+// from the instances that made the image before they closed.
 func TestImageMemoryIsTheImage(t *testing.T) {
-	for _, how := range []ImageMemory{ImageMemoryMap, ImageMemoryCopy} {
-		t.Run(string(how), func(t *testing.T) {
-			p := imagePlugin(t, how)
+	for _, c := range []struct {
+		name string
+		opts PluginOptions
+	}{
+		{string(ImageMemoryMap), PluginOptions{imageMemory: ImageMemoryMap}},
+		{string(ImageMemoryCopy), PluginOptions{imageMemory: ImageMemoryCopy}},
+		{"heap", PluginOptions{imageMemory: ImageMemoryCopy, noMemfd: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := imagePluginWith(t, c.opts)
+			if c.opts.noMemfd && p.img.cow != nil {
+				t.Fatal("the image is in a memfd, not on the heap")
+			}
 			want, redrawn := wantImage(p)
+			zeros := make([]byte, 16*imagepkg.PageSize)
+			mark := make([]byte, runPage)
 			for i := range learnCloses + 3 {
 				inst, err := p.instantiate(context.Background())
 				if err != nil {
@@ -90,29 +109,47 @@ func TestImageMemoryIsTheImage(t *testing.T) {
 				if len(got) != len(want) {
 					t.Fatalf("instance %d: memory of %d bytes, the image has %d", i, len(got), len(want))
 				}
-				for off := range want {
-					if got[off] != want[off] && !redrawn[off] {
-						t.Fatalf("instance %d: byte %#x is %#x, the image's is %#x", i, off, got[off], want[off])
+				// Page by page, then byte by byte where a page differs
+				// (the re-drawn seeds differ in every instance).
+				for page := 0; page < len(want); page += runPage {
+					end := min(page+runPage, len(want))
+					if bytes.Equal(got[page:end], want[page:end]) {
+						continue
+					}
+					for off := page; off < end; off++ {
+						if got[off] != want[off] && !redrawn[off] {
+							t.Fatalf("instance %d: byte %#x is %#x, the image's is %#x", i, off, got[off], want[off])
+						}
 					}
 				}
 				// Write every byte, and grow the memory and write there.
-				mark := bytes.Repeat([]byte{byte(0xA0 + i)}, len(got))
-				copy(got, mark)
+				for j := range mark {
+					mark[j] = byte(0xA0 + i)
+				}
+				for off := 0; off < len(got); off += len(mark) {
+					copy(got[off:], mark)
+				}
 				if _, ok := mem.Grow(16); !ok {
 					t.Fatal("the memory does not grow")
 				}
 				grown, _ := mem.Read(uint32(len(want)), 16*imagepkg.PageSize)
-				if !bytes.Equal(grown, make([]byte, len(grown))) {
+				if !bytes.Equal(grown, zeros) {
 					t.Fatalf("instance %d: memory grown past the image is not zeros", i)
 				}
-				copy(grown, mark)
+				for off := 0; off < len(grown); off += len(mark) {
+					copy(grown[off:], mark)
+				}
 				inst.close()
 			}
-			if how == ImageMemoryMap {
+			if c.opts.imageMemory == ImageMemoryMap {
 				checkLearntAll(t, p)
 			}
-			if how == ImageMemoryCopy && len(p.img.spares) != maxSpares {
+			if c.opts.imageMemory == ImageMemoryCopy && len(p.img.spares) != maxSpares {
 				t.Errorf("%d spare memories kept after the instances closed, want %d", len(p.img.spares), maxSpares)
+			}
+			out, err := p.Call(context.Background(), "execute", []byte(`{"toolCallId":"c","name":"echo","args":{"text":"from the image"}}`), nil)
+			if err != nil || !strings.Contains(string(out), "from the image") {
+				t.Fatalf("a call: %v %.200s", err, out)
 			}
 		})
 	}

@@ -31,6 +31,9 @@ type PluginOptions struct {
 	// noSpares has copied images' memories unmapped at close, never kept
 	// for the next instance (benchmarks compare).
 	noSpares bool
+	// noMemfd has the image kept on the heap, as on a system without
+	// memfds (tests).
+	noMemfd bool
 }
 
 // DefaultPoolSize is a pool size for hosts with no better figure. With
@@ -59,6 +62,7 @@ type Plugin struct {
 	noImage   string // why there is no image
 	copyImage bool   // instances copy the image, not map it
 	noSpares  bool   // PluginOptions.noSpares
+	noMemfd   bool   // PluginOptions.noMemfd
 }
 
 // NewPlugin makes a Plugin of m and starts filling its pool.
@@ -77,7 +81,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)
 	}
-	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, imagesAs, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares}
+	p := &Plugin{r: r, m: m, name: name, grants: g, copyImage: cmp.Or(opts.imageMemory, imagesAs, r.opts.ImageMemory) == ImageMemoryCopy, noSpares: opts.noSpares, noMemfd: opts.noMemfd}
 	if opts.MaxConcurrency > 0 {
 		p.gate = newGate(opts.MaxConcurrency)
 	}
