@@ -93,7 +93,7 @@ func BenchmarkCall(b *testing.B) {
 		}
 		b.Run("extism-instance/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
-			cp, err := extism.NewCompiledPlugin(ctx, manifest, cached, extismHostFunctions(nil))
+			cp, err := extism.NewCompiledPlugin(ctx, manifest, cached, extismHostFunctions())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func BenchmarkCall(b *testing.B) {
 		b.Run("extism-newplugin/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				p, err := extism.NewPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true}, extismHostFunctions(nil))
+				p, err := extism.NewPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true}, extismHostFunctions())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -120,7 +120,7 @@ func BenchmarkCall(b *testing.B) {
 		})
 		b.Run("extism-reused/"+c.name, func(b *testing.B) {
 			ctx := context.Background()
-			p, err := extism.NewPlugin(ctx, manifest, cached, extismHostFunctions(nil))
+			p, err := extism.NewPlugin(ctx, manifest, cached, extismHostFunctions())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -3,6 +3,9 @@ package runtime_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -31,34 +34,59 @@ func extismRuntimeConfig(t testing.TB) wazero.RuntimeConfig {
 	return wazero.NewRuntimeConfig().WithCompilationCache(extismCache)
 }
 
-// extismHostFunctions is wasmagent's emit_update for go-sdk.
-func extismHostFunctions(onUpdate func([]byte)) []extism.HostFunction {
+// updatesKey carries, in a call's context, where go-sdk's emit_update
+// appends what the plugin emits.
+type updatesKey struct{}
+
+// extismHostFunctions is wasmagent's emit_update for go-sdk: it appends
+// each update to the *[][]byte in the call's context.
+func extismHostFunctions() []extism.HostFunction {
 	emit := extism.NewHostFunctionWithStack("emit_update", func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 		b, err := p.ReadBytes(stack[0])
 		if err != nil {
 			panic(err)
 		}
-		if onUpdate != nil {
-			onUpdate(b)
+		if updates, ok := ctx.Value(updatesKey{}).(*[][]byte); ok {
+			*updates = append(*updates, b)
 		}
 	}, []extism.ValueType{extism.ValueTypeI64}, nil)
 	emit.SetNamespace("extism:host/user")
 	return []extism.HostFunction{emit}
 }
 
+// extismCompiled holds go-sdk's compiled plugins, by module and config:
+// compiling (a wazero runtime, validating and loading the module) is not
+// what the comparisons are about, and cost as much as the calls.
+var extismCompiled sync.Map
+
+func extismPlugin(t testing.TB, wasm []byte, config map[string]string) *extism.CompiledPlugin {
+	t.Helper()
+	cfg, _ := json.Marshal(config)
+	key := fmt.Sprintf("%x %s", sha256.Sum256(wasm), cfg)
+	if c, ok := extismCompiled.Load(key); ok {
+		return c.(*extism.CompiledPlugin)
+	}
+	m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: config}
+	c, err := extism.NewCompiledPlugin(context.Background(), m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(t)}, extismHostFunctions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	extismCompiled.Store(key, c)
+	return c
+}
+
 // extismCall runs one export of wasm on plain extism/go-sdk, in a fresh
 // instance, and returns its output and the updates it emitted.
 func extismCall(t testing.TB, wasm []byte, config map[string]string, export string, input []byte) ([]byte, [][]byte, error) {
 	t.Helper()
-	ctx := context.Background()
 	var updates [][]byte
-	m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: config}
-	p, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(t)}, extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
+	ctx := context.WithValue(context.Background(), updatesKey{}, &updates)
+	p, err := extismPlugin(t, wasm, config).Instance(ctx, extism.PluginInstanceConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
-	_, out, err := p.Call(export, input)
+	_, out, err := p.CallWithContext(ctx, export, input)
 	return out, updates, err
 }
 
@@ -93,13 +121,20 @@ func TestSameOutputsAsExtism(t *testing.T) {
 		{"probe updates", probeWasm, "execute", `{"toolCallId":"c1","name":"updates","args":{"n":2}}`},
 		{"probe hook", probeWasm, "before_tool_call", `{"toolCall":{"id":"c1","name":"write","arguments":{}},"args":{"block":true}}`},
 	}
+	// One plugin per module: each call is a fresh instance of it.
+	plugins := map[*byte]*runtime.Plugin{}
+	for _, c := range cases {
+		if plugins[&c.wasm[0]] == nil {
+			plugins[&c.wasm[0]] = pluginOf(t, c.name, c.wasm, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			want, wantUpdates, err := extismCall(t, c.wasm, cfg, c.export, []byte(c.input))
 			if err != nil {
 				t.Fatalf("extism: %v", err)
 			}
-			p := pluginOf(t, c.name, c.wasm, runtime.PluginOptions{Grants: runtime.Grants{Config: cfg}})
+			p := plugins[&c.wasm[0]]
 			var updates [][]byte
 			got, err := p.Call(context.Background(), c.export, []byte(c.input), &runtime.CallOptions{OnUpdate: func(b []byte) error {
 				updates = append(updates, b)

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/internal/plugintest"
@@ -17,12 +18,23 @@ func testCacheDir(testing.TB) string { return wasmbuild.TestCacheDir() }
 // rt is one Runtime shared by the tests of the package.
 func rt(t testing.TB) *runtime.Runtime { return plugintest.Runtime(t) }
 
+// compiled holds the modules compile made, by package: the Runtime
+// compiles the same bytes once anyway, but finding them again read the
+// file and hashed it (megabytes for a Go plugin) at every test.
+var compiled sync.Map
+
+// compile is the plugin package pkg built and compiled, once per test
+// process.
 func compile(t testing.TB, pkg string) *runtime.Module {
 	t.Helper()
+	if m, ok := compiled.Load(pkg); ok {
+		return m.(*runtime.Module)
+	}
 	m, err := rt(t).CompileFile(context.Background(), wasmbuild.ForTest(t, pkg))
 	if err != nil {
 		t.Fatal(err)
 	}
+	compiled.Store(pkg, m)
 	return m
 }
 

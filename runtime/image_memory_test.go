@@ -43,16 +43,26 @@ func probeModule(t *testing.T) *Module {
 	if imagesOff {
 		t.Skip("images are off (WASMAGENT_TEST_IMAGES=off)")
 	}
-	r, err := probeRuntime()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.CompileFile(context.Background(), wasmbuild.ForTest(t, "internal/testplugins/probe"))
+	m, err := probeCompiled()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
+
+// probeCompiled is the probe plugin built and compiled once per test
+// process.
+var probeCompiled = sync.OnceValues(func() (*Module, error) {
+	r, err := probeRuntime()
+	if err != nil {
+		return nil, err
+	}
+	path, err := wasmbuild.Cached("internal/testplugins/probe")
+	if err != nil {
+		return nil, err
+	}
+	return r.CompileFile(context.Background(), path)
+})
 
 // wantImage is the memory an instance of p must start with, and a mask
 // of the bytes that are re-drawn per instance (the Go runtime's seeds).

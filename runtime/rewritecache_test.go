@@ -191,10 +191,14 @@ func TestRewriteCacheUsed(t *testing.T) {
 
 // A torn, corrupt, foreign or empty entry is a miss: the module is
 // rewritten (and has its image), and the entry is replaced by a good one.
+// The first compile writes the entry; each bad one is then read by
+// rewriteCached, the whole of compile's use of the cache
+// (TestRewriteCacheUsed follows an entry through compile), without
+// wazero validating and loading calc again for each.
 func TestRewriteCacheCorruptEntries(t *testing.T) {
 	wasm := rewriteModules(t)["calc"]
 	dir := rewriteCacheDir(t)
-	compileIn(t, dir, wasm)
+	r := compileIn(t, dir, wasm).r
 	path := rewriteEntry(t, dir)
 	good, err := os.ReadFile(path)
 	if err != nil {
@@ -211,8 +215,8 @@ func TestRewriteCacheCorruptEntries(t *testing.T) {
 		"garbage":   []byte("not an entry at all"),
 	} {
 		os.WriteFile(path, b, 0o600)
-		if m := compileIn(t, dir, wasm); m.tmpl == nil {
-			t.Fatalf("%s: no image after a bad entry: %s", name, m.noImage)
+		if _, tmpl, noImage, err := r.rewriteCached("calc", sha256.Sum256(wasm), wasm); err != nil || tmpl == nil {
+			t.Fatalf("%s: no image after a bad entry: %v %s", name, err, noImage)
 		}
 		if after, _ := os.ReadFile(path); !bytes.Equal(after, good) {
 			t.Fatalf("%s: the entry was not replaced by a good one", name)
