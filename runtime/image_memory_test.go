@@ -14,8 +14,11 @@ import (
 )
 
 // probeRuntime is one Runtime for this file's tests, compiled modules
-// cached on disk as the other tests' are.
-var probeRuntime = sync.OnceValues(func() (*Runtime, error) { return New(context.Background(), Options{}) })
+// cached on disk in the tests' shared cache, as the other tests' are (not
+// the user's own cache, where make test's warming never put them).
+var probeRuntime = sync.OnceValues(func() (*Runtime, error) {
+	return New(context.Background(), Options{CacheDir: wasmbuild.TestCacheDir()})
+})
 
 func imagePlugin(t *testing.T, how ImageMemory) *Plugin {
 	t.Helper()
