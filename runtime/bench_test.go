@@ -275,6 +275,29 @@ func BenchmarkInstanceCreation(b *testing.B) {
 	}
 }
 
+// Making a plugin of a compiled Go module (probe): its image taken from
+// two initializations, then closed. B/op counts what taking the image
+// allocates on the heap (`map`: the image in a memfd; `copy`: copied
+// into each instance from the memfd as well).
+func BenchmarkNewPlugin(b *testing.B) {
+	m := compile(b, "internal/testplugins/probe")
+	for _, how := range []runtime.ImageMemory{runtime.ImageMemoryMap, runtime.ImageMemoryCopy} {
+		b.Run("go/"+string(how), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := rt(b).NewPlugin(m, runtime.WithImageMemory(runtime.PluginOptions{}, how))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if on, why := p.Image(); !on {
+					b.Fatalf("no image: %s", why)
+				}
+				p.Close()
+			}
+		})
+	}
+}
+
 // Cold start of a Go plugin: a new Runtime compiling the module, with an
 // empty and with a warm on-disk cache, to the first call's result.
 func BenchmarkColdStart(b *testing.B) {
