@@ -189,7 +189,7 @@ func (b *goBuild) run(ready func(binary string)) error {
 			for _, bin := range pending {
 				ready(bin)
 			}
-			fmt.Fprintf(b.stdout, "testrun: %d test binaries%s built or found up to date in %.1fs\n", len(b.binaries), raceFlag(b.race), time.Since(start).Seconds())
+			fmt.Fprintf(b.stdout, "testrun: %d test binaries%s built or found up to date in %.1fs\n", len(b.binaries), map[bool]string{true: " with -race"}[b.race], time.Since(start).Seconds())
 			return nil
 		case <-tick.C:
 			pending = replaced(pending, before, ready)
