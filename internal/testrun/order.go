@@ -90,26 +90,54 @@ func (h *history) save(results []result) {
 }
 
 // order sorts the jobs longest first, so that no long job starts last
-// and runs on alone at the end: first the jobs never timed, on this
-// checkout or another, the packages with the most test code first, and
-// whole packages before runs of a few of their tests; then the others by
-// their time.
+// and runs on alone at the end: by their time, or for a job never timed,
+// on this checkout or another, by an estimate from the size of its
+// package's tests (estimate).
 func order(jobs []*job, h *history) {
 	for _, j := range jobs {
 		j.weight, j.timed = h.time(j)
+	}
+	perByte := secondsPerTestByte(jobs)
+	for _, j := range jobs {
 		if !j.timed {
-			j.weight = float64(j.pkg.TestBytes)
-			if hasRunFilter(j.flags) {
-				j.weight /= 100
-			}
+			j.weight = estimate(j, perByte)
 		}
 	}
-	sort.SliceStable(jobs, func(a, b int) bool {
-		if jobs[a].timed != jobs[b].timed {
-			return !jobs[a].timed
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].weight > jobs[b].weight })
+}
+
+// untimedShare is the part of a package's time assumed for a run of a
+// few of its tests (-test.run) never timed.
+const untimedShare = 0.1
+
+// estimate is a job's time from its package's test code: the more tests,
+// the longer. Over this module's recorded times, the size of a
+// package's _test.go files ranks the packages by time with a Spearman
+// correlation of 0.72 (RATIONALE.md, "Why does testrun run every group
+// in one pool?").
+func estimate(j *job, perByte float64) float64 {
+	t := float64(j.pkg.TestBytes) * perByte
+	if hasRunFilter(j.flags) {
+		t *= untimedShare
+	}
+	return t
+}
+
+// secondsPerTestByte is the median, over the timed jobs that run all of
+// their package's tests, of seconds per byte of test code; 1 when there
+// are none, since then only the estimates' order matters.
+func secondsPerTestByte(jobs []*job) float64 {
+	var ratios []float64
+	for _, j := range jobs {
+		if j.timed && j.pkg.TestBytes > 0 && !hasRunFilter(j.flags) {
+			ratios = append(ratios, j.weight/float64(j.pkg.TestBytes))
 		}
-		return jobs[a].weight > jobs[b].weight
-	})
+	}
+	if len(ratios) == 0 {
+		return 1
+	}
+	slices.Sort(ratios)
+	return ratios[len(ratios)/2]
 }
 
 // hasRunFilter says whether test flags pick some of the tests only.

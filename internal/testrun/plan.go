@@ -33,8 +33,8 @@ type job struct {
 	env    []string
 	flags  []string // test flags of its group
 	binary string   // the test binary's path
-	// weight orders the jobs: seconds the job took before, or, never
-	// timed, the size of its package's tests (see order).
+	// weight orders the jobs: the seconds it took before (timed), or
+	// an estimate from its package's test code (see order).
 	timed  bool
 	weight float64
 }
