@@ -65,3 +65,43 @@ func TestJobNames(t *testing.T) {
 		}
 	}
 }
+
+// Any command line: parseArgs never panics; what it accepts has one
+// group per "::"-separated part, packages that are not flags, and
+// -env values that are NAME=VALUE.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("-p 3 -race -skip x$ ./... :: -env K=v ./a -- -test.run X :: ./b")
+	f.Add(":: :: --")
+	f.Add("-env = -- ::")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, " ")
+		opts, groups, err := parseArgs(args)
+		if err != nil {
+			return
+		}
+		seps := 0
+		for _, a := range args {
+			if a == "::" {
+				seps++
+			}
+		}
+		if len(groups) != seps+1 || opts.parallel < 1 {
+			t.Fatalf("%d groups from %d separators, -p %d", len(groups), seps, opts.parallel)
+		}
+		for _, g := range groups {
+			if len(g.patterns) == 0 {
+				t.Fatalf("a group without packages: %+v", g)
+			}
+			for _, p := range g.patterns {
+				if strings.HasPrefix(p, "-") {
+					t.Fatalf("flag %q taken for a package", p)
+				}
+			}
+			for _, e := range g.env {
+				if name, _, ok := strings.Cut(e, "="); !ok || name == "" {
+					t.Fatalf("env %q", e)
+				}
+			}
+		}
+	})
+}
