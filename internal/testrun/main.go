@@ -26,6 +26,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,8 +44,12 @@ func main() {
 // returns the exit code.
 func run(dir string, args []string, stdout, stderr io.Writer) int {
 	opts, groups, err := parseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "testrun:", err)
+		fmt.Fprintf(stderr, "testrun: %v\n%s", err, usage)
 		return 2
 	}
 	jobs, err := plan(dir, groups)
@@ -76,6 +82,17 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 	history.save(results)
 	return report(results, time.Since(start), stdout)
 }
+
+const usage = `usage: testrun [-c] [-p N] [-o DIR] [-timeout D] GROUP [:: GROUP]...
+  GROUP is [-race] [-skip REGEXP] [-env NAME=VALUE]... [PACKAGES] [-- TESTFLAGS]
+  -c          build the test binaries, run none
+  -p N        jobs at once (default: twice the CPUs)
+  -o DIR      keep the binaries in DIR/race and DIR/plain (default: under the user cache directory)
+  -timeout D  each test binary's -test.timeout (default 10m)
+  -race       build the group's binaries with the race detector
+  -skip RE    leave out the packages whose import path matches RE
+  -env N=V    set N=V in the environment of the group's test binaries
+`
 
 // options are the flags for the whole run.
 type options struct {

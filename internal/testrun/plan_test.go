@@ -105,3 +105,15 @@ func FuzzParseArgs(f *testing.F) {
 		}
 	})
 }
+
+// -h prints the usage and succeeds; a bad flag prints it after the error.
+func TestUsage(t *testing.T) {
+	var out, errOut strings.Builder
+	if code := run(".", []string{"-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "usage: testrun") {
+		t.Errorf("-h: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := run(".", []string{"./a", "::", "-bogus"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "group 2 (-bogus): flag provided but not defined: -bogus\nusage: testrun") {
+		t.Errorf("-bogus: exit %d\n%s", code, errOut.String())
+	}
+}
