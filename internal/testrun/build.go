@@ -155,7 +155,7 @@ const pollEvery = 100 * time.Millisecond
 // A binary go found up to date is not touched; it is ready when go
 // ends. After an error, the binaries not seen replaced are not ready: go
 // may have skipped them, leaving a stale one.
-func (b *goBuild) run(ready func(binary string)) error {
+func (b *goBuild) run(ready func(binary string)) (string, error) {
 	start := time.Now()
 	before := map[string]os.FileInfo{}
 	for _, bin := range b.binaries {
@@ -172,7 +172,7 @@ func (b *goBuild) run(ready func(binary string)) error {
 	cmd.Env = append(os.Environ(), "GOTMPDIR="+filepath.Dir(b.bin))
 	cmd.Stdout, cmd.Stderr = b.stderr, b.stderr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("go test -c: %w", err)
+		return "", fmt.Errorf("go test -c: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -184,13 +184,16 @@ func (b *goBuild) run(ready func(binary string)) error {
 		case err := <-done:
 			pending = replaced(pending, before, ready)
 			if err != nil {
-				return fmt.Errorf("go test -c%s: %w", raceFlag(b.race), err)
+				return "", fmt.Errorf("go test -c%s: %w", raceFlag(b.race), err)
 			}
 			for _, bin := range pending {
 				ready(bin)
 			}
-			fmt.Fprintf(b.stdout, "testrun: %d test binaries%s built or found up to date in %.1fs\n", len(b.binaries), map[bool]string{true: " with -race"}[b.race], time.Since(start).Seconds())
-			return nil
+			with := ""
+			if b.race {
+				with = " with -race"
+			}
+			return fmt.Sprintf("testrun: %d test binaries%s built or found up to date in %.1fs\n", len(b.binaries), with, time.Since(start).Seconds()), nil
 		case <-tick.C:
 			pending = replaced(pending, before, ready)
 		}
@@ -222,10 +225,12 @@ func raceFlag(race bool) string {
 // buildAll runs the builds one after another (testrun -c).
 func buildAll(builds []*goBuild, stderr io.Writer) int {
 	for _, b := range builds {
-		if err := b.run(func(string) {}); err != nil {
+		said, err := b.run(func(string) {})
+		if err != nil {
 			fmt.Fprintln(stderr, "testrun:", err)
 			return 1
 		}
+		fmt.Fprint(b.stdout, said)
 	}
 	return 0
 }

@@ -85,7 +85,7 @@ func TestBuildReportsEachBinaryOnce(t *testing.T) {
 		binaries: []string{filepath.Join(bin, "b.test"), filepath.Join(bin, "a.test")}, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	for round := range 2 {
 		var got []string
-		err := b.run(func(bin string) {
+		said, err := b.run(func(bin string) {
 			if _, err := os.Stat(bin); err != nil {
 				t.Errorf("round %d: %s ready but absent: %v", round, bin, err)
 			}
@@ -93,6 +93,9 @@ func TestBuildReportsEachBinaryOnce(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err, b.stderr)
+		}
+		if !strings.HasPrefix(said, "testrun: 2 test binaries built or found up to date in ") {
+			t.Errorf("said %q", said)
 		}
 		slices.Sort(got)
 		if want := []string{filepath.Join(bin, "a.test"), filepath.Join(bin, "b.test")}; !slices.Equal(got, want) {

@@ -21,6 +21,7 @@ type pool struct {
 	flags []string // before each job's own test flags
 	run   func(j *job, flags []string) result
 	print func(result)
+	say   func(string) // prints a line of testrun's own; print and say are called one at a time
 }
 
 // result is one job's run.
@@ -33,10 +34,10 @@ type result struct {
 }
 
 // builder makes binaries ready: run calls ready with each, and returns
-// when it is done; after an error, the binaries it did not call ready
-// with are not built.
+// when it is done, with a line to print; after an error, the binaries it
+// did not call ready with are not built.
 type builder interface {
-	run(ready func(binary string)) error
+	run(ready func(binary string)) (said string, err error)
 }
 
 // poolEvent is what the scheduler waits for: a binary ready, a build
@@ -45,6 +46,7 @@ type poolEvent struct {
 	binary   string
 	buildErr error
 	ended    bool // a build ended (buildErr says how)
+	said     string
 	done     *result
 	index    int
 }
@@ -64,8 +66,8 @@ func (p *pool) scheduleWith(builds []builder) []result {
 	events := make(chan poolEvent)
 	go func() {
 		for _, b := range builds {
-			err := b.run(func(bin string) { events <- poolEvent{binary: bin} })
-			events <- poolEvent{ended: true, buildErr: err}
+			said, err := b.run(func(bin string) { events <- poolEvent{binary: bin} })
+			events <- poolEvent{ended: true, buildErr: err, said: said}
 			if err != nil {
 				break // the jobs of later builds are reported not run
 			}
@@ -76,7 +78,9 @@ func (p *pool) scheduleWith(builds []builder) []result {
 	started := make([]bool, len(p.jobs))
 	buildsLeft, running, left := len(builds), 0, len(p.jobs)
 	var buildErrs []string
-	for left > 0 {
+	// Until every job has ended and every build too: a build's last
+	// binaries may be run, and end, before the build has returned.
+	for left > 0 || buildsLeft > 0 {
 		limit := p.slots
 		if buildsLeft > 0 && limit > 1 {
 			limit--
@@ -114,6 +118,9 @@ func (p *pool) scheduleWith(builds []builder) []result {
 			left--
 		case e.ended:
 			buildsLeft--
+			if e.said != "" {
+				p.say(e.said)
+			}
 			if e.buildErr != nil {
 				buildErrs = append(buildErrs, e.buildErr.Error())
 				buildsLeft = 0

@@ -18,11 +18,14 @@ type fakeBuild struct {
 	err   error
 }
 
-func (b *fakeBuild) run(ready func(string)) error {
+func (b *fakeBuild) run(ready func(string)) (string, error) {
 	for _, s := range b.steps {
 		s(ready)
 	}
-	return b.err
+	if b.err != nil {
+		return "", b.err
+	}
+	return "built\n", nil
 }
 
 // recorder is the pool's run: it records what started, with which
@@ -110,7 +113,7 @@ func TestPoolStartsEachJobWhenItsBinaryIsReady(t *testing.T) {
 			// done, two run at once, first before second.
 			release.Do(func() { close(rec.hold["third"]) })
 		}
-	}}
+	}, say: func(string) {}}
 	results := p.scheduleWith([]builder{build})
 	if len(results) != 3 || len(printed) != 3 {
 		t.Fatalf("%d results, %d printed", len(results), len(printed))
@@ -139,7 +142,7 @@ func TestPoolRunsSlotsAtOnce(t *testing.T) {
 				ready("/bin/" + n)
 			}
 		}}}
-		p := &pool{jobs: jobs, slots: slots, run: rec.run, print: func(result) {}}
+		p := &pool{jobs: jobs, slots: slots, run: rec.run, print: func(result) {}, say: func(string) {}}
 		p.scheduleWith([]builder{build})
 		if rec.max > slots || len(rec.started) != len(names) {
 			t.Errorf("slots %d: %d at once, %d started", slots, rec.max, len(rec.started))
@@ -168,7 +171,7 @@ func TestPoolBuildFailure(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		printResult(r, &out)
-	}}
+	}, say: func(string) {}}
 	results := p.scheduleWith([]builder{first, second})
 	if code := report(results, time.Second, &out); code != 1 {
 		t.Errorf("exit %d, want 1", code)
@@ -214,7 +217,7 @@ func TestPoolEveryJobOnce(t *testing.T) {
 			}}})
 		}
 		rec := newRecorder()
-		p := &pool{jobs: jobs, slots: 1 + seed%4, run: rec.run, print: func(result) {}}
+		p := &pool{jobs: jobs, slots: 1 + seed%4, run: rec.run, print: func(result) {}, say: func(string) {}}
 		results := p.scheduleWith(builds)
 		if len(rec.started) != n {
 			t.Errorf("seed %d: %d of %d started: %v", seed, len(rec.started), n, rec.started)
@@ -224,5 +227,28 @@ func TestPoolEveryJobOnce(t *testing.T) {
 				t.Errorf("seed %d: result %d out of place", seed, i)
 			}
 		}
+	}
+}
+
+// The pool returns only when its builds have too, and prints what each
+// said, even when every job has ended before its build returned.
+func TestPoolWaitsForTheBuild(t *testing.T) {
+	rec := newRecorder()
+	jobs := jobsNamed("a", "b")
+	allEnded := make(chan struct{})
+	build := &fakeBuild{steps: []func(func(string)){
+		func(ready func(string)) { ready("/bin/a"); ready("/bin/b") },
+		func(func(string)) { <-allEnded },
+	}}
+	var said []string
+	ended := 0
+	p := &pool{jobs: jobs, slots: 4, run: rec.run, print: func(result) {
+		if ended++; ended == len(jobs) {
+			close(allEnded)
+		}
+	}, say: func(s string) { said = append(said, s) }}
+	p.scheduleWith([]builder{build})
+	if len(said) != 1 || said[0] != "built\n" {
+		t.Errorf("said %q, want the build's line once", said)
 	}
 }
