@@ -84,27 +84,34 @@ npm-deps:
 # subject the race detector voids or shrinks: the memory-bound test (its
 # shadow memory), the 8 MB event streams of eventwire and of run --json
 # and the 800 KB RPC answer (600, 600 and 200 KB under -race:
-# race_on_test.go in their packages), with testrun too. Tests build the
-# test plugins they need themselves; testcache first compiles them all
-# once into the tests' shared compilation cache, with a compiler not
-# slowed by the race detector, and is not run again under -race.
+# race_on_test.go in their packages); then the runtime's containment and
+# isolation tests with instance images off, mapped and copied. Tests
+# build the test plugins they need themselves; testcache first compiles
+# them all once into the tests' shared compilation cache, with a
+# compiler not slowed by the race detector, and is not run again under
+# -race.
 # internal/testrun is go test that keeps the test binaries between runs,
-# so a warm run links none, and runs TESTP of them at once (default:
-# twice the CPUs), the longest first (RATIONALE.md: "Why is make test
-# shaped this way?"; docs/testing.md).
+# so a warm run links none. Each group between "::" is one run of its
+# packages' binaries (its flags, then its packages, then -- and test
+# flags); all of them are jobs of one pool, TESTP at a time (default:
+# twice the CPUs), the longest first, each as soon as its binary is
+# linked (RATIONALE.md: "Why is make test shaped this way?", "Why does
+# testrun run every group in one pool?"; docs/testing.md).
 TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
 	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
 	$(GO) run ./internal/testcache
 	$(GO) test -count=1 ./internal/testcache/
-	$(GO) run ./internal/testrun -race $(if $(TESTP),-p $(TESTP)) -skip '/internal/testcache$$' ./...
-	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
-		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
-	@echo "the containment and isolation tests again: instance images off, then mapped copy-on-write, then copied"
-	for images in off map copy; do \
-		WASMAGENT_TEST_IMAGES=$$images $(GO) run ./internal/testrun ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' || exit 1; \
-	done
+	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) \
+		-race -skip '/internal/testcache$$' ./... \
+		:: ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- -test.run '$(FULL_SIZE_TESTS)' \
+		:: -env WASMAGENT_TEST_IMAGES=off ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \
+		:: -env WASMAGENT_TEST_IMAGES=map ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \
+		:: -env WASMAGENT_TEST_IMAGES=copy ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'
+
+# The tests make test runs again without the race detector, at full size.
+FULL_SIZE_TESTS = MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$
 
 # The runtime's containment and isolation tests, which make test runs a
 # second time with images off, and with each way of making an instance

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The groups of one run: each package's runs named by what sets them
+// apart, each run with its group's environment and test flags, the race
+// and plain binaries apart, a failure named with its run.
+func TestGroupsInOneRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := module(t, map[string]string{
+		"env/env_test.go": `package env
+import ("os"; "testing")
+func TestEnv(t *testing.T) {
+	if os.Getenv("WANT_FAIL") == "1" { t.Fatal("failing as WANT_FAIL asks") }
+	t.Log("IMAGES=" + os.Getenv("IMAGES"))
+}
+func TestOther(t *testing.T) {}`,
+		"race/race_test.go": `package race
+import ("runtime"; "testing")
+func TestRace(t *testing.T) { t.Log("race-enabled", raceOn) ; _ = runtime.GOOS }`,
+		"race/on_test.go":  "//go:build race\n\npackage race\nconst raceOn = true\n",
+		"race/off_test.go": "//go:build !race\n\npackage race\nconst raceOn = false\n",
+	})
+	bin := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run(dir, strings.Fields("-o "+bin+" -race ./race -- -test.v"+
+		" :: ./... -- -test.v :: -env IMAGES=off ./env -- -test.run TestEnv -test.v :: -env WANT_FAIL=1 ./env"), &out, &errOut)
+	got := out.String()
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, got, errOut.String())
+	}
+	for _, want := range []string{
+		"race-enabled true",
+		"race-enabled false",
+		"ok  \texample.com/m/race\t",
+		"ok  \texample.com/m/race (without -race)\t",
+		"ok  \texample.com/m/env (without -race)\t",
+		"IMAGES=off",
+		"ok  \texample.com/m/env (without -race, IMAGES=off)\t",
+		"failing as WANT_FAIL asks",
+		"FAIL\texample.com/m/env (without -race, WANT_FAIL=1)\t",
+		"testrun: FAIL: example.com/m/env (without -race, WANT_FAIL=1)\n",
+		"testrun: 5 jobs",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	// -test.run TestEnv in the IMAGES=off run: TestOther ran in one run only.
+	if n := strings.Count(got, "=== RUN   TestOther"); n != 1 {
+		t.Errorf("TestOther ran %d times, want 1:\n%s", n, got)
+	}
+	for _, f := range []string{"race/race.test", "plain/race.test", "plain/env.test", "race/elapsed.json", "plain/elapsed.json"} {
+		if _, err := os.Stat(filepath.Join(bin, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	h := loadHistory(flavours{race: filepath.Join(bin, "race"), plain: filepath.Join(bin, "plain")})
+	if _, ok := h.own[0]["example.com/m/env (without -race, IMAGES=off)"]; !ok {
+		t.Errorf("no time kept for the IMAGES=off run: %v", h.own[0])
+	}
+}
+
+// A build reports each binary once: as it lands when go links it, at the
+// end when go finds it up to date.
+func TestBuildReportsEachBinaryOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := module(t, map[string]string{
+		"a/a_test.go": "package a\nimport \"testing\"\nfunc TestA(t *testing.T) {}\n",
+		"b/b_test.go": "package b\nimport \"testing\"\nfunc TestB(t *testing.T) {}\n",
+	})
+	bin := t.TempDir()
+	b := &goBuild{dir: dir, bin: bin, pkgs: []string{"example.com/m/b", "example.com/m/a"},
+		binaries: []string{filepath.Join(bin, "b.test"), filepath.Join(bin, "a.test")}, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	for round := range 2 {
+		var got []string
+		said, err := b.run(func(bin string) {
+			if _, err := os.Stat(bin); err != nil {
+				t.Errorf("round %d: %s ready but absent: %v", round, bin, err)
+			}
+			got = append(got, bin)
+		})
+		if err != nil {
+			t.Fatal(err, b.stderr)
+		}
+		if !strings.HasPrefix(said, "testrun: 2 test binaries built or found up to date in ") {
+			t.Errorf("said %q", said)
+		}
+		slices.Sort(got)
+		if want := []string{filepath.Join(bin, "a.test"), filepath.Join(bin, "b.test")}; !slices.Equal(got, want) {
+			t.Errorf("round %d: ready %v, want %v", round, got, want)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(filepath.Dir(bin), "go-build*")); len(entries) > 0 {
+		t.Errorf("go left its work directory behind: %v", entries)
+	}
+}
+
+// A package that does not compile: its old binary, stale now, is not
+// run; the run fails naming it.
+func TestStaleBinaryNeverRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := module(t, map[string]string{
+		"good/good_test.go":     "package good\nimport \"testing\"\nfunc TestGood(t *testing.T) {}\n",
+		"broken/broken_test.go": "package broken\nimport \"testing\"\nfunc TestBroken(t *testing.T) { undefined() }\n",
+	})
+	bin := t.TempDir()
+	stale := filepath.Join(bin, "plain", "broken.test")
+	os.MkdirAll(filepath.Dir(stale), 0o700)
+	if err := os.WriteFile(stale, []byte("#!/bin/sh\necho STALE BINARY RAN\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run(dir, []string{"-o", bin, "./..."}, &out, &errOut)
+	got := out.String()
+	if code != 1 || strings.Contains(got, "STALE BINARY RAN") {
+		t.Fatalf("exit %d\n%s", code, got)
+	}
+	for _, want := range []string{"FAIL\texample.com/m/broken\t0.000s (not run: its test binary was not built (go test -c: exit status 1))", "undefined: undefined"} {
+		if !strings.Contains(got+errOut.String(), want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, got, errOut.String())
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+)
+
+// pool runs jobs, slots at a time, each as soon as its binary is ready,
+// the first ready in the jobs' order first.
+type pool struct {
+	jobs  []*job
+	slots int
+	flags []string // before each job's own test flags
+	run   func(j *job, flags []string) result
+	print func(result)
+	say   func(string) // prints a line of testrun's own; print and say are called one at a time
+}
+
+// result is one job's run.
+type result struct {
+	job       *job
+	out       []byte
+	err       error
+	elapsed   time.Duration
+	user, sys time.Duration // CPU of the test binary and its children
+}
+
+// builder makes binaries ready: run calls ready with each, and returns
+// when it is done, with a line to print; after an error, the binaries it
+// did not call ready with are not built.
+type builder interface {
+	run(ready func(binary string)) (said string, err error)
+}
+
+// poolEvent is what the scheduler waits for: a binary ready, a build
+// ended, or a job ended.
+type poolEvent struct {
+	binary   string
+	buildErr error
+	ended    bool // a build ended (buildErr says how)
+	said     string
+	done     *result
+	index    int
+}
+
+// schedule runs the builds one after another while it runs the jobs, and
+// returns the jobs' results in the jobs' order. A running build takes
+// one of the slots: go runs compiles and links on every CPU.
+func (p *pool) schedule(builds []*goBuild) []result {
+	bs := make([]builder, len(builds))
+	for i, b := range builds {
+		bs[i] = b
+	}
+	return p.scheduleWith(bs)
+}
+
+func (p *pool) scheduleWith(builds []builder) []result {
+	events := make(chan poolEvent)
+	go func() {
+		for _, b := range builds {
+			said, err := b.run(func(bin string) { events <- poolEvent{binary: bin} })
+			events <- poolEvent{ended: true, buildErr: err, said: said}
+			if err != nil {
+				break // the jobs of later builds are reported not run
+			}
+		}
+	}()
+	results := make([]result, len(p.jobs))
+	ready := map[string]bool{}
+	started := make([]bool, len(p.jobs))
+	buildsLeft, running, left := len(builds), 0, len(p.jobs)
+	var buildErrs []string
+	// Until every job has ended and every build too: a build's last
+	// binaries may be run, and end, before the build has returned.
+	for left > 0 || buildsLeft > 0 {
+		limit := p.slots
+		if buildsLeft > 0 && limit > 1 {
+			limit--
+		}
+		for i, j := range p.jobs {
+			if running >= limit {
+				break
+			}
+			if started[i] || !ready[j.binary] {
+				continue
+			}
+			started[i], running = true, running+1
+			go func() {
+				r := p.run(j, append(append([]string(nil), p.flags...), j.flags...))
+				events <- poolEvent{done: &r, index: i}
+			}()
+		}
+		if buildsLeft == 0 && running == 0 {
+			// Nothing runs and nothing will be built: a build failed.
+			for i, j := range p.jobs {
+				if !started[i] {
+					results[i] = result{job: j, err: fmt.Errorf("not run: its test binary was not built (%s)", strings.Join(buildErrs, "; "))}
+					p.print(results[i])
+					left--
+				}
+			}
+			break
+		}
+		e := <-events
+		switch {
+		case e.done != nil:
+			results[e.index] = *e.done
+			p.print(*e.done)
+			running--
+			left--
+		case e.ended:
+			buildsLeft--
+			if e.said != "" {
+				p.say(e.said)
+			}
+			if e.buildErr != nil {
+				buildErrs = append(buildErrs, e.buildErr.Error())
+				buildsLeft = 0
+			}
+		default:
+			ready[e.binary] = true
+		}
+	}
+	return results
+}
+
+// runOne runs a job's test binary in its package's directory.
+func runOne(j *job, flags []string) result {
+	start := time.Now()
+	cmd := exec.CommandContext(context.Background(), j.binary, flags...)
+	cmd.Dir = j.pkg.Dir
+	cmd.Env = append(os.Environ(), "PWD="+j.pkg.Dir)
+	if goroot != "" {
+		// As go test does: the toolchain that built the tests first on
+		// PATH, for tests that run go themselves.
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Join(goroot, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	}
+	cmd.Env = append(cmd.Env, j.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	r := result{job: j, out: out.Bytes(), err: err, elapsed: time.Since(start)}
+	if st := cmd.ProcessState; st != nil {
+		r.user, r.sys = st.UserTime(), st.SystemTime()
+	}
+	return r
+}
+
+// goroot is the GOROOT of the go command that builds the tests, or "".
+var goroot = func() string {
+	out, err := exec.Command(wasmbuild.GoTool(), "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}()
