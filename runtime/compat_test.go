@@ -19,16 +19,18 @@ var (
 	extismCache     wazero.CompilationCache
 )
 
-// extismRuntimeConfig gives go-sdk the tests' on-disk compilation cache.
-func extismRuntimeConfig(t testing.TB) wazero.RuntimeConfig {
+// extismPluginConfig gives go-sdk the tests' on-disk compilation cache,
+// which the prewarm (internal/testcache) fills through the same
+// wasmbuild.ExtismPluginConfig.
+func extismPluginConfig(t testing.TB) extism.PluginConfig {
 	extismCacheOnce.Do(func() {
-		c, err := wazero.NewCompilationCacheWithDir(testCacheDir(t) + "-extism")
+		c, err := wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		extismCache = c
 	})
-	return wazero.NewRuntimeConfig().WithCompilationCache(extismCache)
+	return wasmbuild.ExtismPluginConfig(extismCache)
 }
 
 // extismHostFunctions is wasmagent's emit_update for go-sdk.
@@ -52,8 +54,7 @@ func extismCall(t testing.TB, wasm []byte, config map[string]string, export stri
 	t.Helper()
 	ctx := context.Background()
 	var updates [][]byte
-	m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: config}
-	p, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(t)}, extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
+	p, err := extism.NewPlugin(ctx, wasmbuild.ExtismManifest(wasm, config), extismPluginConfig(t), extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
 	if err != nil {
 		t.Fatal(err)
 	}

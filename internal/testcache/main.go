@@ -1,62 +1,102 @@
-// Command testcache fills the tests' shared compilation cache
-// (wasmbuild.TestCacheDir) with every plugin the tests build, compiled by a
-// binary built without the race detector; its test does the same from a
-// test binary, whose cache directory wazero names differently (see
-// main_test.go). make test runs both before go test -race: without them,
-// each test process of a cold machine compiled the same Go plugins itself,
-// concurrently, in a compiler slowed by the race detector (RATIONALE.md,
-// "Why does make test warm the compilation cache first?").
+// Command testcache is make test's prewarm: it fills the tests' shared
+// compilation caches (wasmbuild.TestCacheDir, wasmbuild.ExtismTestCacheDir)
+// with every module the tests build (modules.go), compiled the ways the
+// tests compile them (compile.go), by processes built without the race
+// detector — so that no race-instrumented test process compiles a Go
+// plugin itself (RATIONALE.md, "Why does make test warm the compilation
+// cache first?", and its correction).
+//
+// wazero keeps compiled modules in a directory named after its own
+// version, which it reads from the binary's build information: a command
+// sees the version in go.mod ("v1.12.0"), the test binary of a package
+// other than main sees none ("dev"). This command fills its own
+// directory, which the wasmagent processes the end-to-end tests start
+// read, then runs itself again built with wazero's version set to the
+// test binaries' (wasmbuild.TestBinaryWazeroVersion) to fill theirs.
+// runtime's TestPrewarmFillsWhatTestsRead checks, from a test binary,
+// that it then finds what it compiles.
+//
+// With -report, it lists instead the compiled modules of 1 MiB or more
+// (Go plugins; no small generated module) that entered those caches after
+// the last prewarm: what the tests compiled themselves, the prewarm having
+// missed it.
 package main
 
 import (
-	"context"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
-	"github.com/wasmagent/wasmagent/runtime"
 )
 
 func main() {
-	if err := run(); err != nil {
+	report := flag.Bool("report", false, "list the large modules compiled since the last prewarm, instead of prewarming")
+	asTest := flag.Bool("as-test-binary", false, "fill the test binaries' cache directory only (the prewarm runs itself so, built with their wazero version)")
+	only := flag.String("only", "", "prewarm only these plugin directories (comma-separated, relative to the module root), for tests")
+	flag.Parse()
+	var err error
+	if *report {
+		err = reportMisses(os.Stdout)
+	} else {
+		err = prewarm(*asTest, *only)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "testcache:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func prewarm(asTest bool, only string) error {
+	version, err := wasmbuild.WazeroVersion()
+	if err != nil {
+		return err
+	}
+	if asTest && version != wasmbuild.TestBinaryWazeroVersion {
+		return fmt.Errorf("built with %s, wazero still names its cache after version %q, not %q", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), version, wasmbuild.TestBinaryWazeroVersion)
+	}
+	mods, err := testModules(only)
+	if err != nil {
+		return err
+	}
+	if err := compileAll(mods, version); err != nil {
+		return err
+	}
+	if asTest {
+		return nil
+	}
+	if version != wasmbuild.TestBinaryWazeroVersion {
+		if err := runAsTestBinary(only); err != nil {
+			return err
+		}
+	}
+	return touch(stampPath())
+}
+
+// runAsTestBinary runs this command again, built so that its wazero names
+// the cache directory as a test binary's does.
+func runAsTestBinary(only string) error {
 	root, err := wasmbuild.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	var pkgs []string
-	for _, pattern := range []string{"plugins/*/main.go", "internal/testplugins/*/main.go"} {
-		files, _ := filepath.Glob(filepath.Join(root, pattern))
-		for _, f := range files {
-			rel, _ := filepath.Rel(root, filepath.Dir(f))
-			if filepath.Base(rel) != "command" { // built without c-shared, on purpose: not loadable
-				pkgs = append(pkgs, filepath.ToSlash(rel))
-			}
-		}
-	}
-	ctx := context.Background()
-	rt, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
-	if err != nil {
-		return err
-	}
-	defer rt.Close(ctx)
-	for _, pkg := range pkgs {
-		start := time.Now()
-		path, err := wasmbuild.Cached(pkg)
-		if err != nil {
-			return err
-		}
-		if _, err := rt.CompileFile(ctx, path); err != nil {
-			return fmt.Errorf("%s: %w", pkg, err)
-		}
-		fmt.Printf("  %-32s built and compiled in %.1fs\n", pkg, time.Since(start).Seconds())
+	cmd := exec.Command(wasmbuild.GoTool(), "run", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), "./internal/testcache", "-as-test-binary", "-only", only)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the prewarm for test binaries: %w", err)
 	}
 	return nil
+}
+
+// stampPath is the file whose time is the last prewarm's end.
+func stampPath() string { return filepath.Join(wasmbuild.TestCacheDir(), "prewarmed") }
+
+func touch(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte("the time of this file is the end of the last prewarm (go run ./internal/testcache)\n"), 0o600)
 }
