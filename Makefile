@@ -86,8 +86,9 @@ npm-deps:
 # and the 800 KB RPC answer (600, 600 and 200 KB under -race:
 # race_on_test.go in their packages), with testrun too. Tests build the
 # test plugins they need themselves; testcache first compiles them all
-# once into the tests' shared compilation cache, with a compiler not
-# slowed by the race detector, and is not run again under -race.
+# once into the tests' shared compilation caches, the ways the tests
+# compile them and under the names the race test binaries look for, with
+# a compiler not slowed by the race detector (docs/testing.md).
 # internal/testrun is go test that keeps the test binaries between runs,
 # so a warm run links none, and runs TESTP of them at once (default:
 # twice the CPUs), the longest first (RATIONALE.md: "Why is make test
@@ -95,9 +96,8 @@ npm-deps:
 TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
-	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
+	@echo "compiling the test plugins into the tests' shared caches, without the race detector (first time: 1-2 min; then a few seconds)"
 	$(GO) run ./internal/testcache
-	$(GO) test -count=1 ./internal/testcache/
 	$(GO) run ./internal/testrun -race $(if $(TESTP),-p $(TESTP)) -skip '/internal/testcache$$' ./...
 	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- \
 		-test.run 'MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRunJSONBigArgument$$'
