@@ -18,8 +18,9 @@ import (
 // make test's prewarm (internal/testcache, a command built without the
 // race detector) compiles into the very cache entries a test binary like
 // this one then reads: the directory wazero names after its version, and
-// the key of what is compiled (the runtime's rewrite; the module as it is
-// for Extism go-sdk). Here the prewarm fills an empty cache with one Go
+// the key of what is compiled (the runtime's rewrite, in the tests' cache
+// and in the default one the CLI's tests use; the module as it is for
+// Extism go-sdk). Here the prewarm fills an empty cache with one Go
 // plugin, and this process compiles it both ways without adding a single
 // entry. If the prewarm warmed anything else, every test process of a
 // cold make test would compile the Go plugins again, under the race
@@ -55,8 +56,9 @@ func TestPrewarmFillsWhatTestsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ours := filepath.Join(wasmbuild.TestCacheDir(), subdir)
+	cli := filepath.Join(runtime.DefaultCacheDir(), subdir)
 	theirs := filepath.Join(wasmbuild.ExtismTestCacheDir(), subdir)
-	before := map[string]int{ours: entries(t, ours), theirs: entries(t, theirs)}
+	before := map[string]int{ours: entries(t, ours), cli: entries(t, cli), theirs: entries(t, theirs)}
 	for dir, n := range before {
 		if n == 0 {
 			t.Fatalf("the prewarm left %s empty", dir)
@@ -64,13 +66,15 @@ func TestPrewarmFillsWhatTestsRead(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	r, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(ctx)
-	if _, err := r.Compile(ctx, plugin, wasm); err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{wasmbuild.TestCacheDir(), ""} { // "": the CLI's, runtime.DefaultCacheDir
+		r, err := runtime.New(ctx, runtime.Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close(ctx)
+		if _, err := r.Compile(ctx, plugin, wasm); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c, err := wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir())
 	if err != nil {

@@ -22,18 +22,32 @@ import (
 //     compiles, in a test process or in a wasmagent process it starts
 //     (the options tests vary — memory limit, concurrency, image memory —
 //     change neither the rewrite nor what wazero compiles);
-//   - as it is, through Extism go-sdk, into wasmbuild.ExtismTestCacheDir:
-//     what the runtime's compatibility tests compile. Only for the test
-//     binaries' version: those tests run in no command.
+//   - for test binaries, the same into runtime.DefaultCacheDir, which the
+//     CLI's plugin call, inspect and hook dry run use, and their tests in
+//     process (wasmagent itself reads another version's directory there,
+//     so nothing of the user's is touched);
+//   - for test binaries, as it is, through Extism go-sdk, into
+//     wasmbuild.ExtismTestCacheDir: what the runtime's compatibility
+//     tests compile.
 func compileAll(mods []module, version string) error {
 	ctx := context.Background()
-	rt, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
-	if err != nil {
-		return err
+	dirs := []string{wasmbuild.TestCacheDir()}
+	forTests := version == wasmbuild.TestBinaryWazeroVersion
+	if forTests {
+		dirs = append(dirs, runtime.DefaultCacheDir())
 	}
-	defer rt.Close(ctx)
+	var rts []*runtime.Runtime
+	for _, dir := range dirs {
+		rt, err := runtime.New(ctx, runtime.Options{CacheDir: dir})
+		if err != nil {
+			return err
+		}
+		defer rt.Close(ctx)
+		rts = append(rts, rt)
+	}
 	var ext wazero.CompilationCache
-	if version == wasmbuild.TestBinaryWazeroVersion {
+	if forTests {
+		var err error
 		if ext, err = wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir()); err != nil {
 			return err
 		}
@@ -43,9 +57,11 @@ func compileAll(mods []module, version string) error {
 	for _, m := range mods {
 		start := time.Now()
 		note := ""
-		if _, err := rt.CompileFile(ctx, m.path); err != nil {
-			// Not the prewarm's business: a test may expect it.
-			note = fmt.Sprintf(" (the runtime refuses it: %v)", err)
+		for _, rt := range rts {
+			if _, err := rt.CompileFile(ctx, m.path); err != nil {
+				// Not the prewarm's business: a test may expect it.
+				note = fmt.Sprintf(" (the runtime refuses it: %v)", err)
+			}
 		}
 		if ext != nil {
 			if err := extismCompile(ctx, ext, m.path); err != nil {

@@ -28,20 +28,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 func main() {
 	report := flag.Bool("report", false, "list the large modules compiled since the last prewarm, instead of prewarming")
-	asTest := flag.Bool("as-test-binary", false, "fill the test binaries' cache directory only (the prewarm runs itself so, built with their wazero version)")
+	asTest := flag.Bool("as-test-binary", false, "compile the modules NAME=PATH given as arguments for test binaries (the prewarm runs itself so, built with their wazero version)")
 	only := flag.String("only", "", "prewarm only these plugin directories (comma-separated, relative to the module root), for tests")
 	flag.Parse()
 	var err error
-	if *report {
+	switch {
+	case *report:
 		err = reportMisses(os.Stdout)
-	} else {
-		err = prewarm(*asTest, *only)
+	case *asTest:
+		err = prewarmAsTestBinary(flag.Args())
+	default:
+		err = prewarm(*only)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testcache:", err)
@@ -49,13 +53,10 @@ func main() {
 	}
 }
 
-func prewarm(asTest bool, only string) error {
+func prewarm(only string) error {
 	version, err := wasmbuild.WazeroVersion()
 	if err != nil {
 		return err
-	}
-	if asTest && version != wasmbuild.TestBinaryWazeroVersion {
-		return fmt.Errorf("built with %s, wazero still names its cache after version %q, not %q", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), version, wasmbuild.TestBinaryWazeroVersion)
 	}
 	mods, err := testModules(only)
 	if err != nil {
@@ -64,11 +65,8 @@ func prewarm(asTest bool, only string) error {
 	if err := compileAll(mods, version); err != nil {
 		return err
 	}
-	if asTest {
-		return nil
-	}
 	if version != wasmbuild.TestBinaryWazeroVersion {
-		if err := runAsTestBinary(only); err != nil {
+		if err := runAsTestBinary(mods); err != nil {
 			return err
 		}
 	}
@@ -76,19 +74,45 @@ func prewarm(asTest bool, only string) error {
 }
 
 // runAsTestBinary runs this command again, built so that its wazero names
-// the cache directory as a test binary's does.
-func runAsTestBinary(only string) error {
+// the cache directory as a test binary's does, to compile mods (built
+// already).
+func runAsTestBinary(mods []module) error {
 	root, err := wasmbuild.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(wasmbuild.GoTool(), "run", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), "./internal/testcache", "-as-test-binary", "-only", only)
+	args := []string{"run", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), "./internal/testcache", "-as-test-binary", "--"}
+	for _, m := range mods {
+		args = append(args, m.name+"="+m.path)
+	}
+	cmd := exec.Command(wasmbuild.GoTool(), args...)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("the prewarm for test binaries: %w", err)
 	}
 	return nil
+}
+
+// prewarmAsTestBinary compiles the modules given as NAME=PATH, checking
+// first that this process's wazero reads the test binaries' directory.
+func prewarmAsTestBinary(args []string) error {
+	version, err := wasmbuild.WazeroVersion()
+	if err != nil {
+		return err
+	}
+	if version != wasmbuild.TestBinaryWazeroVersion {
+		return fmt.Errorf("built with %s, wazero still names its cache after version %q, not %q", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), version, wasmbuild.TestBinaryWazeroVersion)
+	}
+	var mods []module
+	for _, a := range args {
+		name, path, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("argument %q is not NAME=PATH", a)
+		}
+		mods = append(mods, module{name: name, path: path})
+	}
+	return compileAll(mods, version)
 }
 
 // stampPath is the file whose time is the last prewarm's end.

@@ -33,7 +33,7 @@ func TestCompiledSince(t *testing.T) {
 	write(filepath.Join(a, "wazero-dev-amd64-linux", "big-old"), 3<<20, old)
 	write(filepath.Join(a, "wazero-dev-amd64-linux", "small-new"), 1000, time.Now())
 	write(filepath.Join(a, "rewrite", "big-new"), 3<<20, time.Now())
-	got, err := compiledSince(since.UnixNano(), largeModule, a, b, filepath.Join(a, "absent"))
+	got, err := compiledSince(since.UnixNano(), largeModule, filepath.Join(a, "wazero-*"), filepath.Join(b, "wazero-*"), filepath.Join(a, "absent", "wazero-*"))
 	if err != nil {
 		t.Fatal(err)
 	}

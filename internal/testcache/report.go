@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // largeModule is the compiled size from which a module compiled by a test
@@ -28,7 +29,11 @@ func reportMisses(w io.Writer) error {
 		fmt.Fprintf(w, "testcache: no prewarm recorded (%v): nothing to compare\n", err)
 		return nil
 	}
-	misses, err := compiledSince(stamp.ModTime().UnixNano(), largeModule, wasmbuild.TestCacheDir(), wasmbuild.ExtismTestCacheDir())
+	misses, err := compiledSince(stamp.ModTime().UnixNano(), largeModule,
+		filepath.Join(wasmbuild.TestCacheDir(), "wazero-*"),
+		filepath.Join(wasmbuild.ExtismTestCacheDir(), "wazero-*"),
+		// Not the directory wasmagent itself uses.
+		filepath.Join(runtime.DefaultCacheDir(), "wazero-"+wasmbuild.TestBinaryWazeroVersion+"-*"))
 	if err != nil {
 		return err
 	}
@@ -43,17 +48,17 @@ func reportMisses(w io.Writer) error {
 	return nil
 }
 
-// compiledSince lists the wazero cache entries (under dirs' wazero-*
-// directories) of at least size bytes written after the time since, as
+// compiledSince lists the wazero cache entries (in the directories that
+// match patterns) of at least size bytes written after the time since, as
 // "<size> MB <path>", largest first.
-func compiledSince(since int64, size int64, dirs ...string) ([]string, error) {
+func compiledSince(since int64, size int64, patterns ...string) ([]string, error) {
 	type entry struct {
 		path string
 		size int64
 	}
 	var found []entry
-	for _, dir := range dirs {
-		versions, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
+	for _, pattern := range patterns {
+		versions, _ := filepath.Glob(pattern)
 		for _, v := range versions {
 			err := filepath.WalkDir(v, func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
