@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/wasmagent/wasmagent/internal/atomicfile"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -25,43 +27,37 @@ import (
 //   - for test binaries, the same into runtime.DefaultCacheDir, which the
 //     CLI's plugin call, inspect and hook dry run use, and their tests in
 //     process (wasmagent itself reads another version's directory there,
-//     so nothing of the user's is touched);
+//     so nothing of the user's is touched). Not compiled twice: wazero
+//     keeps each compiled module in a file named after the key of what
+//     it compiled, the same in any cache directory of one version, and
+//     the rewrite cache's entries are keyed the same way; so the test
+//     cache's entries are linked there first (mirror), and the
+//     compilation through that directory only finds them;
 //   - for test binaries, as it is, through Extism go-sdk, into
 //     wasmbuild.ExtismTestCacheDir: what the runtime's compatibility
 //     tests compile.
 func compileAll(mods []module, version string) error {
 	ctx := context.Background()
-	dirs := []string{wasmbuild.TestCacheDir()}
 	forTests := version == wasmbuild.TestBinaryWazeroVersion
-	if forTests {
-		dirs = append(dirs, runtime.DefaultCacheDir())
+	fmt.Printf("compiling %d test modules for wazero %s (the cache directory of %s)\n", len(mods), version, who(version))
+	rt, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
+	if err != nil {
+		return err
 	}
-	var rts []*runtime.Runtime
-	for _, dir := range dirs {
-		rt, err := runtime.New(ctx, runtime.Options{CacheDir: dir})
-		if err != nil {
-			return err
-		}
-		defer rt.Close(ctx)
-		rts = append(rts, rt)
-	}
+	defer rt.Close(ctx)
 	var ext wazero.CompilationCache
 	if forTests {
-		var err error
 		if ext, err = wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir()); err != nil {
 			return err
 		}
 		defer ext.Close(ctx)
 	}
-	fmt.Printf("compiling %d test modules for wazero %s (the cache directory of %s)\n", len(mods), version, who(version))
 	for _, m := range mods {
 		start := time.Now()
 		note := ""
-		for _, rt := range rts {
-			if _, err := rt.CompileFile(ctx, m.path); err != nil {
-				// Not the prewarm's business: a test may expect it.
-				note = fmt.Sprintf(" (the runtime refuses it: %v)", err)
-			}
+		if _, err := rt.CompileFile(ctx, m.path); err != nil {
+			// Not the prewarm's business: a test may expect it.
+			note = fmt.Sprintf(" (the runtime refuses it: %v)", err)
 		}
 		if ext != nil {
 			if err := extismCompile(ctx, ext, m.path); err != nil {
@@ -69,6 +65,67 @@ func compileAll(mods []module, version string) error {
 			}
 		}
 		fmt.Printf("  %-32s %.1fs%s\n", m.name, time.Since(start).Seconds(), note)
+	}
+	if !forTests {
+		return nil
+	}
+	return warmDefault(ctx, mods)
+}
+
+// warmDefault fills runtime.DefaultCacheDir for mods by linking the test
+// cache's entries there, then compiles mods through it, which only finds
+// them (or compiles what it does not).
+func warmDefault(ctx context.Context, mods []module) error {
+	sub, err := wasmbuild.WazeroCacheSubdir()
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{sub, "rewrite"} {
+		if err := mirror(filepath.Join(wasmbuild.TestCacheDir(), d), filepath.Join(runtime.DefaultCacheDir(), d)); err != nil {
+			return err
+		}
+	}
+	rt, err := runtime.New(ctx, runtime.Options{CacheDir: runtime.DefaultCacheDir()})
+	if err != nil {
+		return err
+	}
+	defer rt.Close(ctx)
+	start := time.Now()
+	for _, m := range mods {
+		rt.CompileFile(ctx, m.path) // refused: said above
+	}
+	fmt.Printf("  the same in %s in %.1fs\n", runtime.DefaultCacheDir(), time.Since(start).Seconds())
+	return nil
+}
+
+// mirror hard-links every file of from into to that to lacks (copies it
+// where links fail, across file systems).
+func mirror(from, to string) error {
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		src, dst := filepath.Join(from, e.Name()), filepath.Join(to, e.Name())
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if os.Link(src, dst) == nil {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(dst, b); err != nil {
+			return err
+		}
 	}
 	return nil
 }
