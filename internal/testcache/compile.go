@@ -31,8 +31,7 @@ import (
 //     keeps each compiled module in a file named after the key of what
 //     it compiled, the same in any cache directory of one version, and
 //     the rewrite cache's entries are keyed the same way; so the test
-//     cache's entries are linked there first (mirror), and the
-//     compilation through that directory only finds them;
+//     cache's entries are linked there (mirror);
 //   - for test binaries, as it is, through Extism go-sdk, into
 //     wasmbuild.ExtismTestCacheDir: what the runtime's compatibility
 //     tests compile.
@@ -69,13 +68,13 @@ func compileAll(mods []module, version string) error {
 	if !forTests {
 		return nil
 	}
-	return warmDefault(ctx, mods)
+	return warmDefault()
 }
 
 // warmDefault fills runtime.DefaultCacheDir for mods by linking the test
-// cache's entries there, then compiles mods through it, which only finds
-// them (or compiles what it does not).
-func warmDefault(ctx context.Context, mods []module) error {
+// cache's entries there (runtime's TestPrewarmFillsWhatTestsRead checks
+// that a test binary compiling through it then finds them).
+func warmDefault() error {
 	sub, err := wasmbuild.WazeroCacheSubdir()
 	if err != nil {
 		return err
@@ -85,16 +84,6 @@ func warmDefault(ctx context.Context, mods []module) error {
 			return err
 		}
 	}
-	rt, err := runtime.New(ctx, runtime.Options{CacheDir: runtime.DefaultCacheDir()})
-	if err != nil {
-		return err
-	}
-	defer rt.Close(ctx)
-	start := time.Now()
-	for _, m := range mods {
-		rt.CompileFile(ctx, m.path) // refused: said above
-	}
-	fmt.Printf("  the same in %s in %.1fs\n", runtime.DefaultCacheDir(), time.Since(start).Seconds())
 	return nil
 }
 
