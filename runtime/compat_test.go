@@ -10,6 +10,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -21,16 +22,16 @@ var (
 
 // extismPluginConfig gives go-sdk the tests' on-disk compilation cache,
 // which the prewarm (internal/testcache) fills through the same
-// wasmbuild.ExtismPluginConfig.
+// extismcompat.PluginConfig.
 func extismPluginConfig(t testing.TB) extism.PluginConfig {
 	extismCacheOnce.Do(func() {
-		c, err := wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir())
+		c, err := wazero.NewCompilationCacheWithDir(extismcompat.CacheDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		extismCache = c
 	})
-	return wasmbuild.ExtismPluginConfig(extismCache)
+	return extismcompat.PluginConfig(extismCache)
 }
 
 // extismHostFunctions is wasmagent's emit_update for go-sdk.
@@ -54,7 +55,7 @@ func extismCall(t testing.TB, wasm []byte, config map[string]string, export stri
 	t.Helper()
 	ctx := context.Background()
 	var updates [][]byte
-	p, err := extism.NewPlugin(ctx, wasmbuild.ExtismManifest(wasm, config), extismPluginConfig(t), extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
+	p, err := extism.NewPlugin(ctx, extismcompat.Manifest(wasm, config), extismPluginConfig(t), extismHostFunctions(func(b []byte) { updates = append(updates, b) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -57,7 +58,7 @@ func TestPrewarmFillsWhatTestsRead(t *testing.T) {
 	}
 	ours := filepath.Join(wasmbuild.TestCacheDir(), subdir)
 	cli := filepath.Join(runtime.DefaultCacheDir(), subdir)
-	theirs := filepath.Join(wasmbuild.ExtismTestCacheDir(), subdir)
+	theirs := filepath.Join(extismcompat.CacheDir(), subdir)
 	before := map[string]int{ours: entries(t, ours), cli: entries(t, cli), theirs: entries(t, theirs)}
 	for dir, n := range before {
 		if n == 0 {
@@ -76,12 +77,12 @@ func TestPrewarmFillsWhatTestsRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir())
+	c, err := wazero.NewCompilationCacheWithDir(extismcompat.CacheDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	p, err := extism.NewCompiledPlugin(ctx, wasmbuild.ExtismManifest(wasm, nil), wasmbuild.ExtismPluginConfig(c), nil)
+	p, err := extism.NewCompiledPlugin(ctx, extismcompat.Manifest(wasm, nil), extismcompat.PluginConfig(c), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

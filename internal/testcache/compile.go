@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmagent/wasmagent/internal/atomicfile"
+	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -33,7 +34,7 @@ import (
 //     the rewrite cache's entries are keyed the same way; so the test
 //     cache's entries are linked there (mirror);
 //   - for test binaries, as it is, through Extism go-sdk, into
-//     wasmbuild.ExtismTestCacheDir: what the runtime's compatibility
+//     extismcompat.CacheDir: what the runtime's compatibility
 //     tests compile.
 func compileAll(mods []module, version string) error {
 	ctx := context.Background()
@@ -46,7 +47,7 @@ func compileAll(mods []module, version string) error {
 	defer rt.Close(ctx)
 	var ext wazero.CompilationCache
 	if forTests {
-		if ext, err = wazero.NewCompilationCacheWithDir(wasmbuild.ExtismTestCacheDir()); err != nil {
+		if ext, err = wazero.NewCompilationCacheWithDir(extismcompat.CacheDir()); err != nil {
 			return err
 		}
 		defer ext.Close(ctx)
@@ -124,7 +125,7 @@ func extismCompile(ctx context.Context, c wazero.CompilationCache, path string) 
 	if err != nil {
 		return err
 	}
-	p, err := extism.NewCompiledPlugin(ctx, wasmbuild.ExtismManifest(wasm, nil), wasmbuild.ExtismPluginConfig(c), nil)
+	p, err := extism.NewCompiledPlugin(ctx, extismcompat.Manifest(wasm, nil), extismcompat.PluginConfig(c), nil)
 	if err != nil {
 		return err
 	}

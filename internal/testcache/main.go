@@ -1,5 +1,5 @@
 // Command testcache is make test's prewarm: it fills the tests' shared
-// compilation caches (wasmbuild.TestCacheDir, wasmbuild.ExtismTestCacheDir)
+// compilation caches (wasmbuild.TestCacheDir, extismcompat.CacheDir)
 // with every module the tests build (modules.go), compiled the ways the
 // tests compile them (compile.go), by processes built without the race
 // detector — so that no race-instrumented test process compiles a Go

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -31,7 +32,7 @@ func reportMisses(w io.Writer) error {
 	}
 	misses, err := compiledSince(stamp.ModTime().UnixNano(), largeModule,
 		filepath.Join(wasmbuild.TestCacheDir(), "wazero-*"),
-		filepath.Join(wasmbuild.ExtismTestCacheDir(), "wazero-*"),
+		filepath.Join(extismcompat.CacheDir(), "wazero-*"),
 		// Not the directory wasmagent itself uses.
 		filepath.Join(runtime.DefaultCacheDir(), "wazero-"+wasmbuild.TestBinaryWazeroVersion+"-*"))
 	if err != nil {
