@@ -87,9 +87,9 @@ npm-deps:
 # race_on_test.go in their packages); then the runtime's containment and
 # isolation tests with instance images off, mapped and copied. Tests
 # build the test plugins they need themselves; testcache first compiles
-# them all once into the tests' shared compilation cache, with a
-# compiler not slowed by the race detector, and is not run again under
-# -race.
+# them all once into the tests' shared compilation caches, the ways the
+# tests compile them and under the names the race test binaries look
+# for, with a compiler not slowed by the race detector (docs/testing.md).
 # internal/testrun is go test that keeps the test binaries between runs,
 # so a warm run links none. Each group between "::" is one run of its
 # packages' binaries (its flags, then its packages, then -- and test
@@ -100,11 +100,10 @@ npm-deps:
 TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
-	@echo "compiling the test plugins into the tests' shared cache (first time: 1-2 min; then about a second)"
+	@echo "compiling the test plugins into the tests' shared caches, without the race detector (first time: 1-2 min; then a few seconds)"
 	$(GO) run ./internal/testcache
-	$(GO) test -count=1 ./internal/testcache/
 	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) \
-		-race -skip '/internal/testcache$$' ./... \
+		-race ./... \
 		:: ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ -- -test.run '$(FULL_SIZE_TESTS)' \
 		:: -env WASMAGENT_TEST_IMAGES=off ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \
 		:: -env WASMAGENT_TEST_IMAGES=map ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \

@@ -85,7 +85,7 @@ func BenchmarkCall(b *testing.B) {
 	} {
 		export := map[string]string{"go": "execute", "small": "echo"}[c.name]
 		manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: c.wasm()}}}
-		cached := extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(b)}
+		cached := extismPluginConfig(b)
 		call := func(b *testing.B, p *extism.Plugin) {
 			if _, _, err := p.Call(export, in); err != nil {
 				b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -22,16 +23,18 @@ var (
 	extismCache     wazero.CompilationCache
 )
 
-// extismRuntimeConfig gives go-sdk the tests' on-disk compilation cache.
-func extismRuntimeConfig(t testing.TB) wazero.RuntimeConfig {
+// extismPluginConfig gives go-sdk the tests' on-disk compilation cache,
+// which the prewarm (internal/testcache) fills through the same
+// extismcompat.PluginConfig.
+func extismPluginConfig(t testing.TB) extism.PluginConfig {
 	extismCacheOnce.Do(func() {
-		c, err := wazero.NewCompilationCacheWithDir(testCacheDir(t) + "-extism")
+		c, err := wazero.NewCompilationCacheWithDir(extismcompat.CacheDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		extismCache = c
 	})
-	return wazero.NewRuntimeConfig().WithCompilationCache(extismCache)
+	return extismcompat.PluginConfig(extismCache)
 }
 
 // updatesKey carries, in a call's context, where go-sdk's emit_update
@@ -66,8 +69,7 @@ func extismPlugin(t testing.TB, wasm []byte, config map[string]string) *extism.C
 	if c, ok := extismCompiled.Load(key); ok {
 		return c.(*extism.CompiledPlugin)
 	}
-	m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: config}
-	c, err := extism.NewCompiledPlugin(context.Background(), m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: extismRuntimeConfig(t)}, extismHostFunctions())
+	c, err := extism.NewCompiledPlugin(context.Background(), extismcompat.Manifest(wasm, config), extismPluginConfig(t), extismHostFunctions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,62 +1,126 @@
-// Command testcache fills the tests' shared compilation cache
-// (wasmbuild.TestCacheDir) with every plugin the tests build, compiled by a
-// binary built without the race detector; its test does the same from a
-// test binary, whose cache directory wazero names differently (see
-// main_test.go). make test runs both before go test -race: without them,
-// each test process of a cold machine compiled the same Go plugins itself,
-// concurrently, in a compiler slowed by the race detector (RATIONALE.md,
-// "Why does make test warm the compilation cache first?").
+// Command testcache is make test's prewarm: it fills the tests' shared
+// compilation caches (wasmbuild.TestCacheDir, extismcompat.CacheDir)
+// with every module the tests build (modules.go), compiled the ways the
+// tests compile them (compile.go), by processes built without the race
+// detector — so that no race-instrumented test process compiles a Go
+// plugin itself (RATIONALE.md, "Why does make test warm the compilation
+// cache first?", and its correction).
+//
+// wazero keeps compiled modules in a directory named after its own
+// version, which it reads from the binary's build information: a command
+// sees the version in go.mod ("v1.12.0"), the test binary of a package
+// other than main sees none ("dev"). This command fills its own
+// directory, which the wasmagent processes the end-to-end tests start
+// read, then runs itself again built with wazero's version set to the
+// test binaries' (wasmbuild.TestBinaryWazeroVersion) to fill theirs.
+// runtime's TestPrewarmFillsWhatTestsRead checks, from a test binary,
+// that it then finds what it compiles.
+//
+// With -report, it lists instead the compiled modules of 1 MiB or more
+// (Go plugins; no small generated module) that entered those caches after
+// the last prewarm: what the tests compiled themselves, the prewarm having
+// missed it.
 package main
 
 import (
-	"context"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"time"
+	"strings"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
-	"github.com/wasmagent/wasmagent/runtime"
 )
 
 func main() {
-	if err := run(); err != nil {
+	report := flag.Bool("report", false, "list the large modules compiled since the last prewarm, instead of prewarming")
+	asTest := flag.Bool("as-test-binary", false, "compile the modules NAME=PATH given as arguments for test binaries (the prewarm runs itself so, built with their wazero version)")
+	only := flag.String("only", "", "prewarm only these plugin directories (comma-separated, relative to the module root), for tests")
+	flag.Parse()
+	var err error
+	switch {
+	case *report:
+		err = reportMisses(os.Stdout)
+	case *asTest:
+		err = prewarmAsTestBinary(flag.Args())
+	default:
+		err = prewarm(*only)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "testcache:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func prewarm(only string) error {
+	version, err := wasmbuild.WazeroVersion()
+	if err != nil {
+		return err
+	}
+	mods, err := testModules(only)
+	if err != nil {
+		return err
+	}
+	if err := compileAll(mods, version); err != nil {
+		return err
+	}
+	if version != wasmbuild.TestBinaryWazeroVersion {
+		if err := runAsTestBinary(mods); err != nil {
+			return err
+		}
+	}
+	return touch(stampPath())
+}
+
+// runAsTestBinary runs this command again, built so that its wazero names
+// the cache directory as a test binary's does, to compile mods (built
+// already).
+func runAsTestBinary(mods []module) error {
 	root, err := wasmbuild.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	var pkgs []string
-	for _, pattern := range []string{"plugins/*/main.go", "internal/testplugins/*/main.go"} {
-		files, _ := filepath.Glob(filepath.Join(root, pattern))
-		for _, f := range files {
-			rel, _ := filepath.Rel(root, filepath.Dir(f))
-			if filepath.Base(rel) != "command" { // built without c-shared, on purpose: not loadable
-				pkgs = append(pkgs, filepath.ToSlash(rel))
-			}
-		}
+	args := []string{"run", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), "./internal/testcache", "-as-test-binary", "--"}
+	for _, m := range mods {
+		args = append(args, m.name+"="+m.path)
 	}
-	ctx := context.Background()
-	rt, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
+	cmd := exec.Command(wasmbuild.GoTool(), args...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the prewarm for test binaries: %w", err)
+	}
+	return nil
+}
+
+// prewarmAsTestBinary compiles the modules given as NAME=PATH, checking
+// first that this process's wazero reads the test binaries' directory.
+func prewarmAsTestBinary(args []string) error {
+	version, err := wasmbuild.WazeroVersion()
 	if err != nil {
 		return err
 	}
-	defer rt.Close(ctx)
-	for _, pkg := range pkgs {
-		start := time.Now()
-		path, err := wasmbuild.Cached(pkg)
-		if err != nil {
-			return err
-		}
-		if _, err := rt.CompileFile(ctx, path); err != nil {
-			return fmt.Errorf("%s: %w", pkg, err)
-		}
-		fmt.Printf("  %-32s built and compiled in %.1fs\n", pkg, time.Since(start).Seconds())
+	if version != wasmbuild.TestBinaryWazeroVersion {
+		return fmt.Errorf("built with %s, wazero still names its cache after version %q, not %q", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), version, wasmbuild.TestBinaryWazeroVersion)
 	}
-	return nil
+	var mods []module
+	for _, a := range args {
+		name, path, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("argument %q is not NAME=PATH", a)
+		}
+		mods = append(mods, module{name: name, path: path})
+	}
+	return compileAll(mods, version)
+}
+
+// stampPath is the file whose time is the last prewarm's end.
+func stampPath() string { return filepath.Join(wasmbuild.TestCacheDir(), "prewarmed") }
+
+func touch(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte("the time of this file is the end of the last prewarm (go run ./internal/testcache)\n"), 0o600)
 }

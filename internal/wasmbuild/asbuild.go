@@ -69,7 +69,7 @@ func ASCached(dir string) (string, error) {
 // path of the Wasm file; without node it skips the test, saying why.
 func WATForTest(tb testing.TB, dir string) string {
 	tb.Helper()
-	path, err := watCached(dir)
+	path, err := WATCached(dir)
 	if errors.Is(err, ErrNoNode) {
 		tb.Skipf("skipping: %s is assembled with npm wabt: %v", dir, err)
 	}
@@ -79,7 +79,9 @@ func WATForTest(tb testing.TB, dir string) string {
 	return path
 }
 
-func watCached(dir string) (string, error) {
+// WATCached assembles dir/plugin.wat as WATForTest does and returns the
+// path of the Wasm file, or ErrNoNode.
+func WATCached(dir string) (string, error) {
 	if !HaveNode() {
 		return "", ErrNoNode
 	}
