@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,18 +12,24 @@ import (
 	"sync"
 	"testing"
 
-	collectormetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 )
 
 // receiver is an in-process OTLP/HTTP collector: it decodes what it is
-// sent with the protocol's own protobuf types.
+// sent with the protocol's own protobuf types. An Export*ServiceRequest
+// holds one field, 1, repeated ResourceSpans (ResourceMetrics), exactly
+// as TracesData (MetricsData) does: opentelemetry-proto defines those two
+// for this very purpose, and decoding with them keeps the collector
+// packages, which carry the gRPC service stubs and with them gRPC,
+// out of the module graph. A field the request does not have is refused,
+// as the proto3 decoder would otherwise keep it silently.
 type receiver struct {
 	mu      sync.Mutex
 	spans   map[string]map[string]string // span name → attributes as text
@@ -43,8 +50,8 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.auth = append(rc.auth, r.Header.Get("Authorization"))
 	switch r.URL.Path {
 	case "/otel/v1/traces":
-		var req collectortrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
+		var req tracepb.TracesData
+		if err := unmarshalStrict(body, &req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -65,12 +72,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
+		exportAnswer(w)
 	case "/otel/v1/metrics":
-		var req collectormetrics.ExportMetricsServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
+		var req metricspb.MetricsData
+		if err := unmarshalStrict(body, &req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -81,9 +86,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		out, _ := proto.Marshal(&collectormetrics.ExportMetricsServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(out)
+		exportAnswer(w)
 	default:
 		http.NotFound(w, r)
 	}
@@ -209,4 +212,88 @@ func TestDeadCollectorDropsAndCounts(t *testing.T) {
 func writeConfigText(t *testing.T, body string) string {
 	t.Helper()
 	return writeConfig(t, body)
+}
+
+// unmarshalStrict decodes b into m and refuses any field m's schema does
+// not have, at any depth: proto.Unmarshal keeps such fields as unknown,
+// so an exporter writing a wrong field number would go unnoticed.
+func unmarshalStrict(b []byte, m proto.Message) error {
+	if err := proto.Unmarshal(b, m); err != nil {
+		return err
+	}
+	return noUnknown(m.ProtoReflect(), string(m.ProtoReflect().Descriptor().Name()))
+}
+
+func noUnknown(m protoreflect.Message, at string) error {
+	if u := m.GetUnknown(); len(u) > 0 {
+		num, typ, _ := protowire.ConsumeTag(u)
+		return fmt.Errorf("%s: field %d (wire type %d) is not in %s", at, num, typ, m.Descriptor().FullName())
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || fd.IsMap() {
+			return true
+		}
+		name := at + "." + string(fd.Name())
+		if fd.IsList() {
+			for i := range v.List().Len() {
+				if err = noUnknown(v.List().Get(i).Message(), fmt.Sprintf("%s[%d]", name, i)); err != nil {
+					return false
+				}
+			}
+			return true
+		}
+		err = noUnknown(v.Message(), name)
+		return err == nil
+	})
+	return err
+}
+
+// exportAnswer answers a whole success: an Export*ServiceResponse with no
+// partial_success, which encodes to no bytes at all.
+func exportAnswer(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.WriteHeader(http.StatusOK)
+}
+
+// TestReceiverRefusesWhatIsNotOTLP: the test collector is strict, so
+// TestOTLPHTTPExport fails when the exporter writes a field number the
+// protocol does not have, at the top or deep in a span, and accepts the
+// protocol's own encoding of the same data.
+func TestReceiverRefusesWhatIsNotOTLP(t *testing.T) {
+	span, err := proto.Marshal(&tracepb.Span{Name: "s", TraceId: make([]byte, 16), SpanId: make([]byte, 8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(spanField, scopeField, resourceField protowire.Number, span []byte) []byte {
+		scope := protowire.AppendBytes(protowire.AppendTag(nil, spanField, protowire.BytesType), span)
+		resource := protowire.AppendBytes(protowire.AppendTag(nil, scopeField, protowire.BytesType), scope)
+		return protowire.AppendBytes(protowire.AppendTag(nil, resourceField, protowire.BytesType), resource)
+	}
+	good := request(2, 2, 1, span) // ScopeSpans.spans = 2, ResourceSpans.scope_spans = 2, resource_spans = 1
+	unknownInSpan := protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), span...), 99, protowire.VarintType), 1)
+	cases := []struct {
+		name string
+		body []byte
+		want int
+	}{
+		{"the protocol's encoding", good, http.StatusOK},
+		{"resource_spans as field 2", request(2, 2, 2, span), http.StatusBadRequest},
+		{"scope_spans as field 9", request(2, 9, 1, span), http.StatusBadRequest},
+		{"a span with a field 99", request(2, 2, 1, unknownInSpan), http.StatusBadRequest},
+		{"not protobuf", []byte{0xff, 0xff, 0xff}, http.StatusBadRequest},
+	}
+	for _, c := range cases {
+		rc := &receiver{spans: map[string]map[string]string{}, raw: map[string]*tracepb.Span{}, metrics: map[string]*metricspb.Metric{}}
+		req := httptest.NewRequest(http.MethodPost, "/otel/v1/traces", bytes.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/x-protobuf")
+		w := httptest.NewRecorder()
+		rc.ServeHTTP(w, req)
+		if w.Code != c.want {
+			t.Errorf("%s: the receiver answered %d (%s), want %d", c.name, w.Code, strings.TrimSpace(w.Body.String()), c.want)
+		}
+		if c.want == http.StatusOK && rc.spans["s"] == nil {
+			t.Errorf("%s: the receiver kept no span", c.name)
+		}
+	}
 }
