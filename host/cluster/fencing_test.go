@@ -19,10 +19,6 @@ func TestPausedHostIsFenced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, runs a 3-node cluster and 3 hosts")
 	}
-	// Its own cluster and hosts: it waits on leases and child processes
-	// (6 s of CPU, mostly the children's, in 21 s at load 30), as
-	// TestFailoverAfterSIGKILL does, so it runs beside the others.
-	t.Parallel()
 	c := startTestCluster(t)
 	hosts := make([]*child, 3)
 	for i := range hosts {

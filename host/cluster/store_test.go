@@ -204,10 +204,6 @@ func TestStoreContractCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}
-	// Its own cluster: it waits on elections and replication more than
-	// it computes (6 s of CPU in 19 s at load 30), so it runs beside the
-	// others.
-	t.Parallel()
 	servers, err := StartLocalCluster(t.TempDir(), 3)
 	if err != nil {
 		t.Fatal(err)
