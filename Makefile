@@ -82,7 +82,7 @@ npm-deps:
 
 # Every test, with the race detector, after vet; then the tests whose
 # subject the race detector voids or shrinks: the memory-bound test (its
-# shadow memory), the 8 MB event streams of eventwire and of run --json
+# shadow memory), the 8 MB event streams of eventwire and of run --json,
 # the 800 KB RPC answer and the cluster's 1.2 MiB tool result past a
 # 1 MiB message bound (600, 600, 200 and 150 KB under -race:
 # race_on_test.go in their packages), with testrun too. Tests build the
