@@ -37,6 +37,7 @@ func TestKillNineLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and a plugin, runs many processes")
 	}
+	t.Parallel() // it waits on child processes (see TestMain)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(crashScript), 0o644)

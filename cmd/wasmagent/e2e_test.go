@@ -21,6 +21,11 @@ import (
 
 var binary string
 
+// TestMain builds the binary the tests run as a child. The tests that only
+// wait on their children (the run and crash tests, whose CPU is the
+// children's, outside this race-instrumented process) call t.Parallel;
+// the terminal tests, which time keystrokes, and TestRunJSONBigArgument,
+// which reads megabytes of events itself, run alone.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "wasmagent-e2e-")
 	if err != nil {
@@ -154,6 +159,7 @@ func TestRunAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and plugins")
 	}
+	t.Parallel() // it waits on a child process (see TestMain)
 	s, _ := openAI(t)
 	out, errOut, code := run(t, "run", "--config", config(t, s.URL), "What is 6*7, and what is in hello.txt?")
 	if code != 0 {
@@ -172,6 +178,7 @@ func TestRunJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and plugins")
 	}
+	t.Parallel() // it waits on a child process (see TestMain)
 	s, _ := openAI(t)
 	out, errOut, code := run(t, "run", "--json", "--config", config(t, s.URL), "go")
 	if code != 0 {
@@ -216,6 +223,7 @@ func TestExitCodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and plugins")
 	}
+	t.Parallel() // it waits on a child process (see TestMain)
 	fail := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, `{"error":{"message":"the model is down"}}`)

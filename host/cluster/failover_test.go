@@ -50,7 +50,9 @@ func TestFailoverAfterSIGKILL(t *testing.T) {
 		return false
 	})
 	victim := -1
-	waitFor(t, 10*time.Second, "the session's lease", func() bool {
+	// A minute only tells a hang from a loaded machine: at load 10 the
+	// fencing test once waited more than 10 s for the holder to show.
+	waitFor(t, time.Minute, "the session's lease", func() bool {
 		holder := c.holder(t, info.ID)
 		for i, h := range hosts {
 			if h.pidIn(holder) {

@@ -21,7 +21,14 @@ import (
 // startNATS runs a one-node JetStream server on loopback for the test.
 func startNATS(t testing.TB) string {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	return startNATSWith(t, 0)
+}
+
+// startNATSWith is startNATS with a message size bound (0: the server's
+// default, 1 MiB).
+func startNATSWith(t testing.TB, maxPayload int32) string {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true, MaxPayload: maxPayload})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,3 +121,31 @@ func TestCommandDeduplicated(t *testing.T) {
 		t.Fatalf("%d user messages", users)
 	}
 }
+
+// The heartbeat of a run that is still opening its session (its options
+// slow to come) reads nothing the run writes meanwhile: the running key
+// was a plain field, and under -race this failed with a data race (seen
+// once in five runs of the package at load 28).
+func TestHeartbeatWhileOpening(t *testing.T) {
+	url := startNATS(t)
+	dir := t.TempDir()
+	slow := func(ctx context.Context, id string) (session.Options, string, error) {
+		time.Sleep(300 * time.Millisecond) // a dozen heartbeats
+		return testOptions(0)(ctx, id)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	// A 100 ms lease (the least NATS takes): the heartbeat ticks every 25 ms.
+	h, err := newMember(ctx, connect(t, url), memberConfig{Store: &session.FileStore{Dir: dir}, Options: slow, LeaseTTL: 100 * time.Millisecond, Warn: func(s string) { t.Log(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	const id = "0193a000-0000-7000-8000-0000000000b1"
+	createSession(t, &session.FileStore{Dir: dir}, id)
+	if _, err := h.send(context.Background(), id, Command{Type: "prompt", Message: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, h, id, 0, 20*time.Second, agentEnds(1))
+}

@@ -52,9 +52,14 @@ func TestFollowUpStartsANewSession(t *testing.T) {
 // A tool result larger than the server's message limit does not fail the
 // run: its events are published as stand-ins naming what was left out,
 // and the transcript keeps the result whole.
+//
+// The bound and the size depend on the race detector (race_on_test.go):
+// the code reads the bound from the connection, so the smaller pair
+// tests the same thing. Small, the test waits beside the others.
 func TestBigToolResultKeepsTheRun(t *testing.T) {
-	url := startNATS(t) // the server's default message limit: 1 MiB
-	text := strings.Repeat("x", 1200<<10)
+	t.Parallel()
+	url := startNATSWith(t, bigResultBound)
+	text := strings.Repeat("x", bigResultLen)
 	big := hosttest.Tool("slow", "", func(ctx context.Context, id string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
 		return host.ToolResult{Content: host.Text(text)}, nil
 	})

@@ -40,9 +40,9 @@ type runner struct {
 	sess *session.Session
 	ev   *eventLog
 
-	runKey    string       // its key in the running bucket
-	owner     string       // whose quotas its runs count against
-	toolQuota atomic.Int64 // tool calls per minute, from the last command
+	runKey    atomic.Pointer[string] // its key in the running bucket, once the session is open (the heartbeat reads it meanwhile)
+	owner     string                 // whose quotas its runs count against
+	toolQuota atomic.Int64           // tool calls per minute, from the last command
 
 	idle chan struct{} // a run may have ended
 	lost chan struct{} // closed when the session was taken over
@@ -138,9 +138,10 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	r.sess = sess
-	r.runKey = runningKey(owner, r.id)
+	runKey := runningKey(owner, r.id)
+	r.runKey.Store(&runKey)
 	r.markRunning(ctx)
-	defer r.h.kv.running.Purge(context.WithoutCancel(ctx), r.runKey)
+	defer r.h.kv.running.Purge(context.WithoutCancel(ctx), runKey)
 	if h.cfg.Prepare != nil {
 		h.cfg.Prepare(owner, r.id, sess)
 	}
@@ -171,8 +172,8 @@ func (r *runner) interrupted(ctx context.Context, c *host.AfterToolCallContext) 
 // markRunning says this host runs the session, for the owner's runs
 // quota; the entry expires when the host stops renewing it.
 func (r *runner) markRunning(ctx context.Context) {
-	if r.runKey != "" {
-		r.h.kv.running.Put(ctx, r.runKey, nil)
+	if k := r.runKey.Load(); k != nil {
+		r.h.kv.running.Put(ctx, *k, nil)
 	}
 }
 

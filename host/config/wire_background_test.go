@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
+	"github.com/wasmagent/wasmagent/internal/plugintest"
 )
 
 // Wired with Background, a configuration whose descriptions are cached
@@ -45,6 +46,7 @@ tools = ["ma*"]
 		if err != nil {
 			t.Fatal(err)
 		}
+		plugintest.NoPools(f)
 		s, err := f.Wire(context.Background(), config.WireOptions{Background: true})
 		if err != nil {
 			t.Fatal(err)

@@ -22,12 +22,32 @@ import (
 // renamed to say), probe's hooks as "policy", then the redact plugin, and
 // an audit log.
 type wired struct {
-	setup  *config.Setup
+	setup  *config.Setup // nil from writeConfig
 	audit  string
 	config string
 }
 
 func wire(t *testing.T, extra string) *wired {
+	t.Helper()
+	w := writeConfig(t, extra)
+	f, err := config.LoadTools(w.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugintest.NoPools(f)
+	s, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	w.setup = s
+	return w
+}
+
+// writeConfig writes wire's configuration without wiring it, for a test
+// whose server is a child process: wiring it here too would load its
+// plugins for nothing (3.5 s of CPU under the race detector).
+func writeConfig(t *testing.T, extra string) *wired {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs plugins in the host")
@@ -53,17 +73,7 @@ path = "audit.jsonl"
 %s`, wasmbuild.TestCacheDir(), probe, dir, probe, redact, extra)
 	path := filepath.Join(dir, "agent.toml")
 	os.WriteFile(path, []byte(toml), 0o644)
-	f, err := config.LoadTools(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugintest.NoPools(f)
-	s, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return &wired{setup: s, audit: filepath.Join(dir, "audit.jsonl"), config: path}
+	return &wired{audit: filepath.Join(dir, "audit.jsonl"), config: path}
 }
 
 // server serves the wired configuration as "wasmagent mcp" does.

@@ -99,7 +99,7 @@ func TestNodeClientStdio(t *testing.T) {
 	// A client in a child process: it waits on the process, beside the
 	// others (RATIONALE.md, "Why is make test shaped this way?").
 	t.Parallel()
-	w := wire(t, "")
+	w := writeConfig(t, "")
 	got := nodeClient(t, nil, "stdio", binary(t), "mcp", "--config", w.config)
 	checkScenario(t, got, w.audit)
 }

@@ -66,10 +66,12 @@ func (s *Session) Continue(ctx context.Context) error {
 }
 
 func (s *Session) startLocked(ctx context.Context, f func(context.Context) error) {
-	r := &runState{done: make(chan struct{})}
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &runState{done: make(chan struct{}), cancel: cancel}
 	s.run = r
 	go func() {
-		err := s.retrying(ctx, f)
+		defer cancel()
+		err := s.retrying(ctx, func(context.Context) error { return f(runCtx) })
 		s.mu.Lock()
 		r.err = err
 		s.run = nil
@@ -115,6 +117,11 @@ func (s *Session) FollowUp(ctx context.Context, m *host.UserMessage) error {
 // Abort cancels the active run and any retry it waits for.
 func (s *Session) Abort() {
 	s.AbortRetry()
+	s.mu.Lock()
+	if s.run != nil {
+		s.run.cancel()
+	}
+	s.mu.Unlock()
 	s.agent.Abort()
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/scripted"
@@ -46,6 +48,37 @@ func TestCommandsWhileBusy(t *testing.T) {
 	s.Wait(ctx)
 	if s.Busy() {
 		t.Fatal("busy after abort")
+	}
+}
+
+// An abort that comes right after Prompt returned, before the agent has
+// begun the run (Prompt starts it in the background), still aborts it:
+// the model's ten-minute wait is cut short and the run ends aborted. Each
+// round aborts at another moment of the run's start.
+func TestAbortRightAfterPrompt(t *testing.T) {
+	for i := range 24 {
+		s := session.New(opts(t, t.TempDir(), scripted.Of(scripted.Turn{Content: host.Text("slow"), DelayMs: 600_000})))
+		if err := s.Prompt(context.Background(), &host.UserMessage{Content: host.Text("go")}, session.Reject); err != nil {
+			t.Fatal(err)
+		}
+		for range i % 4 {
+			goruntime.Gosched()
+		}
+		s.Abort()
+		// A minute only tells a lost abort (ten minutes) from a slow
+		// machine.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := s.Wait(ctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("round %d: the abort was lost: the run still waits for the model", i)
+		}
+		msgs := s.Messages()
+		last, ok := msgs[len(msgs)-1].(*host.AssistantMessage)
+		if !ok || last.StopReason != host.StopReasonAborted {
+			t.Fatalf("round %d: the run ended with %s, want an aborted assistant message", i, roles(msgs))
+		}
+		s.Close()
 	}
 }
 

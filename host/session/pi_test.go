@@ -51,6 +51,9 @@ func canonicalMessages(t *testing.T, raw []json.RawMessage) string {
 // SessionManager with the same messages.
 func TestPiSessionManagerLoadsOurs(t *testing.T) {
 	node := needPi(t)
+	// Node's start and pi's imports are most of it (18 s at load 18),
+	// on files of its own: it runs beside the others.
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	o := opts(t, dir, scripted.Of(

@@ -70,9 +70,13 @@ type Session struct {
 }
 
 type runState struct {
-	done  chan struct{}
-	err   error
-	ended atomic.Bool // its agent_end went out (a retry's agent_start clears it)
+	done chan struct{}
+	err  error
+	// cancel ends the run's first attempt, started or not: Abort can
+	// come after Prompt returned and before the agent's run began, when
+	// the agent has no run to abort yet.
+	cancel context.CancelFunc
+	ended  atomic.Bool // its agent_end went out (a retry's agent_start clears it)
 }
 
 type listenerEntry struct {

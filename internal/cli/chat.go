@@ -42,6 +42,7 @@ type chatSession struct {
 	afterRun []func()   // session commands typed during a run
 	env      Env
 	running  chan error
+	aborted  bool // the running run was aborted (Ctrl-C)
 }
 
 func chatCmd(ctx context.Context, args []string, env Env) int {
@@ -146,6 +147,8 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			}
 		case err := <-c.running:
 			c.running = nil
+			aborted := c.aborted
+			c.aborted = false
 			c.setBusy(false)
 			if c.console != nil {
 				// At the editor's prompt, quitting takes two Ctrl-C of
@@ -159,6 +162,13 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 				f := c.afterRun[0]
 				c.afterRun = c.afterRun[1:]
 				f()
+			}
+			// A steer or follow-up typed as the run was ending (after
+			// the loop last looked at its queues) starts the next run,
+			// as it would have extended this one; after Ctrl-C it waits
+			// for the next prompt.
+			if c.running == nil && !aborted && c.a.HasQueuedMessages() {
+				c.start(func(ctx context.Context) error { return c.a.Continue(ctx) })
 			}
 		case <-resized:
 			c.resize()
@@ -180,6 +190,7 @@ func (c *chatSession) interrupt(again bool) (quit bool) {
 	}
 	if c.running != nil {
 		c.a.Abort()
+		c.aborted = true
 		if c.console != nil {
 			c.r.note("(aborted)")
 		} else {
