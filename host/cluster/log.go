@@ -144,15 +144,33 @@ func (l *Log) publish(ctx context.Context, m *nats.Msg) error {
 			return nil
 		}
 		if isWrongLastSeq(err) {
-			seq, mine, lerr := l.landed(ctx, id)
-			if lerr == nil {
-				if mine {
-					l.seq = seq
-					return nil
-				}
+			seq, found, mine, lerr := l.landed(ctx, id)
+			switch {
+			case lerr != nil:
+				err = lerr
+			case mine:
+				l.seq = seq
+				return nil
+			case found:
 				return errWrongSeq
+			default:
+				// Refused, yet nothing after l.seq can be read: a
+				// clustered stream refuses a conditional message while
+				// another for the subject (an earlier attempt of this
+				// one, whose answer was lost) is still being stored, and
+				// that one is not readable until it is. Ask again (the
+				// same id: stored at most once) until Timeout; a subject
+				// that stays empty past l.seq was removed.
+				sent = true
+				if ctx.Err() != nil || time.Now().After(deadline) {
+					return errWrongSeq
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)):
+				}
+				continue
 			}
-			err = lerr
 		}
 		if !isUnavailable(err) {
 			if !sent {
@@ -179,20 +197,20 @@ func (l *Log) publish(ctx context.Context, m *nats.Msg) error {
 	return l.broken
 }
 
-// landed looks at the first message of the subject after l.seq: its
-// sequence, and whether it is the message with id.
-func (l *Log) landed(ctx context.Context, id string) (uint64, bool, error) {
+// landed looks at the first message of the subject after l.seq: whether
+// there is one, its sequence, and whether it is the message with id.
+func (l *Log) landed(ctx context.Context, id string) (seq uint64, found, mine bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.st.cfg.Timeout)
 	defer cancel()
 	m, err := l.st.stream.GetMsg(ctx, l.seq+1, jetstream.WithGetMsgSubject(l.st.subj+l.key))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		// The subject's last message is not after l.seq: it was removed.
-		return 0, false, nil
+		// Nothing after l.seq: not stored yet, or removed.
+		return 0, false, false, nil
 	}
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
-	return m.Sequence, m.Header.Get(hdrMsgID) == id, nil
+	return m.Sequence, true, m.Header.Get(hdrMsgID) == id, nil
 }
 
 // fence stops the Log: another host took the session.
