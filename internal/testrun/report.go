@@ -10,17 +10,17 @@ import (
 )
 
 // printResult prints as go test does: the output of a failed job, or of
-// one whose flags asked for it (-test.v), then ok or FAIL and the job's
-// name.
+// one whose flags asked for it (-test.v), then ok or FAIL, the job's
+// name and its time; then the CPU its processes used.
 func printResult(r result, w io.Writer) {
 	if r.err != nil || bytes.Contains(r.out, []byte("=== RUN")) {
 		w.Write(r.out)
 	}
 	if r.err != nil {
-		fmt.Fprintf(w, "FAIL\t%s\t%.3fs (%v)\n", r.job.name, r.elapsed.Seconds(), r.err)
+		fmt.Fprintf(w, "FAIL\t%s\t%.3fs (%v)\tCPU %.1fs\n", r.job.name, r.elapsed.Seconds(), r.err, (r.user + r.sys).Seconds())
 		return
 	}
-	fmt.Fprintf(w, "ok  \t%s\t%.3fs\n", r.job.name, r.elapsed.Seconds())
+	fmt.Fprintf(w, "ok  \t%s\t%.3fs\tCPU %.1fs\n", r.job.name, r.elapsed.Seconds(), (r.user + r.sys).Seconds())
 }
 
 // report prints the slowest jobs, the CPU they used, user and system
