@@ -23,13 +23,17 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/atomicfile"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -62,6 +66,16 @@ func prewarm(only string) error {
 	if err != nil {
 		return err
 	}
+	key, err := prewarmKey(mods)
+	if err != nil {
+		return err
+	}
+	if only == "" {
+		if b, err := os.ReadFile(keyPath()); err == nil && string(b) == key {
+			fmt.Printf("the caches hold these %d test modules already (same modules, same prewarm)\n", len(mods))
+			return nil
+		}
+	}
 	if err := compileAll(mods, version); err != nil {
 		return err
 	}
@@ -70,8 +84,53 @@ func prewarm(only string) error {
 			return err
 		}
 	}
-	return touch(stampPath())
+	if err := touch(stampPath()); err != nil {
+		return err
+	}
+	if only != "" {
+		return nil
+	}
+	return atomicfile.Write(keyPath(), []byte(key))
 }
+
+// prewarmKey names what a prewarm of mods compiles: this executable (the
+// runtime's rewrite and wazero's compiler, with their versions, are in
+// it, and the second pass is built from the same sources) and each
+// module's bytes. When it is the key of the last whole prewarm, its
+// entries are in the caches already and the prewarm is skipped; an
+// entry deleted since is compiled again by the test that needs it.
+func prewarmKey(mods []module) (string, error) {
+	h := sha256.New()
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	for _, path := range append([]string{self}, modulePaths(mods)...) {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00", filepath.Base(path))
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func modulePaths(mods []module) []string {
+	var paths []string
+	for _, m := range mods {
+		paths = append(paths, m.path)
+	}
+	return paths
+}
+
+// keyPath holds the key of the last whole prewarm (prewarmKey), beside
+// the caches it filled: removing them removes it.
+func keyPath() string { return filepath.Join(wasmbuild.TestCacheDir(), "prewarmed.key") }
 
 // runAsTestBinary runs this command again, built so that its wazero names
 // the cache directory as a test binary's does, to compile mods (built
