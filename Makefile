@@ -179,6 +179,7 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzPrintable \
 	./internal/cli:FuzzQuestionShown \
 	./internal/safetext:FuzzCleanClip \
+	./internal/testrun:FuzzParseArgs \
 	./plugins/calc:FuzzEval \
 	./plugins/fetch:FuzzRender \
 	./plugins/fs:FuzzImageType \

@@ -123,3 +123,6 @@ func WarmImage(p *Plugin, export string, input []byte) error {
 	}
 	return nil
 }
+
+// RaceEnabled reports whether the tests run under the race detector.
+const RaceEnabled = raceEnabled
