@@ -8,7 +8,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/configtest"
 )
 
 // Wired with Background, a configuration whose descriptions are cached
@@ -46,7 +46,7 @@ tools = ["ma*"]
 		if err != nil {
 			t.Fatal(err)
 		}
-		plugintest.NoPools(f)
+		configtest.NoPools(f)
 		s, err := f.Wire(context.Background(), config.WireOptions{Background: true})
 		if err != nil {
 			t.Fatal(err)

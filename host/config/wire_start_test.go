@@ -13,7 +13,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/configtest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -62,7 +62,7 @@ cache_dir = %q
 		if err != nil {
 			t.Fatal(err)
 		}
-		plugintest.NoPools(f)
+		configtest.NoPools(f)
 		s, err := f.Wire(context.Background(), config.WireOptions{Background: hold, HoldLoads: hold})
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/configtest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -37,7 +37,7 @@ func wire(t *testing.T, path string) (*config.Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	plugintest.NoPools(f)
+	configtest.NoPools(f)
 	s, err := f.Wire(context.Background(), config.WireOptions{})
 	if err == nil {
 		t.Cleanup(s.Close)
@@ -154,7 +154,7 @@ func TestRootSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Runtime.CacheDir = wasmbuild.TestCacheDir()
-	plugintest.NoPools(f)
+	configtest.NoPools(f)
 	setup, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)

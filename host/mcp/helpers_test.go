@@ -14,7 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/mcp"
-	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/configtest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -34,7 +34,7 @@ func wire(t *testing.T, extra string) *wired {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugintest.NoPools(f)
+	configtest.NoPools(f)
 	s, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)

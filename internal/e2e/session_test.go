@@ -12,7 +12,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/internal/plugintest"
+	"github.com/wasmagent/wasmagent/internal/configtest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -71,7 +71,7 @@ max_field_bytes = 40
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugintest.NoPools(f)
+	configtest.NoPools(f)
 	s, err := f.Wire(context.Background(), config.WireOptions{})
 	if err != nil {
 		t.Fatal(err)

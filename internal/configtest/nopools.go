@@ -1,4 +1,5 @@
-package plugintest
+// Package configtest holds what tests of wired agent.toml files share.
+package configtest
 
 import "github.com/wasmagent/wasmagent/host/config"
 
