@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmagent/wasmagent/host/serve"
 )
@@ -28,7 +30,10 @@ func TestJetStreamUnavailableIs503(t *testing.T) {
 	if !s.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats server did not start")
 	}
-	a := startAPIHost(t, s.ClientURL(), nil, serve.Quota{})
+	// The requests below wait, each, for JetStream's answer until the
+	// client's default timeout (5 s: 17 s in all); what is tested is what
+	// they answer then, so this connection gives up after 1 s.
+	a := startAPIHostOn(t, shortTimeoutConn(t, s.ClientURL(), time.Second), nil, serve.Quota{})
 	id := createdID(t, a.must(201, "", "POST", "/v1/sessions", `{}`))
 	if err := a.svc.Ready(context.Background()); err != nil {
 		t.Fatalf("ready: %v", err)
@@ -103,4 +108,24 @@ func TestDrain(t *testing.T) {
 	if !strings.Contains(all, "Tool call interrupted") || !strings.Contains(all, "done: again") {
 		t.Errorf("after the drain: %s", all)
 	}
+}
+
+// shortTimeoutConn is urlConn with JetStream requests that carry no
+// deadline of their own bounded by d instead of the client's default.
+func shortTimeoutConn(t *testing.T, url string, d time.Duration) *Conn {
+	t.Helper()
+	opts, err := connectOptions(ConnectConfig{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Conn{nc: nc, js: js}
 }

@@ -25,7 +25,13 @@ type apiHost struct {
 
 func startAPIHost(t *testing.T, url string, store session.Store, quota serve.Quota, tokens ...string) *apiHost {
 	t.Helper()
-	svc, err := NewService(context.Background(), urlConn(t, url), ServiceOptions{Store: store, Session: testAgent(30 * time.Millisecond), LeaseTTL: 2 * time.Second, ReplyWait: 5 * time.Second})
+	return startAPIHostOn(t, urlConn(t, url), store, quota, tokens...)
+}
+
+// startAPIHostOn is startAPIHost on a connection the test made.
+func startAPIHostOn(t *testing.T, c *Conn, store session.Store, quota serve.Quota, tokens ...string) *apiHost {
+	t.Helper()
+	svc, err := NewService(context.Background(), c, ServiceOptions{Store: store, Session: testAgent(30 * time.Millisecond), LeaseTTL: 2 * time.Second, ReplyWait: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
