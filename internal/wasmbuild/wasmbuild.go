@@ -28,6 +28,15 @@ func build(ctx context.Context, dir, out string, flags ...string) error {
 	if err != nil {
 		return err
 	}
+	return buildIn(ctx, root, pluginEnv(), dir, out, flags...)
+}
+
+// pluginEnv is the environment of a plugin's go build.
+func pluginEnv() []string {
+	return append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+}
+
+func buildIn(ctx context.Context, root string, env []string, dir, out string, flags ...string) error {
 	if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, ".") {
 		dir = "./" + dir
 	}
@@ -35,7 +44,7 @@ func build(ctx context.Context, dir, out string, flags ...string) error {
 	// the compilation cache (keyed by the bytes) serves every clone.
 	cmd := exec.CommandContext(ctx, GoTool(), append(append([]string{"build", "-trimpath"}, flags...), "-o", out, dir)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -108,7 +117,8 @@ func ForTest(tb testing.TB, pkg string) string {
 // per plugin and checkout, which go build finds up to date, skipping the
 // link, unless a source changed (each test process of each run linked
 // every plugin it used again before); the path handed out is replaced
-// atomically, and only when the build changed.
+// atomically, and only when the build changed. A stamp beside it skips go
+// build itself while no file the build reads has changed (stamp.go).
 func Cached(pkg string) (string, error) {
 	pkg = cleanPkg(pkg)
 	mu.Lock()
@@ -123,12 +133,18 @@ func Cached(pkg string) (string, error) {
 }
 
 func buildCached(pkg string) (string, error) {
-	dir := filepath.Join(cacheDir(), "testplugins")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	root, err := ModuleRoot()
 	if err != nil {
+		return "", err
+	}
+	return buildCachedIn(root, filepath.Join(cacheDir(), "testplugins"), pkg)
+}
+
+// buildCachedIn is buildCached for the module at root, building into dir.
+// A build whose stamp (stamp.go) says nothing it reads changed is
+// skipped.
+func buildCachedIn(root, dir, pkg string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	name := filepath.Base(pkg) + "-" + shortHash(root+"\x00"+pkg)
@@ -141,10 +157,22 @@ func buildCached(pkg string) (string, error) {
 	if filepath.Base(pkg) == "command" {
 		flags = nil // the test plugin that is built the wrong way
 	}
+	path := filepath.Join(dir, name+".wasm")
+	env := pluginEnv()
+	key, keyErr := sourceKey(root, pkg, flags, env)
+	if _, ok := upToDate(key, path); keyErr == nil && ok {
+		return path, nil
+	}
+	removeStamp(path)
 	target := filepath.Join(dir, name+".build")
-	if err := build(context.Background(), pkg, target, flags...); err != nil {
+	if err := buildIn(context.Background(), root, env, pkg, target, flags...); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, name+".wasm")
-	return path, publishIfChanged(target, path)
+	if err := publishIfChanged(target, path); err != nil {
+		return "", err
+	}
+	if keyErr == nil {
+		writeStamp(key, path, "-")
+	}
+	return path, nil
 }
