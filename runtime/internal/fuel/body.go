@@ -12,7 +12,9 @@ func (fi *info) rewriteCode(r *wasmbin.Reader) ([]byte, error) {
 	if int(n) != len(fi.funcTypes) {
 		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(fi.funcTypes))
 	}
-	out := wasmbin.AppendU32(nil, n)
+	// The code grows by its checks, a few percent: one allocation.
+	out := make([]byte, 0, len(r.B)+len(r.B)/8)
+	out = wasmbin.AppendU32(out, n)
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		size := r.U32()
 		body := r.Bytes(int(size))
@@ -46,10 +48,15 @@ const maxLocals = 50000
 // The block makes every branch to the function's label (br, br_if and
 // br_table alike) land on the restore, with no label renumbered: the
 // body's function-level label is now the block's.
+//
+// The body returned is valid until the next call: the walker's buffers
+// are reused from body to body (allocation is most of the rewrite's cost
+// under the race detector, which clears its shadow of each).
 func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
-	r := wasmbin.NewReader(body)
+	r := &fi.br
+	*r = wasmbin.Reader{B: body}
 	groups := r.U32()
-	var decls []byte
+	decls := fi.decls[:0]
 	locals := uint64(len(fi.types[typ].Params))
 	for g := uint32(0); g < groups && r.Err == nil; g++ {
 		c := r.U32()
@@ -61,11 +68,14 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 		decls = wasmbin.AppendU32(decls, c)
 		decls = append(decls, t)
 	}
+	fi.decls = decls
 	if r.Err != nil {
 		return nil, r.Err
 	}
 	scratch := uint32(locals)
-	w := &walker{fi: fi, r: r, locals: scratch, scratch: scratch, checks: true, regions: []region{{}}}
+	w := &fi.bw
+	*w = walker{fi: fi, r: r, out: w.out[:0], copied: r.Pos, locals: scratch, scratch: scratch, checks: true,
+		ctl: w.ctl[:0], regions: append(w.regions[:0], region{}), exits: w.exits[:0]}
 	if err := w.body(); err != nil {
 		return nil, err
 	}
@@ -77,7 +87,8 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	case depth:
 		i32s = 1
 	}
-	out := wasmbin.AppendU32(nil, groups+1+b2u(i32s > 0))
+	out := wasmbin.AppendU32(fi.bodyOut[:0], groups+1+b2u(i32s > 0))
+	defer func() { fi.bodyOut = out[:0] }()
 	out = append(out, decls...)
 	out = append(out, 0x01, 0x7e) // the scratch local
 	if i32s > 0 {
@@ -88,7 +99,8 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 		if entry > 0 {
 			out, _ = fi.appendCheck(out, scratch, entry, false)
 		}
-		return append(out, w.out...), nil
+		out = append(out, w.out...)
+		return out, nil
 	}
 	saved := scratch + 1
 	if depth {
@@ -98,7 +110,8 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 		out, _ = fi.appendCheck(out, scratch, entry, false)
 	}
 	if !depth {
-		return append(out, w.out...), nil
+		out = append(out, w.out...)
+		return out, nil
 	}
 	out = append(out, 0x02) // block
 	out = fi.blockType(out, typ)
@@ -110,7 +123,8 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	}
 	out = append(out, w.out[prev:]...) // ends with the block's end
 	out = fi.appendDepthExit(out, saved)
-	return append(out, 0x0b), nil
+	out = append(out, 0x0b)
+	return out, nil
 }
 
 func b2u(b bool) uint32 {
@@ -142,6 +156,7 @@ func (w *walker) body() error {
 	if w.r.More() {
 		return errors.New("bytes after the end of the body")
 	}
+	w.flush(w.r.Pos)
 	return nil
 }
 

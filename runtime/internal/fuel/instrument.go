@@ -64,6 +64,11 @@ type info struct {
 	writesTables   bool            // a function body may change a table (Report)
 	growType       map[byte]uint32 // element type → index of an added type (ref) -> i32
 	maxTable       uint32
+
+	bw      walker         // rewriteBody's, its buffers reused
+	br      wasmbin.Reader // rewriteBody's
+	bodyOut []byte         // rewriteBody's result, reused
+	decls   []byte         // rewriteBody's local declarations, reused
 }
 
 // Indices of what the rewrite adds.
@@ -132,7 +137,9 @@ func instrument(wasm []byte, opts Options) ([]byte, *info, error) {
 	if err := fi.gather(secs); err != nil {
 		return nil, nil, err
 	}
-	out := append([]byte(nil), wasm[:8]...)
+	// The checks add a few percent: one allocation for most modules.
+	out := make([]byte, 8, len(wasm)+len(wasm)/8+256)
+	copy(out, wasm)
 	emitted := map[byte]bool{}
 	emit := func(id byte, body []byte) {
 		out = wasmbin.AppendSection(out, id, body)

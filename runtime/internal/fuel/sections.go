@@ -96,7 +96,7 @@ func (fi *info) checkData(r *wasmbin.Reader) ([]byte, error) {
 			if flags == 2 {
 				r.U32()
 			}
-			if _, err := fi.constExpr(r, nil); err != nil {
+			if err := fi.checkConstExpr(r); err != nil {
 				return nil, fmt.Errorf("data %d offset: %w", i, err)
 			}
 		case 1:
@@ -124,13 +124,24 @@ func (fi *info) checkTables(r *wasmbin.Reader) ([]byte, error) {
 
 // constExpr copies a constant expression, remapping ref.func.
 func (fi *info) constExpr(r *wasmbin.Reader, out []byte) ([]byte, error) {
-	w := &walker{fi: fi, r: r, out: out, constant: true}
+	return fi.walkConst(&walker{fi: fi, r: r, out: out, copied: r.Pos, constant: true})
+}
+
+// checkConstExpr reads and checks a constant expression, writing nothing.
+func (fi *info) checkConstExpr(r *wasmbin.Reader) error {
+	_, err := fi.walkConst(&walker{fi: fi, r: r, copied: r.Pos, constant: true, discard: true})
+	return err
+}
+
+func (fi *info) walkConst(w *walker) ([]byte, error) {
+	r := w.r
 	for r.Err == nil {
 		op, err := w.instr()
 		if err != nil {
 			return nil, err
 		}
 		if op == 0x0b {
+			w.flush(r.Pos)
 			return w.out, nil
 		}
 	}

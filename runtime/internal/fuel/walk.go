@@ -1,6 +1,7 @@
 package fuel
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
@@ -8,10 +9,19 @@ import (
 
 // walker copies instructions, remapping function indices, checking every
 // index against the module's own counts, and inserting fuel checks.
+//
+// What it copies unchanged it copies in spans: out holds the input up to
+// copied, and the bytes read since are appended (flush) only where the
+// output differs from the input: before an insertion or a remapped
+// index. A Go plugin's code is some 99% unchanged bytes, which were
+// appended an immediate at a time (under the race detector, most of a
+// test's time instrumenting one).
 type walker struct {
 	fi       *info
 	r        *wasmbin.Reader
 	out      []byte
+	copied   int    // r.B[:copied] is in out (its changes included)
+	discard  bool   // a constant expression only checked: nothing is written
 	locals   uint32 // valid local indices are below this
 	scratch  uint32
 	checks   bool // insert fuel checks (function bodies, not constants)
@@ -27,24 +37,34 @@ type walker struct {
 	coverWeight  int64 // the weight of that loop's own region
 	done         bool  // entryCovered is decided
 	exits        []int // offsets in out of return and return_call* (the depth is restored there)
+
+	scratchBuf [5]byte // a remapped index's encoding
 }
 
 // copyU32 copies an unsigned 32-bit LEB128 as it is encoded. Re-encoding
 // would make an over-long encoding canonical, and a validator may refuse
 // the long form where the short one passes (a reserved zero byte must be
 // one byte).
-func (w *walker) copyU32() uint32 {
-	start := w.r.Pos
-	v := w.r.U32()
-	w.raw(start)
-	return v
+func (w *walker) copyU32() uint32 { return w.r.U32() }
+
+// flush appends the input from copied to to, unchanged.
+func (w *walker) flush(to int) {
+	if !w.discard {
+		w.out = append(w.out, w.r.B[w.copied:to]...)
+	}
+	w.copied = to
 }
 
-// raw appends the bytes read since start, unchanged.
-func (w *walker) raw(start int) {
-	if w.r.Err == nil {
-		w.out = append(w.out, w.r.B[start:w.r.Pos]...)
-	}
+// outLen is the length out will have once the input read so far is
+// flushed.
+func (w *walker) outLen() int { return len(w.out) + w.r.Pos - w.copied }
+
+// replace writes the encoding b in place of the input from start to the
+// current position.
+func (w *walker) replace(start int, b []byte) {
+	w.flush(start)
+	w.out = append(w.out, b...)
+	w.copied = w.r.Pos
 }
 
 // straight follows the entry of the body: it stays undecided while
@@ -66,12 +86,22 @@ func (w *walker) straight(op byte) {
 }
 
 func (w *walker) funcIndex() error {
+	start := w.r.Pos
 	f, err := w.fi.remapFunc(w.r.U32())
 	if err != nil {
 		return err
 	}
-	w.out = wasmbin.AppendU32(w.out, f)
+	w.remapped(start, f)
 	return nil
+}
+
+// remapped writes the function index f in place of the one read from
+// start, re-encoded as the rewrite always did (an over-long encoding
+// becomes the shortest), unless that is the same bytes.
+func (w *walker) remapped(start int, f uint32) {
+	if enc := wasmbin.AppendU32(w.scratchBuf[:0], f); !bytes.Equal(enc, w.r.B[start:w.r.Pos]) {
+		w.replace(start, enc)
+	}
 }
 
 func (w *walker) typeIndex() error {
@@ -100,18 +130,16 @@ func (w *walker) blockType() error {
 	c := w.r.Peek()
 	switch c {
 	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
-		w.out = append(w.out, w.r.Byte())
+		w.r.Byte()
 		return nil
 	}
 	if c&0x80 == 0 && c&0x40 != 0 {
 		return fmt.Errorf("block type 0x%x not supported", c)
 	}
-	start := w.r.Pos
 	t := w.r.Sleb(33)
 	if t < 0 || t >= int64(w.fi.nTypes) {
 		return fmt.Errorf("block type index %d out of range", t)
 	}
-	w.raw(start)
 	return nil
 }
 
@@ -121,14 +149,13 @@ func (w *walker) memarg() {
 	if align&0x40 != 0 {
 		w.copyU32()
 	}
-	start := w.r.Pos
 	w.r.Uleb(64)
-	w.raw(start)
 }
 
 // instr copies one instruction and returns its opcode.
 func (w *walker) instr() (byte, error) {
 	r := w.r
+	opStart := r.Pos
 	op := r.Byte()
 	if r.Err != nil {
 		return 0, r.Err
@@ -139,7 +166,7 @@ func (w *walker) instr() (byte, error) {
 	if w.checks {
 		w.straight(op)
 		if op == 0x0f || op == 0x12 || op == 0x13 {
-			w.exits = append(w.exits, len(w.out))
+			w.exits = append(w.exits, len(w.out)+opStart-w.copied)
 		}
 	}
 	if w.checks && (op == 0x26 || op == 0xfc && w.tableWriteFC()) {
@@ -147,9 +174,8 @@ func (w *walker) instr() (byte, error) {
 	}
 	var grow bool
 	if w.checks && op == 0xfc {
-		grow = w.bulk()
+		grow = w.bulk(opStart)
 	}
-	w.out = append(w.out, op)
 	var err error
 	switch {
 	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f || op == 0x1a || op == 0x1b:
@@ -171,11 +197,12 @@ func (w *walker) instr() (byte, error) {
 		// Imported functions are the host's, which never calls back
 		// into the module: calling one starts no cycle.
 		w.countCall()
-		f := w.r.U32()
+		start := r.Pos
+		f := r.U32()
 		w.sawCall = w.sawCall || f >= w.fi.nImportedFuncs
 		var g uint32
 		if g, err = w.fi.remapFunc(f); err == nil {
-			w.out = wasmbin.AppendU32(w.out, g)
+			w.remapped(start, g)
 		}
 	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
 		w.countCall()
@@ -186,7 +213,7 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x1c: // typed select
 		n := w.copyU32()
 		for i := uint32(0); i < n && r.Err == nil; i++ {
-			w.out = append(w.out, r.Byte())
+			r.Byte()
 		}
 	case op >= 0x20 && op <= 0x22:
 		err = w.localIndex()
@@ -199,21 +226,17 @@ func (w *walker) instr() (byte, error) {
 	case op == 0x3f || op == 0x40:
 		w.copyU32()
 	case op == 0x41:
-		start := r.Pos
 		r.Sleb(32)
-		w.raw(start)
 	case op == 0x42:
-		start := r.Pos
 		r.Sleb(64)
-		w.raw(start)
 	case op == 0x43:
-		w.out = append(w.out, r.Bytes(4)...)
+		r.Bytes(4)
 	case op == 0x44:
-		w.out = append(w.out, r.Bytes(8)...)
+		r.Bytes(8)
 	case op >= 0x45 && op <= 0xc4:
 		// numeric, no immediates
 	case op == 0xd0: // ref.null
-		w.out = append(w.out, r.Byte())
+		r.Byte()
 	case op == 0xd1:
 	case op == 0xd2: // ref.func
 		err = w.funcIndex()
@@ -229,7 +252,8 @@ func (w *walker) instr() (byte, error) {
 	if err == nil {
 		err = r.Err
 	}
-	if grow {
+	if grow && err == nil {
+		w.flush(r.Pos)
 		w.out = append(w.out, 0x05, 0x1a, 0x41, 0x7f, 0x0b) // else drop; i32.const -1; end
 	}
 	return op, err
@@ -247,12 +271,13 @@ func (w *walker) tableWriteFC() bool {
 // bulk writes what goes before a 0xfc instruction: a charge by length
 // before memory.init/copy/fill and table.init/copy/fill, and a size check
 // around table.grow (it reports whether the grow needs its else branch).
-func (w *walker) bulk() bool {
+func (w *walker) bulk(opStart int) bool {
 	pr := &wasmbin.Reader{B: w.r.B, Pos: w.r.Pos}
 	sub := pr.U32()
 	switch sub {
 	case 8, 10, 11, 12, 14, 17:
 		w.usesLen = true
+		w.flush(opStart)
 		w.out = w.fi.appendCharge(w.out, w.scratch, w.scratch+2)
 	case 15:
 		t := pr.U32()
@@ -260,6 +285,7 @@ func (w *walker) bulk() bool {
 			return false // invalid: wazero refuses the module
 		}
 		w.usesLen = true
+		w.flush(opStart)
 		w.out = w.fi.appendGrowCheck(w.out, t, w.scratch+2)
 		return true
 	}
@@ -309,12 +335,12 @@ func (w *walker) prefixFD() error {
 	case sub <= 11 || sub == 92 || sub == 93: // loads and stores
 		w.memarg()
 	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
-		w.out = append(w.out, w.r.Bytes(16)...)
+		w.r.Bytes(16)
 	case sub >= 21 && sub <= 34: // extract and replace lane
-		w.out = append(w.out, w.r.Byte())
+		w.r.Byte()
 	case sub >= 84 && sub <= 91: // load and store lane
 		w.memarg()
-		w.out = append(w.out, w.r.Byte())
+		w.r.Byte()
 	case sub <= 0x113:
 		// no immediates
 	default:
@@ -327,7 +353,7 @@ func (w *walker) prefixFE() error {
 	sub := w.copyU32()
 	switch {
 	case sub == 0x03: // atomic.fence
-		w.out = append(w.out, w.r.Byte())
+		w.r.Byte()
 	case sub <= 0x02 || (sub >= 0x10 && sub <= 0x4e):
 		w.memarg()
 	default:

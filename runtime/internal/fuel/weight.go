@@ -33,6 +33,7 @@ func weightOf(own, calls int) int64 {
 // openLoop writes the check that starts a loop body, its weight to be
 // filled in at the loop's end.
 func (w *walker) openLoop() {
+	w.flush(w.r.Pos)
 	begin := len(w.out)
 	var patch int
 	w.out, patch = w.fi.appendCheck(w.out, w.scratch, 0, true)
@@ -47,12 +48,13 @@ func (w *walker) openLoop() {
 func (w *walker) closeLoop() {
 	r := w.regions[len(w.regions)-1]
 	w.regions = w.regions[:len(w.regions)-1]
-	weight := weightOf(len(w.out)-r.start-r.inner, r.calls)
+	end := w.outLen()
+	weight := weightOf(end-r.start-r.inner, r.calls)
 	if r.patch == w.coverAt {
 		w.coverWeight = weight
 	}
 	putWeight(w.out, r.patch, weight)
-	w.regions[len(w.regions)-1].inner += len(w.out) - r.begin
+	w.regions[len(w.regions)-1].inner += end - r.begin
 }
 
 func (w *walker) countCall() {
@@ -82,7 +84,7 @@ func (w *walker) control(op byte) {
 // a loop header covers it: that loop's check is charged for it instead).
 func (w *walker) entryCheck() int64 {
 	fr := w.regions[0]
-	own := len(w.out) - fr.inner
+	own := w.outLen() - fr.inner
 	if !w.sawCall && own <= leafBytes {
 		return 0
 	}

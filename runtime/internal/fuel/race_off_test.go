@@ -1,0 +1,8 @@
+//go:build !race
+
+package fuel
+
+const (
+	raceOn      = false
+	goldenSeeds = 300
+)
