@@ -201,6 +201,10 @@ func TestStoreReconnects(t *testing.T) {
 // The contract holds on a three-node cluster with three replicas (where
 // JetStream reports a conditional append's conflict differently).
 func TestStoreContractCluster(t *testing.T) {
+	// Its own cluster: it waits on leases and replication (5 s of CPU
+	// in 15 to 25 s) beside the others (RATIONALE.md, "Why is make test
+	// shaped this way?").
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}
