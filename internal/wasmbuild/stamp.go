@@ -30,9 +30,11 @@ import (
 // to the module root) with args and env: every file of the package and of
 // each package of this module it imports, directly or not (any build
 // tags: a file is hashed whether or not it is built); below a package
-// that embeds files, its whole tree; go.mod and go.sum (which pin every
-// other module); the go command (path, size, time); the args; and every
-// GO* and CGO* variable of env. Test files are left out: go build never
+// that embeds files, what its patterns name; go.mod and go.sum (which pin
+// every other module); the go command (path, size, time); the args; and
+// every GO* and CGO* variable of env. A module with a replace directive,
+// a workspace or a vendor directory has no key: go would read files the
+// key does not follow. Test files are left out: go build never
 // reads them, and so are files of no source type (go help filetype)
 // that no embed pattern names.
 func sourceKey(root, pkg string, args, env []string) (string, error) {
@@ -59,7 +61,7 @@ func sourceKey(root, pkg string, args, env []string) (string, error) {
 	}
 	fmt.Fprintf(h, "go %s %d %d\x00", tool, fi.Size(), fi.ModTime().UnixNano())
 	modPath := ""
-	for _, name := range []string{"go.mod", "go.sum", "go.work", "go.work.sum"} {
+	for _, name := range []string{"go.mod", "go.sum"} {
 		b, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil && !os.IsNotExist(err) {
 			return "", err
@@ -70,7 +72,29 @@ func sourceKey(root, pkg string, args, env []string) (string, error) {
 			if modPath = modulePath(b); modPath == "" {
 				return "", fmt.Errorf("%s: no module line", filepath.Join(root, name))
 			}
+			if bytes.Contains(b, []byte("=>")) {
+				return "", fmt.Errorf("%s: a replace directive (a local directory's files are not followed)", filepath.Join(root, name))
+			}
 		}
+	}
+	// go looks for a workspace from the build's directory up, and reads
+	// a vendor directory instead of the module cache: the key follows
+	// neither, so either means no stamp (a build every time).
+	for dir := root; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return "", fmt.Errorf("%s: a workspace", filepath.Join(dir, "go.work"))
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOWORK="); ok && v != "" && v != "off" {
+			return "", fmt.Errorf("GOWORK=%s: a workspace", v)
+		}
+	}
+	if isDir(filepath.Join(root, "vendor")) {
+		return "", fmt.Errorf("%s: a vendor directory", root)
 	}
 	seen := map[string]bool{}
 	queue := []string{pkg}

@@ -48,7 +48,8 @@ func write(t *testing.T, path, text string) {
 // The key changes with every file the build reads (the package's own,
 // those of the packages it imports, at any depth, and under any build
 // tag, what they embed, go.mod and go.sum), with the flags and with the
-// GO* environment; and with nothing else.
+// GO* environment; and with nothing else. A workspace, a vendor directory
+// or a replace directive means no key.
 func TestSourceKeyFollowsWhatTheBuildReads(t *testing.T) {
 	env := []string{"GOOS=wasip1", "HOME=/h"}
 	key := func(root string, args, env []string) string {
@@ -78,7 +79,6 @@ func TestSourceKeyFollowsWhatTheBuildReads(t *testing.T) {
 		{"l/other/y.txt", false},
 		{"go.mod", true},
 		{"go.sum", true},
-		{"go.work", true},
 		{"p/main_test.go", false},
 		{"l/l_test.go", false},
 		{"u/u.go", false},
@@ -112,6 +112,21 @@ func TestSourceKeyFollowsWhatTheBuildReads(t *testing.T) {
 	for _, bad := range []string{"/abs/p", "../p", "./...", "missing"} {
 		if k, err := sourceKey(root, bad, nil, env); err == nil {
 			t.Errorf("package %q: key %s, want an error", bad, k)
+		}
+	}
+	if k, err := sourceKey(root, "p", nil, append(env, "GOWORK=/elsewhere/go.work")); err == nil {
+		t.Errorf("with GOWORK set: key %s, want an error", k)
+	}
+	// What go would read and the key does not follow: no key, a build.
+	for file, text := range map[string]string{
+		"go.work":            "go 1.22\n\nuse .\n",
+		"vendor/modules.txt": "",
+		"go.mod":             "module example.com/m\n\ngo 1.22\n\nreplace example.com/x => ../x\n",
+	} {
+		root := tempModule(t)
+		write(t, filepath.Join(root, file), text)
+		if k, err := sourceKey(root, "p", nil, env); err == nil {
+			t.Errorf("with %s: key %s, want an error", file, k)
 		}
 	}
 }
