@@ -72,7 +72,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	for _, args := range [][]string{{"--version"}, {"-version"}, {"version"}} {
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"-v"}, {"-V"}, {"version"}} {
 		out, errOut, code := runMain(args...)
 		if code != ExitOK || errOut != "" || !strings.HasPrefix(out, "wasmagent ") || !strings.Contains(out, "(plugin ABI 1, go") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
