@@ -47,7 +47,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 	}()
 	f, err := config.LoadTools(*cfg) // no model needed
 	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
+		printLoadError(env, *cfg, err)
 		return ExitUsage
 	}
 	s, code := wireConfig(ctx, f, load{path: *cfg, noModel: true, logLevel: *logLevel, telemetry: true}, env)

@@ -72,7 +72,9 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 }
 
 // readPrompt is the arguments joined, or stdin when they are "-", or when
-// there are none and stdin is not a terminal.
+// there are none and stdin is not a terminal. With arguments and a piped
+// stdin, it is what stdin holds, a blank line, then the arguments (pi's
+// order: "git diff | wasmagent run 'review this'").
 func readPrompt(args []string, env Env) (string, error) {
 	fromStdin := (len(args) == 1 && args[0] == "-") || (len(args) == 0 && !env.StdinTerminal && env.Stdin != nil)
 	if !fromStdin {
@@ -80,20 +82,36 @@ func readPrompt(args []string, env Env) (string, error) {
 		if strings.TrimSpace(prompt) == "" {
 			return "", errors.New("no prompt (give it as arguments, or on stdin with -)")
 		}
-		return prompt, nil
+		if !env.StdinPiped || env.StdinTerminal || env.Stdin == nil {
+			return prompt, nil
+		}
+		piped, err := readStdin(env.Stdin)
+		if err != nil || strings.TrimSpace(piped) == "" {
+			return prompt, err
+		}
+		return piped + "\n\n" + prompt, nil
 	}
 	if env.Stdin == nil {
 		return "", errors.New("no prompt: stdin is closed")
 	}
-	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxPrompt+1))
+	prompt, err := readStdin(env.Stdin)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", errors.New("no prompt: stdin was empty")
+	}
+	return prompt, nil
+}
+
+// readStdin is all of stdin, up to maxPrompt, without its last newlines.
+func readStdin(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxPrompt+1))
 	if err != nil {
 		return "", fmt.Errorf("reading the prompt from stdin: %w", err)
 	}
 	if len(b) > maxPrompt {
 		return "", fmt.Errorf("the prompt on stdin is over %d MiB", maxPrompt>>20)
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return "", errors.New("no prompt: stdin was empty")
 	}
 	return strings.TrimRight(string(b), "\n"), nil
 }

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"log/slog"
 	"strings"
 
@@ -35,10 +39,37 @@ type load struct {
 func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	f, err := config.Load(l.path)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
+		printLoadError(env, l.path, err)
 		return nil, ExitUsage
 	}
 	return wireConfig(ctx, f, l, env)
+}
+
+// printLoadError reports a configuration that did not load; a file that
+// is not there says where it was looked for and how to give one.
+func printLoadError(env Env, path string, err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(env.Stderr, err)
+		return
+	}
+	where := path
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		where = abs
+	}
+	fmt.Fprintf(env.Stderr, "configuration: %s does not exist.\n", where)
+	if path != "agent.toml" || os.Getenv("WASMAGENT_CONFIG") != "" {
+		return
+	}
+	fmt.Fprint(env.Stderr, `Name one with --config FILE (or WASMAGENT_CONFIG), or write agent.toml here;
+the smallest, for any OpenAI-compatible server (no tools yet):
+
+  [model]
+  provider = "openai"
+  name = "gpt-4o-mini"    # the model's name on the server
+  # base_url = "http://localhost:11434/v1"    # not OpenAI: the API root
+
+The agent.toml at the root of the wasmagent repository explains every key.
+`)
 }
 
 // wireConfig wires a configuration read, as loadConfig does (l.path is
