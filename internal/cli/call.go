@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,9 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
+		if hint := grantHint(err.Error()); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
+		}
 		return ExitUsage
 	}
 	defer p.Close()
@@ -206,4 +210,41 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return res, ExitOK
+}
+
+// grantHint says which flags of plugin call give the grants a plugin's
+// needs asked for (a load error naming them, "; " between them), or "".
+func grantHint(msg string) string {
+	_, missing, ok := strings.Cut(msg, "needs grants it was not given: ")
+	if !ok {
+		return ""
+	}
+	var flags []string
+	add := func(f string) {
+		if !slices.Contains(flags, f) {
+			flags = append(flags, f)
+		}
+	}
+	for _, need := range strings.Split(missing, "; ") {
+		need = strings.TrimPrefix(need, "at least one ")
+		switch {
+		case strings.HasPrefix(need, "directory"):
+			guest, mode := "/work", ""
+			if g, ok := strings.CutPrefix(need, "directory /"); ok {
+				guest = "/" + strings.Fields(g)[0]
+			}
+			if strings.Contains(need, "(read-write)") {
+				mode = ":rw"
+			}
+			add(fmt.Sprintf("--dir HOST:%s%s (--dir .:%s%s: this directory)", guest, mode, guest, mode))
+		case strings.HasPrefix(need, "host"):
+			add("--host NAME (once for each)")
+		case strings.HasPrefix(need, "config value"):
+			add("--set KEY=VALUE")
+		}
+	}
+	if len(flags) == 0 {
+		return ""
+	}
+	return "grant them with " + strings.Join(flags, ", ")
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"log/slog"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/config"

@@ -143,3 +143,22 @@ func TestFlagNeedsValue(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
 }
+
+// Every kind of need a load error names maps to the plugin call flag that
+// grants it, the guest path and the write mode kept.
+func TestGrantHint(t *testing.T) {
+	for _, c := range []struct{ msg, want string }{
+		{"plugin p: the plugin needs grants it was not given: at least one directory (read-only) (why)", "--dir HOST:/work (--dir .:/work: this directory)"},
+		{"x: the plugin needs grants it was not given: directory /data/in (read-write)", "--dir HOST:/data/in:rw (--dir .:/data/in:rw: this directory)"},
+		{"x: the plugin needs grants it was not given: host api.example.com (the API); at least one host", "--host NAME (once for each)"},
+		{"x: the plugin needs grants it was not given: config value token (a host's name in it)", "--set KEY=VALUE"},
+		{"x: the plugin needs grants it was not given: directory /a (read-only); host h; config value k", "--dir HOST:/a (--dir .:/a: this directory), --host NAME (once for each), --set KEY=VALUE"},
+	} {
+		if got := grantHint(c.msg); got != "grant them with "+c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.msg, got, "grant them with "+c.want)
+		}
+	}
+	if got := grantHint("open x.wasm: no such file or directory"); got != "" {
+		t.Errorf("a hint for an error that is not about needs: %q", got)
+	}
+}
