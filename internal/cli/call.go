@@ -37,8 +37,8 @@ result (after).
 func callCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("plugin call", callSynopsis, callExamples, env)
 	gf := addGrantFlags(f)
-	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `file`, or from stdin with -")
-	logLevel := f.String("log-level", "warn", "the plugin's log `level` on stderr: debug, info, warn or error")
+	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `FILE`, or from stdin with -")
+	logLevel := f.String("log-level", "warn", "the plugin's log `LEVEL` on stderr: debug, info, warn or error")
 	hook := f.String("hook", "", "dry-run a hook instead of a tool: `before|after`")
 	hf := addHookCallFlags(f)
 	if err := refuseConfigValue(args); err != nil {

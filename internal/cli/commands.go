@@ -67,10 +67,10 @@ var sessionsGroup = &group{
 	path:  "wasmagent sessions",
 	outro: "ID may be any unique prefix of a session id.\n",
 	commands: []command{
-		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls")},
-		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show")},
-		{name: "export", synopsis: "sessions export [--config FILE] [--format md|jsonl] ID|PATH", summary: "Markdown, or the session file as it is", run: sessionsSub("export")},
-		{name: "rm", synopsis: "sessions rm [--config FILE] ID|PATH", summary: "delete a session", run: sessionsSub("rm")},
+		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls", "sessions ls [--config FILE]")},
+		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show", "sessions show [--config FILE] ID|PATH")},
+		{name: "export", synopsis: "sessions export [--config FILE] [--format md|jsonl] ID|PATH", summary: "Markdown, or the session file as it is", run: sessionsSub("export", "sessions export [--config FILE] [--format md|jsonl] ID|PATH")},
+		{name: "rm", synopsis: "sessions rm [--config FILE] ID|PATH", summary: "delete a session", run: sessionsSub("rm", "sessions rm [--config FILE] ID|PATH")},
 	},
 }
 

@@ -129,5 +129,5 @@ func newLogger(env Env, level slog.Level) *slog.Logger {
 
 // logLevelFlag adds --log-level to a command.
 func logLevelFlag(f *flags) *string {
-	return f.String("log-level", "", "plugin and runtime log `level` on stderr: debug, info, warn or error (default: [runtime] log_level, else warn)")
+	return f.String("log-level", "", "plugin and runtime log `LEVEL` on stderr: debug, info, warn or error (default: [runtime] log_level, else warn)")
 }

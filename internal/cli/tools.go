@@ -13,7 +13,7 @@ import (
 
 func toolsCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("tools", "tools [flags]", "  wasmagent tools --config agent.toml\n", env)
-	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	logLevel := logLevelFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
