@@ -121,7 +121,6 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 	return sess, ExitOK
 }
 
-
 // sessionsSub is the command "sessions SUB" of the command table.
 func sessionsSub(sub, synopsis string) func(context.Context, []string, Env) int {
 	return func(ctx context.Context, args []string, env Env) int {
