@@ -80,6 +80,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	if s == nil {
 		return code
 	}
+	c.r.explain = modelHint(s.File)
 	if c.store, code = openChatSession(ctx, sf, s, l, c.errEnv(env)); c.store == nil {
 		return code
 	}

@@ -41,8 +41,12 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	if j, ok := r.(jsonRetry); ok {
-		j.withEvents(s.Events)
+	hint := modelHint(s.File)
+	switch r := r.(type) {
+	case jsonRetry:
+		r.withEvents(s.Events)
+	case plainRetry:
+		r.explain = hint
 	}
 	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
 	if sess == nil {
@@ -61,7 +65,17 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		select {
 		case err = <-result:
 			done()
-			return exitCode(a, err, interrupted, env)
+			code := exitCode(a, err, interrupted, env)
+			if _, ok := r.(jsonRetry); ok && code == ExitFailed {
+				// Plain mode says it after the error; here, stdout is
+				// events only.
+				if m := lastAssistant(a); m != nil && m.StopReason == host.StopReasonError {
+					if h := hint(m.ErrorMessage, len(m.Content) > 0); h != "" {
+						fmt.Fprintln(env.Stderr, printable(h))
+					}
+				}
+			}
+			return code
 		case <-env.Interrupt:
 			if interrupted {
 				return ExitAborted
@@ -144,6 +158,17 @@ func exitCode(a *host.Agent, err error, interrupted bool, env Env) int {
 		return ExitAborted
 	}
 	return ExitOK
+}
+
+// lastAssistant is the run's last answer, or nil.
+func lastAssistant(a *host.Agent) *host.AssistantMessage {
+	msgs := a.State().Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m, ok := msgs[i].(*host.AssistantMessage); ok {
+			return m
+		}
+	}
+	return nil
 }
 
 // eventRenderer is a renderer that also hears of the model's retries.
