@@ -26,6 +26,10 @@ func toolsCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
+	if len(s.Tools) == 0 && len(s.Hooks) == 0 {
+		fmt.Fprintf(env.Stdout, "%s gives the model no tools and no hooks (add a [[tool]]: see the sample agent.toml)\n", *cfg)
+		return ExitOK
+	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TOOL\tMODE\tPLUGIN\tSHA256\tGRANTS")
 	for _, t := range s.Tools {
