@@ -142,3 +142,18 @@ func TestDocSectionReferences(t *testing.T) {
 		t.Fatalf("only %d section references checked", checked)
 	}
 }
+
+// The module is on no Go module proxy: no document tells a user to fetch
+// it from one (go install …@version, go get), which could only fail.
+func TestDocsFetchNothingFromAProxy(t *testing.T) {
+	root, files := userDocs(t)
+	more, _ := filepath.Glob(filepath.Join(root, "sdk", "assemblyscript", "harness", "*.js"))
+	fetch := regexp.MustCompile(`go (install|get) github\.com/wasmagent/wasmagent\S*`)
+	for _, f := range append(files, more...) {
+		b, _ := os.ReadFile(f)
+		if m := fetch.Find(b); m != nil {
+			rel, _ := filepath.Rel(root, f)
+			t.Errorf("%s: %q cannot work: the module is on no proxy", rel, m)
+		}
+	}
+}
