@@ -116,8 +116,14 @@ type call interface {
 	run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int)
 }
 
-// readInput is the JSON positional argument, or --input's file or stdin.
-func readInput(positional []string, input, what string, env Env) (string, error) {
+// readInput is the JSON positional argument, or --input's file or stdin,
+// or (pipe) a piped stdin when neither is given.
+func readInput(positional []string, input, what string, env Env, pipe bool) (string, error) {
+	if input == "" && len(positional) == 0 && pipe && env.StdinPiped && !env.StdinTerminal && env.Stdin != nil {
+		// echo '{"x":1}' | wasmagent plugin call p.wasm tool: as run
+		// reads a piped prompt.
+		input = "-"
+	}
 	switch {
 	case input != "" && len(positional) > 0:
 		return "", fmt.Errorf("give %s either as an argument or with --input, not both", what)
@@ -148,7 +154,7 @@ func newToolCall(args []string, input string, env Env) (*toolCall, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("want FILE.wasm TOOL ['ARGS_JSON']")
 	}
-	raw, err := readInput(args[2:], input, "ARGS_JSON", env)
+	raw, err := readInput(args[2:], input, "ARGS_JSON", env, true)
 	if err != nil {
 		return nil, err
 	}

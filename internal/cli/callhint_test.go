@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,5 +36,33 @@ func TestCallMissingGrantSaysTheFlag(t *testing.T) {
 	_, errOut, code = call(t, "", fetch, "fetch", `{"url":"https://example.com"}`)
 	if code != cli.ExitUsage || !strings.Contains(errOut, "grant them with --host NAME") {
 		t.Fatalf("fetch: exit %d:\n%s", code, errOut)
+	}
+}
+
+// ARGS_JSON (or CALL_JSON) comes from a piped stdin when neither it nor
+// --input is given, as run reads a piped prompt; --tool/--args for a hook
+// keep stdin unread.
+func TestCallArgsFromPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds plugins")
+	}
+	calc := wasmbuild.ForTest(t, "plugins/calc")
+	piped := func(stdin string, args ...string) (string, string, int) {
+		var out, errOut lockedBuffer
+		code := cli.Main(context.Background(), append([]string{"plugin", "call"}, args...), cli.Env{Stdin: strings.NewReader(stdin), StdinPiped: true, Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
+		return out.String(), errOut.String(), code
+	}
+	out, errOut, code := piped(`{"expression":"6*7"}`, calc, "calc")
+	if code != cli.ExitOK || !strings.Contains(out, `"text": "42"`) {
+		t.Fatalf("piped ARGS_JSON: exit %d, %q\n%s", code, out, errOut)
+	}
+	out, errOut, code = piped(`{"expression":"1+1"}`, calc, "calc", `{"expression":"2*3"}`)
+	if code != cli.ExitOK || !strings.Contains(out, `"text": "6"`) {
+		t.Fatalf("ARGS_JSON given: stdin must stay unread: exit %d, %q\n%s", code, out, errOut)
+	}
+	policy := wasmbuild.ForTest(t, "plugins/policy")
+	out, errOut, code = piped("not json", "--hook", "before", "--set", "default=allow", policy, "--tool", "write", "--args", `{"path":"/work/a"}`)
+	if code != cli.ExitOK || out != "{}\n" {
+		t.Fatalf("--tool/--args with a pipe: exit %d, %q\n%s", code, out, errOut)
 	}
 }
