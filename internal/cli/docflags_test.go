@@ -153,3 +153,112 @@ func TestReadmeCommandTable(t *testing.T) {
 		t.Fatalf("only %d rows of the README's command table read", rows)
 	}
 }
+
+// Every wasmagent command line the documents show, in code blocks and in
+// inline code, names a command that exists and only flags it has.
+func TestDocCommandLines(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"README.md", "SECURITY.md", "docs/*.md", "examples/*/README.md", "plugins/*/README.md", "sdk/*/README.md"} {
+		m, _ := filepath.Glob(filepath.Join("..", "..", pattern))
+		files = append(files, m...)
+	}
+	code := regexp.MustCompile("(?s)```[a-z]*\n(.*?)```|`([^`\n]+)`")
+	checked := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, m := range code.FindAllStringSubmatch(string(b), -1) {
+			for _, line := range strings.Split(m[1]+m[2], "\n") {
+				rest, ok := commandLine(line)
+				if !ok {
+					continue
+				}
+				if checkCommandLine(t, f, strings.Fields(rest)) {
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("only %d command lines checked", checked)
+	}
+}
+
+// commandLine is what follows wasmagent on a line that runs it:
+// "wasmagent …", "$ wasmagent …", "… | wasmagent …", "go run
+// ./cmd/wasmagent …".
+func commandLine(line string) (string, bool) {
+	for _, sep := range []string{"/cmd/wasmagent ", "wasmagent "} {
+		before, rest, ok := strings.Cut(line, sep)
+		if !ok {
+			continue
+		}
+		before = strings.TrimSpace(before)
+		if sep == "wasmagent " && before != "" && before != "$" && !strings.HasSuffix(before, "|") {
+			continue
+		}
+		return rest, true
+	}
+	return "", false
+}
+
+// checkCommandLine checks the words after "wasmagent" on one line; false
+// when they are not a command line (prose in code, a path).
+func checkCommandLine(t *testing.T, file string, words []string) bool {
+	if len(words) == 0 || words[0] == "--version" || words[0] == "-v" || words[0] == "--help" || words[0] == "help" {
+		return len(words) > 0
+	}
+	if !regexp.MustCompile(`^[a-z]+$`).MatchString(words[0]) {
+		return false
+	}
+	var path []string
+	g := rootGroup
+	for _, w := range words {
+		var c *command
+		for i := range g.commands {
+			if g.commands[i].name == w {
+				c = &g.commands[i]
+			}
+		}
+		if c == nil {
+			break
+		}
+		path = append(path, w)
+		if c.group == nil {
+			g = nil
+			break
+		}
+		g = c.group
+	}
+	line := strings.Join(words, " ")
+	if len(path) == 0 {
+		if slices.Contains([]string{"COMMAND"}, words[0]) {
+			return false
+		}
+		t.Errorf("%s: `wasmagent %s`: no command %q", file, line, words[0])
+		return true
+	}
+	cmds := [][]string{path}
+	if g != nil { // a group: "sessions ls|show"
+		cmds, _ = commandPaths(g, path)
+	}
+	var flags []string
+	for _, c := range cmds {
+		flags = append(flags, realFlags(c)...)
+	}
+	depth := 0
+	for _, w := range words[len(path):] {
+		depth += strings.Count(w, "[") - strings.Count(w, "]")
+		if depth <= 0 && (w == "|" || w == "#" || w == "&&" || w == ";" || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<")) {
+			break
+		}
+		if w == "--" {
+			break
+		}
+		w = strings.Trim(w, "[]`'\"(),")
+		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+		if strings.HasPrefix(w, "--") && name != "" && name != "help" && !slices.Contains(flags, name) {
+			t.Errorf("%s: `wasmagent %s`: --%s is no flag of wasmagent %s", file, line, name, strings.Join(path, " "))
+		}
+	}
+	return true
+}
