@@ -237,7 +237,11 @@ func grantHint(msg string) string {
 		case strings.HasPrefix(need, "directory"):
 			guest, mode := "/work", ""
 			if g, ok := strings.CutPrefix(need, "directory /"); ok {
-				guest = "/" + strings.Fields(g)[0]
+				// The rest, a plugin's "why" included, is the plugin's
+				// own text: anything may follow.
+				if f := strings.Fields(g); len(f) > 0 && !strings.HasPrefix(f[0], "(") {
+					guest = "/" + f[0]
+				}
 			}
 			if strings.Contains(need, "(read-write)") {
 				mode = ":rw"
