@@ -81,3 +81,20 @@ func TestModelErrorHints(t *testing.T) {
 		}
 	}
 }
+
+// chat says the same hint after a model error, and goes on.
+func TestChatModelErrorHint(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(404)
+		io.WriteString(w, `{"error":{"message":"no such model"}}`)
+	}))
+	defer s.Close()
+	cfg := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\nretries = 0\n", s.URL+"/v1")), 0o644)
+	var out, errOut lockedBuffer
+	code := cli.Main(context.Background(), []string{"chat", "--no-session", "--config", cfg}, cli.Env{Stdin: strings.NewReader("hi\n"), Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
+	if code != cli.ExitOK || !strings.Contains(errOut.String(), "error: 404") || !strings.Contains(errOut.String(), "hint: "+s.URL+"/v1 has no model \"m\"") {
+		t.Fatalf("exit %d:\n%s", code, errOut.String())
+	}
+}
