@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -95,5 +97,12 @@ func validateCmd(ctx context.Context, args []string, env Env) int {
 	}
 	defer s.Close()
 	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
+	// The key is read at run time, not validated; say now what run would.
+	if m := s.File.Model; m.Provider == "openai" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
+		keyEnv := cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY")
+		if os.Getenv(keyEnv) == "" {
+			fmt.Fprintf(env.Stderr, "note: $%s is empty here: run and chat will refuse to start until it holds the API key (model.api_key_env)\n", keyEnv)
+		}
+	}
 	return ExitOK
 }

@@ -46,3 +46,19 @@ func TestUnbuiltPluginsHint(t *testing.T) {
 		t.Errorf("a hint for a plugin with no sources beside it:\n%s", errOut.String())
 	}
 }
+
+// config validate passes a configuration for OpenAI whose key variable is
+// empty (the key is read at run time), and says that run will refuse it.
+func TestValidateNotesMissingKey(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\napi_key_env = \"WA_VALIDATE_KEY\"\n"), 0o644)
+	for _, key := range []string{"", "sk-x"} {
+		t.Setenv("WA_VALIDATE_KEY", key)
+		var out, errOut lockedBuffer
+		code := cli.Main(context.Background(), []string{"config", "validate", cfg}, cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+		noted := strings.Contains(errOut.String(), "note: $WA_VALIDATE_KEY is empty here")
+		if code != cli.ExitOK || !strings.Contains(out.String(), ": ok (0 tools, 0 hooks)") || noted != (key == "") {
+			t.Errorf("key %q: exit %d, %q, %q", key, code, out.String(), errOut.String())
+		}
+	}
+}
