@@ -174,6 +174,7 @@ FUZZ_TARGETS = \
 	./internal/cdp:FuzzDispatch \
 	./internal/cdp:FuzzReadFrames \
 	./internal/cli:FuzzCtrlCReader \
+	./internal/cli:FuzzHints \
 	./internal/cli:FuzzHookCallJSON \
 	./internal/cli:FuzzParseDir \
 	./internal/cli:FuzzPrintable \

@@ -132,7 +132,8 @@ func suggest(key string) string {
 	last := key[strings.LastIndex(key, ".")+1:]
 	best, dist := "", 3
 	for _, k := range knownKeys {
-		if d := editDistance(last, k); d < dist && d > 0 {
+		// Ties go to a key as long as the typo (a letter replaced).
+		if d := editDistance(last, k); d > 0 && (d < dist || d == dist && len(k) == len(last) && len(best) != len(last)) {
 			best, dist = k, d
 		}
 	}
@@ -142,19 +143,27 @@ func suggest(key string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-var knownKeys = []string{
-	"model", "agent", "runtime", "tool", "hook",
-	"provider", "name", "base_url", "api_key_env", "temperature", "max_tokens", "reasoning_effort", "timeout", "retries", "script",
-	"system_prompt", "system_prompt_file", "thinking", "tool_execution", "max_concurrency", "max_turns", "steering_mode", "follow_up_mode",
-	"cache_dir", "max_memory", "log_level", "image_memory",
-	"max_response_bytes", "max_tool_calls", "max_argument_bytes", "events", "updates", "floor", "ratio",
-	"plugin", "sha256", "pool", "config", "grants", "disable", "sequential", "rename", "tools", "order",
-	"credentials", "header", "env", "prefix", "audit", "path", "arguments", "results", "max_field_bytes", "clock", "max_concurrent_calls",
-	"sessions", "dir",
-	"dirs", "hosts", "memory", "max_input", "max_output", "max_http_response", "max_vars", "host", "guest", "write",
-	"max_host_alloc", "max_updates", "max_update_bytes", "max_log", "max_var_writes", "max_http_requests",
-	"mcp", "token_env", "token_file", "allowed_origins", "session_timeout", "max_body",
-	"serve", "addr", "tokens_file", "tokens_env", "max_sessions", "max_runs", "max_tool_calls_per_minute", "max_prompt", "drain_timeout", "heartbeat",
+// knownKeys is every key agent.toml has, read from the types' toml tags,
+// so that a section added later is suggested from too.
+var knownKeys = tomlKeys(reflect.TypeFor[File](), map[reflect.Type]bool{})
+
+func tomlKeys(t reflect.Type, seen map[reflect.Type]bool) []string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return nil
+	}
+	seen[t] = true
+	var keys []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if name != "" && name != "-" && !slices.Contains(keys, name) {
+			keys = append(keys, name)
+		}
+		keys = append(keys, tomlKeys(f.Type, seen)...)
+	}
+	return keys
 }
 
 func editDistance(a, b string) int {

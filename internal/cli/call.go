@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,8 +37,8 @@ result (after).
 func callCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("plugin call", callSynopsis, callExamples, env)
 	gf := addGrantFlags(f)
-	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `file`, or from stdin with -")
-	logLevel := f.String("log-level", "warn", "the plugin's log `level` on stderr: debug, info, warn or error")
+	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `FILE`, or from stdin with -")
+	logLevel := f.String("log-level", "warn", "the plugin's log `LEVEL` on stderr: debug, info, warn or error")
 	hook := f.String("hook", "", "dry-run a hook instead of a tool: `before|after`")
 	hf := addHookCallFlags(f)
 	if err := refuseConfigValue(args); err != nil {
@@ -78,6 +79,9 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
+		if hint := grantHint(err.Error()); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
+		}
 		return ExitUsage
 	}
 	defer p.Close()
@@ -112,8 +116,14 @@ type call interface {
 	run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int)
 }
 
-// readInput is the JSON positional argument, or --input's file or stdin.
-func readInput(positional []string, input, what string, env Env) (string, error) {
+// readInput is the JSON positional argument, or --input's file or stdin,
+// or (pipe) a piped stdin when neither is given.
+func readInput(positional []string, input, what string, env Env, pipe bool) (string, error) {
+	if input == "" && len(positional) == 0 && pipe && env.StdinPiped && !env.StdinTerminal && env.Stdin != nil {
+		// echo '{"x":1}' | wasmagent plugin call p.wasm tool: as run
+		// reads a piped prompt.
+		input = "-"
+	}
 	switch {
 	case input != "" && len(positional) > 0:
 		return "", fmt.Errorf("give %s either as an argument or with --input, not both", what)
@@ -144,7 +154,7 @@ func newToolCall(args []string, input string, env Env) (*toolCall, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("want FILE.wasm TOOL ['ARGS_JSON']")
 	}
-	raw, err := readInput(args[2:], input, "ARGS_JSON", env)
+	raw, err := readInput(args[2:], input, "ARGS_JSON", env, true)
 	if err != nil {
 		return nil, err
 	}
@@ -206,4 +216,45 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return res, ExitOK
+}
+
+// grantHint says which flags of plugin call give the grants a plugin's
+// needs asked for (a load error naming them, "; " between them), or "".
+func grantHint(msg string) string {
+	_, missing, ok := strings.Cut(msg, "needs grants it was not given: ")
+	if !ok {
+		return ""
+	}
+	var flags []string
+	add := func(f string) {
+		if !slices.Contains(flags, f) {
+			flags = append(flags, f)
+		}
+	}
+	for _, need := range strings.Split(missing, "; ") {
+		need = strings.TrimPrefix(need, "at least one ")
+		switch {
+		case strings.HasPrefix(need, "directory"):
+			guest, mode := "/work", ""
+			if g, ok := strings.CutPrefix(need, "directory /"); ok {
+				// The rest, a plugin's "why" included, is the plugin's
+				// own text: anything may follow.
+				if f := strings.Fields(g); len(f) > 0 && !strings.HasPrefix(f[0], "(") {
+					guest = "/" + f[0]
+				}
+			}
+			if strings.Contains(need, "(read-write)") {
+				mode = ":rw"
+			}
+			add(fmt.Sprintf("--dir HOST:%s%s (--dir .:%s%s: this directory)", guest, mode, guest, mode))
+		case strings.HasPrefix(need, "host"):
+			add("--host NAME (once for each)")
+		case strings.HasPrefix(need, "config value"):
+			add("--set KEY=VALUE")
+		}
+	}
+	if len(flags) == 0 {
+		return ""
+	}
+	return "grant them with " + strings.Join(flags, ", ")
 }

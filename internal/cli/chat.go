@@ -47,7 +47,7 @@ type chatSession struct {
 
 func chatCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("chat", "chat [flags]", chatExamples, env)
-	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	logLevel := logLevelFlag(f)
 	sf := addSessionFlags(f.FlagSet)
 	if code, ok := f.parse(args); !ok {
@@ -80,6 +80,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	if s == nil {
 		return code
 	}
+	c.r.explain = modelHint(s.File)
 	if c.store, code = openChatSession(ctx, sf, s, l, c.errEnv(env)); c.store == nil {
 		return code
 	}

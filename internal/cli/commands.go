@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -66,10 +67,10 @@ var sessionsGroup = &group{
 	path:  "wasmagent sessions",
 	outro: "ID may be any unique prefix of a session id.\n",
 	commands: []command{
-		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls")},
-		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show")},
-		{name: "export", synopsis: "sessions export [--config FILE] [--format md|jsonl] ID|PATH", summary: "Markdown, or the session file as it is", run: sessionsSub("export")},
-		{name: "rm", synopsis: "sessions rm [--config FILE] ID|PATH", summary: "delete a session", run: sessionsSub("rm")},
+		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls", "sessions ls [--config FILE]")},
+		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show", "sessions show [--config FILE] ID|PATH")},
+		{name: "export", synopsis: "sessions export [--config FILE] [--format md|jsonl] ID|PATH", summary: "Markdown, or the session file as it is", run: sessionsSub("export", "sessions export [--config FILE] [--format md|jsonl] ID|PATH")},
+		{name: "rm", synopsis: "sessions rm [--config FILE] ID|PATH", summary: "delete a session", run: sessionsSub("rm", "sessions rm [--config FILE] ID|PATH")},
 	},
 }
 
@@ -100,7 +101,7 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 		}
 		// "help plugin call" is "plugin call --help".
 		return dispatch(ctx, g, append(append([]string{}, rest...), "--help"), env)
-	case "-version", "--version":
+	case "-version", "--version", "-v", "-V":
 		if g == rootGroup {
 			return versionCmd(ctx, rest, env)
 		}
@@ -113,6 +114,26 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 			return dispatch(ctx, c.group, rest, env)
 		}
 		return c.run(ctx, rest, env)
+	}
+	return g.unknown(name, env)
+}
+
+// unknown reports a name that is not a command of g: the command it most
+// likely meant, if one is close, else the list. A flag before the command
+// ("wasmagent --config x.toml run") is said to belong after it.
+func (g *group) unknown(name string, env Env) int {
+	if strings.HasPrefix(name, "-") && len(name) > 1 {
+		fmt.Fprintf(env.Stderr, "%s: unknown flag %s: flags go after the command (%s COMMAND [flags])\n", g.path, name, g.path)
+		fmt.Fprintf(env.Stderr, "Run \"%s --help\" for the commands.\n", g.path)
+		return ExitUsage
+	}
+	names := make([]string, len(g.commands))
+	for i, c := range g.commands {
+		names[i] = c.name
+	}
+	if hint := didYouMean(name, names, strconv.Quote); hint != "" {
+		fmt.Fprintf(env.Stderr, "%s: unknown command %q%s\nRun \"%s --help\" for the commands.\n", g.path, name, hint, g.path)
+		return ExitUsage
 	}
 	fmt.Fprintf(env.Stderr, "%s: unknown command %q\n\n", g.path, name)
 	g.usage(env.Stderr)

@@ -60,7 +60,7 @@ func (f *flags) parse(args []string) (code int, ok bool) {
 				f.usage(f.env.Stdout)
 				return ExitOK, false
 			}
-			f.env.Stderr.Write(f.msgs.Bytes())
+			fmt.Fprintf(f.env.Stderr, "wasmagent %s: %s\n", f.Name(), f.explain(err))
 			f.shortUsage()
 			return ExitUsage, false
 		}
@@ -77,6 +77,37 @@ func (f *flags) parse(args []string) (code int, ok bool) {
 	}
 	f.Parse(append([]string{"--"}, pos...))
 	return ExitOK, true
+}
+
+// explain rewords the flag package's errors the way the flags are
+// written (--name), and names the flag an unknown one most likely meant.
+func (f *flags) explain(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		return fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, names, func(s string) string { return "--" + s }))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		arg := "VALUE"
+		if fl := f.Lookup(name); fl != nil {
+			if n, _ := flag.UnquoteUsage(fl); n != "" {
+				arg = strings.ToUpper(n)
+			}
+		}
+		return fmt.Sprintf("--%s needs a value (--%s %s)", name, name, arg)
+	}
+	// "invalid value "x" for flag -n: …", "invalid boolean value "x" for
+	// -n: …": the flag as it is written.
+	f.VisitAll(func(fl *flag.Flag) {
+		for _, form := range []string{" for flag -", " for -"} {
+			if i := strings.Index(msg, form+fl.Name+": "); i >= 0 {
+				msg = msg[:i] + " for --" + msg[i+len(form):]
+				return
+			}
+		}
+	})
+	return msg
 }
 
 // fail reports a usage problem with the command's usage, and gives exit 2.

@@ -84,10 +84,14 @@ func TestReadPrompt(t *testing.T) {
 		args     []string
 		stdin    string
 		terminal bool
+		piped    bool
 		want     string
 		err      string
 	}{
 		{args: []string{"a", "b"}, stdin: "ignored", want: "a b"},
+		{args: []string{"review", "this"}, stdin: "diff --git a b\n+x\n", piped: true, want: "diff --git a b\n+x\n\nreview this"},
+		{args: []string{"review"}, stdin: " \n", piped: true, want: "review"},
+		{args: []string{"-"}, stdin: "only stdin\n", piped: true, want: "only stdin"},
 		{args: []string{"-"}, stdin: "from <stdin> & co\n", want: "from <stdin> & co"},
 		{args: []string{"-"}, stdin: "typed", terminal: true, want: "typed"},
 		{args: nil, stdin: "piped\nlines\n", want: "piped\nlines"},
@@ -95,7 +99,7 @@ func TestReadPrompt(t *testing.T) {
 		{args: nil, stdin: " \n", err: "stdin was empty"},
 		{args: []string{" "}, err: "no prompt"},
 	} {
-		got, err := readPrompt(c.args, Env{Stdin: strings.NewReader(c.stdin), StdinTerminal: c.terminal})
+		got, err := readPrompt(c.args, Env{Stdin: strings.NewReader(c.stdin), StdinTerminal: c.terminal, StdinPiped: c.piped})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q %q: %q, %v; want error %q", c.args, c.stdin, got, err, c.err)

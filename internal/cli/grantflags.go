@@ -23,8 +23,8 @@ func addGrantFlags(f *flags) *grantFlags {
 	f.Var(&g.dirs, "dir", "grant a directory: `HOST:GUEST[:rw]` (read-only unless :rw; a relative HOST is from the current directory; repeatable)")
 	f.Var(&g.hosts, "host", "grant outbound HTTP to a `host` (name, *.name, *, optional :port; repeatable)")
 	f.Var(&g.sets, "set", "a configuration value the plugin reads: `KEY=VALUE` (repeatable)")
-	g.timeout = f.Duration("timeout", 30*time.Second, "the call's timeout")
-	g.memory = f.Int("memory-mib", 128, "memory grant in MiB")
+	g.timeout = f.Duration("timeout", 30*time.Second, "the call's timeout (a `DURATION`: 30s, 2m)")
+	g.memory = f.Int("memory-mib", 128, "the memory grant in MiB (`N`, at most 4096)")
 	return g
 }
 

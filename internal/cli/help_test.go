@@ -63,7 +63,7 @@ func TestHelpEverywhere(t *testing.T) {
 // A group without its subcommand, or an unknown name, is a usage error on
 // stderr.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"plugin"}, {"config"}, {"nope"}, {"plugin", "nope"}, {"run", "--nope", "x"}, {"version", "extra"}} {
+	for _, args := range [][]string{{}, {"plugin"}, {"config"}, {"nope"}, {"plugin", "nope"}, {"run", "--nope", "x"}, {"version", "extra"}, {"sessions", "show"}, {"sessions", "rm"}, {"sessions", "ls", "extra"}} {
 		out, errOut, code := runMain(args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, "wasmagent") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
@@ -72,7 +72,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	for _, args := range [][]string{{"--version"}, {"-version"}, {"version"}} {
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"-v"}, {"-V"}, {"version"}} {
 		out, errOut, code := runMain(args...)
 		if code != ExitOK || errOut != "" || !strings.HasPrefix(out, "wasmagent ") || !strings.Contains(out, "(plugin ABI 1, go") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)

@@ -2,13 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 func newRuntime(ctx context.Context) (*runtime.Runtime, error) {
@@ -32,21 +36,65 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 	defer rt.Close(ctx)
 	m, err := rt.CompileFile(ctx, path)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", path, err)
-		return ExitFailed
+		// As plugin call: a file that is not there, or not a plugin, is
+		// bad input (exit 2), named once.
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		if !strings.HasPrefix(msg, path+": ") {
+			msg = path + ": " + msg
+		}
+		fmt.Fprintln(env.Stderr, printable(msg))
+		return ExitUsage
 	}
 	out := env.Stdout
 	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\n", path, m.Size(), m.SHA256(), strings.Join(m.Exports(), " "))
 	printImports(out, m.Imports())
+	// The description is shown whatever the plugin needs: inspect grants
+	// nothing, and a plugin that needs a directory (fs) or a host (fetch)
+	// is still one to look at. Every other check of the loop's is made.
 	p, err := wasmtool.Load(ctx, rt, path, wasmtool.Options{})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "describe: %v\n", err)
-		return ExitFailed
+	if err == nil {
+		defer p.Close()
+		b, _ := marshalJSON(p.Description(), "  ")
+		fmt.Fprintf(out, "describe %s\n", b)
+		return ExitOK
 	}
-	defer p.Close()
-	b, _ := marshalJSON(p.Description(), "  ")
+	if grantHint(err.Error()) == "" {
+		fmt.Fprintf(env.Stderr, "describe: %s\n", printable(err.Error()))
+		return ExitUsage
+	}
+	d, derr := describeOnly(ctx, rt, m)
+	if derr != nil {
+		fmt.Fprintf(env.Stderr, "describe: %s\n", printable(derr.Error()))
+		return ExitUsage
+	}
+	b, _ := marshalJSON(d, "  ")
 	fmt.Fprintf(out, "describe %s\n", b)
+	_, missing, _ := strings.Cut(err.Error(), "not given: ")
+	fmt.Fprintf(out, "needs    %s\n         granted by: plugin call %s; agent.toml [tool.grants]\n", printable(missing), strings.TrimPrefix(grantHint(err.Error()), "grant them with "))
 	return ExitOK
+}
+
+// describeOnly is what the plugin's describe export says, granted
+// nothing.
+func describeOnly(ctx context.Context, rt *runtime.Runtime, m *runtime.Module) (*sdk.Description, error) {
+	rp, err := rt.NewPlugin(m, runtime.PluginOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer rp.Close()
+	out, err := rp.Call(ctx, sdk.ExportDescribe, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var d sdk.Description
+	if err := json.Unmarshal(out, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // printImports lists "module.name" imports one module a line, in the order

@@ -22,7 +22,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
   wasmagent mcp --config ~/tools/agent.toml --http 127.0.0.1:8377
   wasmagent mcp --config ~/tools/agent.toml --print-config claude
 `, env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
+	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP at `ADDR` (host:port, or :port for 127.0.0.1) instead of stdio")
 	client := fs.String("print-config", "", "print what `CLIENT` (claude, cursor or codex) needs to start this server, and exit")
 	logLevel := logLevelFlag(fs)
@@ -47,7 +47,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 	}()
 	f, err := config.LoadTools(*cfg) // no model needed
 	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
+		printLoadError(env, *cfg, err)
 		return ExitUsage
 	}
 	s, code := wireConfig(ctx, f, load{path: *cfg, noModel: true, logLevel: *logLevel, telemetry: true}, env)

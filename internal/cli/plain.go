@@ -25,6 +25,9 @@ type plainRenderer struct {
 	midLine bool                // the text has a line not yet ended
 	frame   int
 
+	// explain, if set, says what to check after a model error (modelHint).
+	explain func(msg string, got bool) string
+
 	phase      string // what the live line says when no tool runs; "" for nothing
 	phaseSince time.Time
 	thought    []rune // the reasoning's last words
@@ -220,6 +223,11 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 		for _, m := range e.Messages {
 			if a, ok := m.(*host.AssistantMessage); ok && a.StopReason == host.StopReasonError {
 				r.lineLocked("error: %s", printable(a.ErrorMessage))
+				if r.explain != nil {
+					if hint := r.explain(a.ErrorMessage, len(a.Content) > 0); hint != "" {
+						r.lineLocked("%s", printable(hint))
+					}
+				}
 			}
 		}
 		r.phase = ""

@@ -13,8 +13,8 @@ func rpcCmd(ctx context.Context, args []string, env Env) int {
   (commands are JSON lines on stdin, responses and events JSON lines on
    stdout: pi-coding-agent's RPC mode; see docs/rpc.md)
 `, env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
-	fs.String("mode", "rpc", "accepted for pi's RpcClient, which passes --mode rpc")
+	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
+	fs.String("mode", "rpc", "`MODE`: accepted for pi's RpcClient, which passes --mode rpc")
 	sf := addSessionFlags(fs.FlagSet)
 	if code, ok := fs.parse(args); !ok {
 		return code

@@ -20,9 +20,10 @@ const maxPrompt = 16 << 20
 func runCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("run", "run [flags] PROMPT|-", `  wasmagent run "What is 2^64 / 3?"
   wasmagent run --config examples/demo/agent.toml --json "Tidy the notes"
-  git diff | wasmagent run -          (the prompt from stdin)
+  git diff | wasmagent run "review this"   (the diff, then the prompt)
+  wasmagent run - < prompt.md              (the prompt from stdin)
 `, env)
-	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	jsonOut := f.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
 	logLevel := logLevelFlag(f)
 	sf := addSessionFlags(f.FlagSet)
@@ -40,8 +41,12 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	if j, ok := r.(jsonRetry); ok {
-		j.withEvents(s.Events)
+	hint := modelHint(s.File)
+	switch r := r.(type) {
+	case jsonRetry:
+		r.withEvents(s.Events)
+	case plainRetry:
+		r.explain = hint
 	}
 	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
 	if sess == nil {
@@ -60,7 +65,17 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		select {
 		case err = <-result:
 			done()
-			return exitCode(a, err, interrupted, env)
+			code := exitCode(a, err, interrupted, env)
+			if _, ok := r.(jsonRetry); ok && code == ExitFailed {
+				// Plain mode says it after the error; here, stdout is
+				// events only.
+				if m := lastAssistant(a); m != nil && m.StopReason == host.StopReasonError {
+					if h := hint(m.ErrorMessage, len(m.Content) > 0); h != "" {
+						fmt.Fprintln(env.Stderr, printable(h))
+					}
+				}
+			}
+			return code
 		case <-env.Interrupt:
 			if interrupted {
 				return ExitAborted
@@ -72,7 +87,9 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 }
 
 // readPrompt is the arguments joined, or stdin when they are "-", or when
-// there are none and stdin is not a terminal.
+// there are none and stdin is not a terminal. With arguments and a piped
+// stdin, it is what stdin holds, a blank line, then the arguments (pi's
+// order: "git diff | wasmagent run 'review this'").
 func readPrompt(args []string, env Env) (string, error) {
 	fromStdin := (len(args) == 1 && args[0] == "-") || (len(args) == 0 && !env.StdinTerminal && env.Stdin != nil)
 	if !fromStdin {
@@ -80,20 +97,36 @@ func readPrompt(args []string, env Env) (string, error) {
 		if strings.TrimSpace(prompt) == "" {
 			return "", errors.New("no prompt (give it as arguments, or on stdin with -)")
 		}
-		return prompt, nil
+		if !env.StdinPiped || env.StdinTerminal || env.Stdin == nil {
+			return prompt, nil
+		}
+		piped, err := readStdin(env.Stdin)
+		if err != nil || strings.TrimSpace(piped) == "" {
+			return prompt, err
+		}
+		return piped + "\n\n" + prompt, nil
 	}
 	if env.Stdin == nil {
 		return "", errors.New("no prompt: stdin is closed")
 	}
-	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxPrompt+1))
+	prompt, err := readStdin(env.Stdin)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", errors.New("no prompt: stdin was empty")
+	}
+	return prompt, nil
+}
+
+// readStdin is all of stdin, up to maxPrompt, without its last newlines.
+func readStdin(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxPrompt+1))
 	if err != nil {
 		return "", fmt.Errorf("reading the prompt from stdin: %w", err)
 	}
 	if len(b) > maxPrompt {
 		return "", fmt.Errorf("the prompt on stdin is over %d MiB", maxPrompt>>20)
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return "", errors.New("no prompt: stdin was empty")
 	}
 	return strings.TrimRight(string(b), "\n"), nil
 }
@@ -125,6 +158,17 @@ func exitCode(a *host.Agent, err error, interrupted bool, env Env) int {
 		return ExitAborted
 	}
 	return ExitOK
+}
+
+// lastAssistant is the run's last answer, or nil.
+func lastAssistant(a *host.Agent) *host.AssistantMessage {
+	msgs := a.State().Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m, ok := msgs[i].(*host.AssistantMessage); ok {
+			return m
+		}
+	}
+	return nil
 }
 
 // eventRenderer is a renderer that also hears of the model's retries.

@@ -34,7 +34,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
   openssl rand -hex 32 | tee token | wasmagent serve --hash-token
   (the HTTP API, its event streams and its tokens: docs/serve.md)
 `, env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file`")
+	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
 	addrFlag := fs.String("addr", "", "listen on `HOST:PORT` (default [serve] addr, else "+defaultServeAddr+")")
 	hash := fs.Bool("hash-token", false, "read a token on stdin and print the line to put in the tokens file")
 	if code, ok := fs.parse(args); !ok {

@@ -121,33 +121,19 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 	return sess, ExitOK
 }
 
-const sessionsUsage = `usage:
-  wasmagent sessions ls [--config FILE]                 this directory's sessions, newest first
-  wasmagent sessions show [--config FILE] ID|PATH       the transcript, in Markdown
-  wasmagent sessions export [--format md|jsonl] ID|PATH  Markdown, or the session file as it is
-  wasmagent sessions rm [--config FILE] ID|PATH         delete a session
-
-ID may be any unique prefix of a session id.
-`
-
 // sessionsSub is the command "sessions SUB" of the command table.
-func sessionsSub(sub string) func(context.Context, []string, Env) int {
+func sessionsSub(sub, synopsis string) func(context.Context, []string, Env) int {
 	return func(ctx context.Context, args []string, env Env) int {
-		return sessionsCmd(ctx, append([]string{sub}, args...), env)
+		return sessionsCmd(ctx, sub, synopsis, args, env)
 	}
 }
 
-func sessionsCmd(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, sessionsUsage)
-		return ExitUsage
-	}
-	sub, args := args[0], args[1:]
-	fs := newFlags("sessions "+sub, "sessions "+sub+" [--config FILE] [ID]", "", env)
-	cfg := fs.String("config", defaultConfig(), "configuration `file` (for [sessions] dir)")
+func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env Env) int {
+	fs := newFlags("sessions "+sub, synopsis, "", env)
+	cfg := fs.String("config", defaultConfig(), "configuration `FILE` (for [sessions] dir)")
 	format := "md"
 	if sub == "export" {
-		fs.StringVar(&format, "format", "md", "md (Markdown) or jsonl (the session file as it is)")
+		fs.StringVar(&format, "format", "md", "`FORMAT`: md (Markdown) or jsonl (the session file as it is)")
 	}
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -165,11 +151,13 @@ func sessionsCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if sub == "ls" {
+		if fs.NArg() > 0 {
+			return fs.fail("takes no arguments")
+		}
 		return listSessions(ctx, store, env)
 	}
-	if fs.NArg() != 1 || !strings.Contains("show rm export", sub) {
-		fmt.Fprint(env.Stderr, sessionsUsage)
-		return ExitUsage
+	if fs.NArg() != 1 {
+		return fs.fail("takes one session: its ID (a unique prefix works; wasmagent sessions ls lists them) or PATH")
 	}
 	info, err := session.Find(ctx, store, fs.Arg(0))
 	if err != nil {

@@ -2,8 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/config"
@@ -35,10 +40,40 @@ type load struct {
 func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	f, err := config.Load(l.path)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
+		printLoadError(env, l.path, err)
 		return nil, ExitUsage
 	}
 	return wireConfig(ctx, f, l, env)
+}
+
+// printLoadError reports a configuration that did not load; a file that
+// is not there says where it was looked for and how to give one.
+func printLoadError(env Env, path string, err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintln(env.Stderr, err)
+		if hint := unbuiltPlugins(path, err.Error()); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
+		}
+		return
+	}
+	where := path
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		where = abs
+	}
+	fmt.Fprintf(env.Stderr, "configuration: %s does not exist.\n", where)
+	if path != "agent.toml" || os.Getenv("WASMAGENT_CONFIG") != "" {
+		return
+	}
+	fmt.Fprint(env.Stderr, `Name one with --config FILE (or WASMAGENT_CONFIG), or write agent.toml here;
+the smallest, for any OpenAI-compatible server (no tools yet):
+
+  [model]
+  provider = "openai"
+  name = "gpt-4o-mini"    # the model's name on the server
+  # base_url = "http://localhost:11434/v1"    # not OpenAI: the API root
+
+The agent.toml at the root of the wasmagent repository explains every key.
+`)
 }
 
 // wireConfig wires a configuration read, as loadConfig does (l.path is
@@ -98,5 +133,41 @@ func newLogger(env Env, level slog.Level) *slog.Logger {
 
 // logLevelFlag adds --log-level to a command.
 func logLevelFlag(f *flags) *string {
-	return f.String("log-level", "", "plugin and runtime log `level` on stderr: debug, info, warn or error (default: [runtime] log_level, else warn)")
+	return f.String("log-level", "", "plugin and runtime log `LEVEL` on stderr: debug, info, warn or error (default: [runtime] log_level, else warn)")
+}
+
+// missingPlugin finds the plugin files a configuration error says do not
+// exist.
+var missingPlugin = regexp.MustCompile(`\.plugin: "([^"]+)" does not exist`)
+
+// unbuiltPlugins is a hint when plugins the configuration names are
+// missing but their sources are beside where they would be (a checkout
+// where make plugins has not run yet), or "".
+func unbuiltPlugins(configPath, msg string) string {
+	for _, m := range missingPlugin.FindAllStringSubmatch(msg, -1) {
+		p := m[1]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(configPath), p)
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		src := filepath.Dir(p)
+		if _, err := os.Stat(filepath.Join(src, "main.go")); err != nil {
+			if _, err := os.Stat(filepath.Join(src, "package.json")); err != nil {
+				continue
+			}
+		}
+		// The checkout's root: the nearest directory above with a Makefile.
+		for dir := src; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "Makefile")); err == nil {
+				return fmt.Sprintf("hint: the plugins are built from their sources: run make plugins in %s", dir)
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+		return fmt.Sprintf("hint: %s is built from the sources in %s (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", m[1], src)
+	}
+	return ""
 }

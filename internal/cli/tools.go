@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,7 +15,7 @@ import (
 
 func toolsCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("tools", "tools [flags]", "  wasmagent tools --config agent.toml\n", env)
-	cfg := f.String("config", defaultConfig(), "configuration `file`")
+	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	logLevel := logLevelFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
@@ -26,6 +28,10 @@ func toolsCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
+	if len(s.Tools) == 0 && len(s.Hooks) == 0 {
+		fmt.Fprintf(env.Stdout, "%s gives the model no tools and no hooks (add a [[tool]]: see the sample agent.toml)\n", *cfg)
+		return ExitOK
+	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TOOL\tMODE\tPLUGIN\tSHA256\tGRANTS")
 	for _, t := range s.Tools {
@@ -91,5 +97,12 @@ func validateCmd(ctx context.Context, args []string, env Env) int {
 	}
 	defer s.Close()
 	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
+	// The key is read at run time, not validated; say now what run would.
+	if m := s.File.Model; m.Provider == "openai" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
+		keyEnv := cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY")
+		if os.Getenv(keyEnv) == "" {
+			fmt.Fprintf(env.Stderr, "note: $%s is empty here: run and chat will refuse to start until it holds the API key (model.api_key_env)\n", keyEnv)
+		}
+	}
 	return ExitOK
 }

@@ -9,7 +9,7 @@
 //   r.content[0].text // "hi, Ada"
 //
 // The binary is $WASMAGENT, or wasmagent on PATH (go install
-// github.com/wasmagent/wasmagent/cmd/wasmagent@latest).
+// ./cmd/wasmagent in a wasmagent checkout).
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -34,7 +34,7 @@ export function findWasmagent() {
 export function skipReason() {
   return findWasmagent()
     ? false
-    : "no wasmagent binary: set WASMAGENT to its path or put it on PATH (go install github.com/wasmagent/wasmagent/cmd/wasmagent@latest)";
+    : "no wasmagent binary: set WASMAGENT to its path or put it on PATH (in the wasmagent checkout: go install ./cmd/wasmagent)";
 }
 
 /** An error the host reported: a tool's error result, a refused call, a failed load. */

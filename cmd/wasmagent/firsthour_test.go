@@ -1,0 +1,151 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// echoModel answers every request with the text of its last user message.
+func echoModel(t *testing.T) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		last := ""
+		for _, m := range body.Messages {
+			if m.Role != "user" {
+				continue
+			}
+			switch c := m.Content.(type) {
+			case string:
+				last = c
+			case []any:
+				for _, part := range c {
+					if p, ok := part.(map[string]any); ok && p["type"] == "text" {
+						last, _ = p["text"].(string)
+					}
+				}
+			}
+		}
+		sse(w, chunk(`{"role":"assistant","content":`+quote(last)+`}`, ""), chunk(`{}`, "stop"), "[DONE]")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func echoConfig(t *testing.T, url string) string {
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(path, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = "+quote(url+"/v1")+"\nretries = 0\n"), 0o644)
+	return path
+}
+
+// "git diff | wasmagent run 'review this'": what a pipe holds comes first,
+// then the prompt, as in pi. A stdin that is a socket left open (what
+// Node.js gives a child by default) is not waited on.
+func TestRunPipedStdin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel() // it waits on child processes (see TestMain)
+	cfg := echoConfig(t, echoModel(t).URL)
+
+	cmd := exec.Command(binary, "run", "--no-session", "--config", cfg, "review", "this")
+	cmd.Stdin = strings.NewReader("+added line\n-removed line\n") // a pipe
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if want := "+added line\n-removed line\n\nreview this\n"; out.String() != want {
+		t.Fatalf("the model got %q, want %q\n%s", out.String(), want, errOut.String())
+	}
+
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skipf("no socketpair: %v", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "mine"), os.NewFile(uintptr(fds[1]), "theirs")
+	defer mine.Close()
+	cmd = exec.Command(binary, "run", "--no-session", "--config", cfg, "just this")
+	cmd.Stdin = theirs
+	out.Reset()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || out.String() != "just this\n" {
+			t.Fatalf("%v: stdout %q\n%s", err, out.String(), errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("run waited on a socket stdin that never ends")
+	}
+}
+
+// In a directory without agent.toml, every command that needs one says
+// where it looked and shows the smallest configuration, which works as
+// shown once base_url names the server.
+func TestNoConfigurationHere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel() // it waits on child processes (see TestMain)
+	dir := t.TempDir()
+	env := append(os.Environ(), "WASMAGENT_CONFIG=")
+	var snippet string
+	for _, args := range [][]string{{"run", "hi"}, {"chat"}, {"tools"}, {"config", "validate"}, {"rpc"}, {"mcp"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Errorf("%q: exit %d", args, code)
+		}
+		got := errOut.String()
+		if !strings.Contains(got, filepath.Join(dir, "agent.toml")+" does not exist") || !strings.Contains(got, "--config FILE") {
+			t.Errorf("%q: does not say where it looked and how to name one:\n%s", args, got)
+		}
+		snippet = got
+	}
+	var toml []string
+	for _, l := range strings.Split(snippet, "\n") {
+		if strings.HasPrefix(l, "  ") {
+			toml = append(toml, strings.TrimSpace(l))
+		}
+	}
+	if len(toml) < 3 {
+		t.Fatalf("no configuration shown:\n%s", snippet)
+	}
+	s := echoModel(t)
+	text := regexp.MustCompile(`(?m)^# base_url = "[^"]*"`).ReplaceAllString(strings.Join(toml, "\n"), "base_url = "+quote(s.URL+"/v1"))
+	if !strings.Contains(text, s.URL) {
+		t.Fatalf("the configuration shown has no base_url line to fill in:\n%s", text)
+	}
+	os.WriteFile(filepath.Join(dir, "agent.toml"), []byte(text+"\n"), 0o644)
+	cmd := exec.Command(binary, "run", "--no-session", "hello")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil || string(out) != "hello\n" {
+		t.Fatalf("the configuration shown does not run: %v, stdout %q\n%s", err, out, text)
+	}
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host/config"
+)
+
+// openAIRoot is where the openai provider goes without a base_url.
+const openAIRoot = "https://api.openai.com/v1"
+
+// modelHint returns, for the model f configures, what a user should check
+// after a failed model request: the configuration keys behind the
+// failure, with the file they are in. It returns "" when the error says
+// nothing about the configuration (a server's own failure, a rate limit).
+// got says whether any of the answer arrived before it failed.
+func modelHint(f *config.File) func(msg string, got bool) string {
+	m := f.Model
+	if m.Provider != "openai" {
+		return func(string, bool) string { return "" }
+	}
+	root := m.BaseURL
+	if root == "" {
+		root = openAIRoot
+	}
+	keyEnv := m.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY"
+	}
+	in := fmt.Sprintf("[model] in %s", f.Path)
+	return func(msg string, got bool) string {
+		switch {
+		case strings.HasPrefix(msg, "401 ") || strings.HasPrefix(msg, "403 "):
+			if os.Getenv(keyEnv) == "" {
+				return fmt.Sprintf("hint: no API key was sent: $%s is empty (api_key_env, %s)", keyEnv, in)
+			}
+			return fmt.Sprintf("hint: %s refused the key in $%s: check it, or api_key_env (%s)", root, keyEnv, in)
+		case strings.HasPrefix(msg, "404 "):
+			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
+		case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"),
+			strings.Contains(msg, "dial tcp"), strings.Contains(msg, "connect: "):
+			return fmt.Sprintf("hint: %s cannot be reached: is the server running, and is base_url right (%s)?", root, in)
+		case strings.Contains(msg, "the stream ended before the model finished") && !got:
+			return fmt.Sprintf("hint: %s answered, but with no event stream: is base_url an OpenAI-compatible API root (%s)?", root, in)
+		}
+		return ""
+	}
+}

@@ -1,0 +1,100 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/cli"
+)
+
+// A model request that fails because of the configuration (a wrong
+// base_url or model name, a missing or refused key, a server that is down
+// or does not speak the API) is followed by a hint that names the keys to
+// check and the file they are in, in plain and --json mode (where stdout
+// stays event lines only). A failure of the server's own is not.
+func TestModelErrorHints(t *testing.T) {
+	serve := func(status int, ctype, body string) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", ctype)
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	for _, c := range []struct {
+		name, url, key, hint string
+	}{
+		{"model 404", serve(404, "application/json", `{"error":{"message":"The model does not exist"}}`), "k", "no model \"m\", or no chat completions API: check name and base_url"},
+		{"path 404", serve(404, "text/html", "<h1>Not Found</h1>"), "k", "check name and base_url"},
+		{"no key", serve(401, "application/json", `{"error":{"message":"no key"}}`), "", "no API key was sent: $WA_HINT_KEY is empty"},
+		{"bad key", serve(401, "application/json", `{"error":{"message":"bad key"}}`), "k", "refused the key in $WA_HINT_KEY"},
+		{"forbidden", serve(403, "application/json", `{"error":{"message":"no"}}`), "k", "refused the key in $WA_HINT_KEY"},
+		{"not the API", serve(200, "text/html", "<html>hello</html>"), "k", "answered, but with no event stream: is base_url an OpenAI-compatible API root"},
+		{"down", down, "k", "cannot be reached: is the server running"},
+		{"server failure", serve(400, "application/json", `{"error":{"message":"context too long"}}`), "k", ""},
+	} {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "agent.toml")
+		os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\napi_key_env = \"WA_HINT_KEY\"\nretries = 0\n", c.url+"/v1")), 0o644)
+		t.Setenv("WA_HINT_KEY", c.key)
+		for _, mode := range [][]string{nil, {"--json"}} {
+			var out, errOut lockedBuffer
+			args := append(append([]string{"run", "--no-session", "--config", cfg}, mode...), "hi")
+			code := cli.Main(context.Background(), args, cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+			name := fmt.Sprintf("%s %q", c.name, mode)
+			if code != cli.ExitFailed {
+				t.Errorf("%s: exit %d\n%s", name, code, errOut.String())
+			}
+			hints := strings.Count(errOut.String(), "hint: ")
+			switch {
+			case c.hint == "" && hints != 0:
+				t.Errorf("%s: a hint for a failure of the server's own:\n%s", name, errOut.String())
+			case c.hint != "" && (hints != 1 || !strings.Contains(errOut.String(), c.hint) || !strings.Contains(errOut.String(), cfg)):
+				t.Errorf("%s: want one hint %q naming %s:\n%s", name, c.hint, cfg, errOut.String())
+			}
+			if mode != nil {
+				sc := bufio.NewScanner(strings.NewReader(out.String()))
+				for sc.Scan() {
+					if !json.Valid(sc.Bytes()) {
+						t.Errorf("%s: stdout line is not JSON: %s", name, sc.Text())
+					}
+				}
+			}
+		}
+	}
+}
+
+// chat says the same hint after a model error, and goes on.
+func TestChatModelErrorHint(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(404)
+		io.WriteString(w, `{"error":{"message":"no such model"}}`)
+	}))
+	defer s.Close()
+	cfg := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\nretries = 0\n", s.URL+"/v1")), 0o644)
+	var out, errOut lockedBuffer
+	code := cli.Main(context.Background(), []string{"chat", "--no-session", "--config", cfg}, cli.Env{Stdin: strings.NewReader("hi\n"), Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
+	if code != cli.ExitOK || !strings.Contains(errOut.String(), "error: 404") || !strings.Contains(errOut.String(), "hint: "+s.URL+"/v1 has no model \"m\"") {
+		t.Fatalf("exit %d:\n%s", code, errOut.String())
+	}
+}
