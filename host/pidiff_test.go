@@ -1,0 +1,265 @@
+package host_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
+)
+
+// TestMatchesPiGenerated runs generated scenarios (pidiff_scenario_test.go)
+// on pi-agent-core 0.73.1 (testdata/pi/diff.mjs, one node process) and on
+// our loop, and compares the event streams after normalizePiLine. On a
+// difference it shrinks the scenario and reports the seed, the smallest
+// scenario that still differs and the first differing event of each side.
+//
+// WASMAGENT_PIDIFF_N sets the number of scenarios (default 200),
+// WASMAGENT_PIDIFF_SEED the first seed (default 1; scenario i has seed
+// SEED+i), so a failure is replayed with WASMAGENT_PIDIFF_SEED=s
+// WASMAGENT_PIDIFF_N=1.
+func TestMatchesPiGenerated(t *testing.T) {
+	node := piNode(t)
+	n, seed := envInt(t, "WASMAGENT_PIDIFF_N", 200), envInt(t, "WASMAGENT_PIDIFF_SEED", 1)
+	if testing.Short() {
+		n = min(n, 40)
+	}
+	scenarios := make([]*piScenario, n)
+	for i := range scenarios {
+		scenarios[i] = generatePiScenario(uint64(seed + i))
+	}
+	theirs := runPiScenariosOnPi(t, node, scenarios)
+	failures := 0
+	for i, sc := range scenarios {
+		d := diffPiScenario(t, sc, theirs[i])
+		if d == "" {
+			continue
+		}
+		small, sd := shrinkPiScenario(t, node, sc, d)
+		t.Errorf("seed %d: our events differ from pi's\nscenario (shrunk): %s\n%s\nreplay: WASMAGENT_PIDIFF_SEED=%d WASMAGENT_PIDIFF_N=1 go test ./host -run Generated",
+			sc.Seed, small.JSON(), sd, sc.Seed)
+		if failures++; failures == 3 {
+			t.Fatalf("stopping after %d differing scenarios", failures)
+		}
+	}
+	t.Logf("%d scenarios (seeds %d…%d) match pi", n-failures, seed, seed+n-1)
+}
+
+// piNode returns the node executable, or skips when node or the npm
+// packages of testdata/pi are missing.
+func piNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: cannot run pi-agent-core (install Node 20 to compare our loop with pi)")
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "pi", "node_modules", "@mariozechner", "pi-agent-core")); err != nil {
+		t.Skip("testdata/pi/node_modules is missing: run `npm ci` in host/testdata/pi (make test does)")
+	}
+	return node
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		t.Fatalf("%s=%q: want a whole number ≥ 0", name, s)
+	}
+	return v
+}
+
+// runPiScenariosOnPi runs the scenarios through diff.mjs in one node
+// process and returns each one's normalised events.
+func runPiScenariosOnPi(t *testing.T, node string, scenarios []*piScenario) [][]string {
+	t.Helper()
+	var in bytes.Buffer
+	for _, sc := range scenarios {
+		in.WriteString(sc.JSON())
+		in.WriteByte('\n')
+	}
+	cmd := exec.Command(node, "diff.mjs")
+	cmd.Dir = filepath.Join("testdata", "pi")
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node diff.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	var all [][]string
+	var cur []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if sc.Text() == "---" {
+			all, cur = append(all, cur), nil
+			continue
+		}
+		line, err := normalizePiLine(sc.Bytes())
+		if err != nil {
+			t.Fatalf("diff.mjs wrote %q: %v", sc.Text(), err)
+		}
+		cur = append(cur, line)
+	}
+	if len(all) != len(scenarios) {
+		t.Fatalf("diff.mjs answered %d of %d scenarios\n%s", len(all), len(scenarios), stderr.Bytes())
+	}
+	return all
+}
+
+// diffPiScenario runs sc on our loop and returns "" when its events are
+// pi's, else the first difference.
+func diffPiScenario(t *testing.T, sc *piScenario, theirs []string) string {
+	t.Helper()
+	done := make(chan struct{})
+	var raw [][]byte
+	var err error
+	go func() {
+		defer close(done)
+		raw, err = runPiScenario(sc)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		return "our loop did not finish in 30 s"
+	}
+	if err != nil {
+		t.Fatalf("seed %d: %v", sc.Seed, err)
+	}
+	ours := make([]string, len(raw))
+	for i, b := range raw {
+		if ours[i], err = normalizePiLine(b); err != nil {
+			t.Fatalf("seed %d: our event %s: %v", sc.Seed, b, err)
+		}
+	}
+	i, g, w, differ := hosttest.FirstDiff(ours, theirs)
+	if !differ {
+		return ""
+	}
+	return fmt.Sprintf("event %d differs (%d events ours, %d pi's)\n ours: %s\n   pi: %s", i+1, len(ours), len(theirs), g, w)
+}
+
+// shrinkPiScenario makes sc smaller while it still differs: each round
+// tries every one-step reduction (piReductions) on pi in one node process
+// and keeps the first that still differs, until none does.
+func shrinkPiScenario(t *testing.T, node string, sc *piScenario, d string) (*piScenario, string) {
+	t.Helper()
+	for round := 0; round < 50; round++ {
+		cands := piReductions(sc)
+		if len(cands) == 0 {
+			break
+		}
+		theirs := runPiScenariosOnPi(t, node, cands)
+		found := false
+		for i, c := range cands {
+			if cd := diffPiScenario(t, c, theirs[i]); cd != "" {
+				sc, d, found = c, cd, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return sc, d
+}
+
+// piReductions returns the scenarios one step smaller than sc: without one
+// turn, one tool call, one queued message, the abort, a hook, a prompt, or
+// one behaviour of a call.
+func piReductions(sc *piScenario) []*piScenario {
+	var out []*piScenario
+	try := func(f func(c *piScenario) bool) {
+		c := clonePiScenario(sc)
+		if f(c) {
+			out = append(out, c)
+		}
+	}
+	for i := range sc.Turns {
+		try(func(c *piScenario) bool {
+			for _, b := range c.Turns[i].Content {
+				c.dropCall(b.ID)
+			}
+			c.Turns = append(c.Turns[:i], c.Turns[i+1:]...)
+			return true
+		})
+		for j, b := range sc.Turns[i].Content {
+			try(func(c *piScenario) bool {
+				c.dropCall(b.ID)
+				c.Turns[i].Content = append(c.Turns[i].Content[:j], c.Turns[i].Content[j+1:]...)
+				return true
+			})
+		}
+	}
+	for i := range sc.Queue {
+		try(func(c *piScenario) bool { c.Queue = append(c.Queue[:i], c.Queue[i+1:]...); return true })
+	}
+	for i := range sc.Tools {
+		try(func(c *piScenario) bool {
+			t := &c.Tools[i]
+			if !t.Sequential && !t.Prepare && t.Parameters == nil {
+				return false
+			}
+			t.Sequential, t.Prepare, t.Parameters = false, false, nil
+			return true
+		})
+	}
+	try(func(c *piScenario) bool { r := c.AbortAt != nil; c.AbortAt = nil; return r })
+	try(func(c *piScenario) bool { r := len(c.Prompts) > 1; c.Prompts = c.Prompts[:1]; return r })
+	try(func(c *piScenario) bool { r := c.Continue; c.Continue = false; return r })
+	try(func(c *piScenario) bool { r := c.StopAfterTurn > 0; c.StopAfterTurn = 0; return r })
+	for id := range sc.Calls {
+		try(func(c *piScenario) bool {
+			b := c.Calls[id]
+			if b.Updates == nil && b.Before == nil && b.After == nil && b.Details == nil && b.Terminate == nil && b.Text == nil {
+				return false
+			}
+			*b = piCall{Wait: b.Wait, Abort: b.Abort, Throw: b.Throw}
+			return true
+		})
+	}
+	return out
+}
+
+// dropCall forgets call id: its behaviour and every wait for it.
+func (sc *piScenario) dropCall(id string) {
+	if id == "" {
+		return
+	}
+	delete(sc.Calls, id)
+	for _, c := range sc.Calls {
+		for i, w := range c.Wait {
+			if w == id {
+				c.Wait = append(c.Wait[:i:i], c.Wait[i+1:]...)
+				break
+			}
+		}
+	}
+	var q []piQueued
+	for _, x := range sc.Queue {
+		if !strings.HasSuffix(x.On, " "+id) {
+			q = append(q, x)
+		}
+	}
+	sc.Queue = q
+}
+
+func clonePiScenario(sc *piScenario) *piScenario {
+	var c piScenario
+	if err := json.Unmarshal([]byte(sc.JSON()), &c); err != nil {
+		panic(err) // our own JSON: cannot fail
+	}
+	return &c
+}

@@ -1,0 +1,174 @@
+// Runs generated scenarios (host/pidiff_scenario_test.go) on pi-agent-core
+// 0.73.1 with pi-ai's faux provider, in one process: one scenario as JSON per
+// line on stdin; for each, every event as JSON.stringify gives it, one per
+// line, then the line "---". TestMatchesPiGenerated runs the same scenarios
+// on our loop and compares. The format is described in docs/loop.md 17.
+import { createInterface } from "node:readline";
+import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
+import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mariozechner/pi-ai";
+
+const faux = registerFauxProvider({ tokenSize: { min: 4, max: 4 } });
+const model = faux.getModel();
+const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+const convertToLlm = (ms) => ms.filter((m) => ["user", "assistant", "toolResult"].includes(m.role));
+
+// describe names an event as host/hosttest.Describe does.
+function describe(e) {
+  if (e.type.startsWith("tool_execution_")) return `${e.type} ${e.toolCallId}`;
+  if (e.type === "message_start" || e.type === "message_end") {
+    return `${e.type} ${e.message.role}${e.message.role === "toolResult" ? " " + e.message.toolCallId : ""}`;
+  }
+  if (e.type === "message_update") return `${e.type} ${e.assistantMessageEvent.type}`;
+  return e.type;
+}
+
+// The scenario's model turns as faux responses; a "throw" turn is a
+// response function that throws.
+function responses(sc) {
+  return sc.turns.map((t) => {
+    if (t.throw) return () => { throw new Error(t.throw); };
+    return fauxAssistantMessage(t.content ?? [], { stopReason: t.stopReason, errorMessage: t.errorMessage });
+  });
+}
+
+const schemas = (sc) => Object.fromEntries((sc.tools ?? []).map((t) => [t.name, t.parameters ?? { type: "object" }]));
+
+async function run(sc) {
+  const lines = [];
+  const waiters = [];
+  const seen = new Map();
+  let abort = () => {};
+  const steerQ = [];
+  const followQ = [];
+  const drain = (q, mode) => (mode === "all" ? q.splice(0) : q.splice(0, 1));
+  let agent;
+  const enqueue = (q) => (q.kind === "steer" ? (agent ? agent.steer(user(q.text)) : steerQ.push(user(q.text))) : agent ? agent.followUp(user(q.text)) : followQ.push(user(q.text)));
+
+  // Actions due at an event run before it is recorded, so that a tool
+  // waiting for that event sees them done (as in the Go harness).
+  const emit = async (e) => {
+    const d = describe(e);
+    const n = (seen.get(d) ?? 0) + 1;
+    seen.set(d, n);
+    for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
+    if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
+    lines.push(JSON.stringify(e));
+    for (const w of waiters.splice(0)) w(e);
+  };
+  // ended waits for the end of call id, at most 5 s (as the Go harness):
+  // a scenario that cannot finish fails with a message, not a hang.
+  const ended = (id) => new Promise((resolve, reject) => {
+    if (lines.some((l) => l.includes(`"tool_execution_end","toolCallId":${JSON.stringify(id)}`))) return resolve();
+    const timer = setTimeout(() => reject(new Error("timed out waiting for " + id)), 5000);
+    const check = (e) => {
+      if (e.type !== "tool_execution_end" || e.toolCallId !== id) return waiters.push(check);
+      clearTimeout(timer);
+      resolve();
+    };
+    waiters.push(check);
+  });
+
+  const params = schemas(sc);
+  const tools = (sc.tools ?? []).map((t) => ({
+    name: t.name,
+    label: t.name,
+    description: "test tool " + t.name,
+    parameters: params[t.name],
+    ...(t.sequential ? { executionMode: "sequential" } : {}),
+    ...(t.prepare ? { prepareArguments: (args) => (args && typeof args === "object" && "file" in args ? { path: args.file } : args) } : {}),
+    execute: async (id, args, signal, onUpdate) => {
+      const b = sc.calls?.[id] ?? {};
+      for (const w of b.wait ?? []) await ended(w);
+      for (const u of b.updates ?? []) onUpdate(u);
+      if (b.abort) {
+        abort();
+        if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r));
+        throw new Error("context canceled"); // what a Go tool returns: ctx.Err()
+      }
+      if (b.throw !== undefined) throw new Error(b.throw);
+      const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
+      if (b.details !== undefined) r.details = b.details;
+      if (b.terminate !== undefined) r.terminate = b.terminate;
+      return r;
+    },
+  }));
+  const hooks = {};
+  if (sc.beforeHook) {
+    hooks.beforeToolCall = async ({ toolCall }) => {
+      const h = sc.calls?.[toolCall.id]?.before;
+      if (!h) return undefined;
+      if (h.throw !== undefined) throw new Error(h.throw);
+      return { block: h.block ?? false, ...(h.reason !== undefined ? { reason: h.reason } : {}) };
+    };
+  }
+  if (sc.afterHook) {
+    hooks.afterToolCall = async ({ toolCall }) => {
+      const h = sc.calls?.[toolCall.id]?.after;
+      if (!h) return undefined;
+      if (h.throw !== undefined) throw new Error(h.throw);
+      const r = {};
+      if (h.content !== undefined) r.content = [{ type: "text", text: h.content }];
+      if (h.details !== undefined) r.details = h.details;
+      if (h.isError !== undefined) r.isError = h.isError;
+      if (h.terminate !== undefined) r.terminate = h.terminate;
+      return r;
+    };
+  }
+
+  faux.setResponses(responses(sc));
+  const record = async (f) => {
+    try {
+      await f();
+    } catch (err) {
+      lines.push(JSON.stringify({ type: "harness_error", message: err instanceof Error ? err.message : String(err) }));
+    }
+  };
+  if (sc.agent) {
+    agent = new Agent({
+      initialState: { systemPrompt: "You are a test.", model, tools },
+      ...hooks,
+      ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
+      ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
+      ...(sc.followUpMode ? { followUpMode: sc.followUpMode } : {}),
+    });
+    abort = () => agent.abort();
+    agent.subscribe((e) => emit(e));
+    for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    await record(() => agent.prompt(sc.prompts.map(user)));
+    if (sc.continue) await record(() => agent.continue());
+  } else {
+    const controller = new AbortController();
+    abort = () => controller.abort();
+    for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    let turns = 0;
+    const config = {
+      model,
+      convertToLlm,
+      ...hooks,
+      ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
+      getSteeringMessages: async () => drain(steerQ, sc.steeringMode),
+      getFollowUpMessages: async () => drain(followQ, sc.followUpMode),
+      ...(sc.stopAfterTurn ? { shouldStopAfterTurn: () => ++turns === sc.stopAfterTurn } : {}),
+    };
+    const context = { systemPrompt: "You are a test.", messages: [], tools };
+    if (sc.continue) {
+      context.messages = sc.prompts.map(user);
+      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
+    } else {
+      await record(() => runAgentLoop(sc.prompts.map(user), context, config, emit, controller.signal, streamSimple));
+    }
+  }
+  return lines;
+}
+
+const out = (s) => new Promise((resolve) => (process.stdout.write(s) ? resolve() : process.stdout.once("drain", resolve)));
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  if (!line.trim()) continue;
+  let lines;
+  try {
+    lines = await run(JSON.parse(line));
+  } catch (err) {
+    lines = [JSON.stringify({ type: "harness_error", message: "diff.mjs: " + (err?.stack ?? String(err)) })];
+  }
+  await out(lines.join("\n") + (lines.length ? "\n" : "") + "---\n");
+}
