@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,18 +94,97 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	return h.lines()
 }
 
-func (h *piHarness) model() (*scripted.Model, error) {
-	turns := make([]scripted.Turn, len(h.sc.Turns))
+func (h *piHarness) model() (*piModel, error) {
+	m := &piModel{replay: scripted.Of(), turns: make([]scripted.Turn, len(h.sc.Turns)), digest: make([]bool, len(h.sc.Turns))}
 	for i, t := range h.sc.Turns {
+		m.digest[i], t.Digest = t.Digest, false
 		b, err := json.Marshal(t)
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(b, &turns[i]); err != nil {
+		if err := json.Unmarshal(b, &m.turns[i]); err != nil {
 			return nil, fmt.Errorf("turn %d: %w", i, err)
 		}
 	}
-	return scripted.Of(turns...), nil
+	return m, nil
+}
+
+// piModel is the faux provider with diff.mjs's responses: a scripted
+// model fed one turn per request, the digest of the request appended
+// where the scenario asks for it.
+type piModel struct {
+	replay *scripted.Model
+	turns  []scripted.Turn
+	digest []bool
+	mu     sync.Mutex
+	next   int
+}
+
+func (m *piModel) ModelInfo() host.ModelInfo { return m.replay.ModelInfo() }
+
+func (m *piModel) Stream(ctx context.Context, req *host.Request, emit func(host.AssistantMessageEvent)) *host.AssistantMessage {
+	m.mu.Lock()
+	i := m.next
+	m.next++
+	m.mu.Unlock()
+	if i < len(m.turns) {
+		t := m.turns[i]
+		if m.digest[i] && t.Throw == "" {
+			t.Content = append(slices.Clone(t.Content), host.TextContent{Text: piDigest(req)})
+		}
+		m.replay.Push(t)
+	}
+	return m.replay.Stream(ctx, req, emit)
+}
+
+// piDigest describes the request the model received, as diff.mjs's digest.
+func piDigest(req *host.Request) string {
+	var msgs []string
+	for _, m := range req.Messages {
+		switch m := m.(type) {
+		case *host.UserMessage:
+			msgs = append(msgs, "u:"+piTexts(m.Content))
+		case *host.ToolResultMessage:
+			text := validationLines.ReplaceAllString(piTexts(m.Content), "$1  - …$2")
+			msgs = append(msgs, fmt.Sprintf("r:%s:%s:%t:%s", m.ToolCallID, m.ToolName, m.IsError, text))
+		case *host.AssistantMessage:
+			var blocks []string
+			for _, b := range m.Content {
+				switch b := b.(type) {
+				case host.ToolCall:
+					blocks = append(blocks, fmt.Sprintf("call %s %s %s", b.ID, b.Name, b.Arguments))
+				case host.TextContent:
+					blocks = append(blocks, "text "+b.Text)
+				case host.ThinkingContent:
+					blocks = append(blocks, "thinking "+b.Thinking)
+				}
+			}
+			msgs = append(msgs, fmt.Sprintf("a:%s:%s:%s", m.StopReason, m.ErrorMessage, strings.Join(blocks, "|")))
+		default:
+			msgs = append(msgs, "?"+m.MessageRole())
+		}
+	}
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
+	return fmt.Sprintf("seen: system=%s tools=%s messages=%s", req.SystemPrompt, strings.Join(tools, ","), strings.Join(msgs, " / "))
+}
+
+// piTexts is diff.mjs's texts: text blocks as they are, others as [type].
+func piTexts(c host.Contents) string {
+	var out []string
+	for _, b := range c {
+		if t, ok := b.(host.TextContent); ok {
+			out = append(out, t.Text)
+			continue
+		}
+		v, _ := json.Marshal(b)
+		var typed struct{ Type string }
+		json.Unmarshal(v, &typed)
+		out = append(out, "["+typed.Type+"]")
+	}
+	return strings.Join(out, "|")
 }
 
 // sink runs what is due at e before recording it, so that a tool waiting
@@ -203,11 +284,14 @@ func (h *piHarness) tools() []host.Tool {
 }
 
 // renameFileToPath is diff.mjs's prepareArguments: an object with a "file"
-// key becomes {"path": file}.
+// key becomes {"path": file}; one with an "x" key fails.
 func renameFileToPath(args json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
 		return args, nil
+	}
+	if _, ok := obj["x"]; ok {
+		return nil, errors.New("cannot prepare x")
 	}
 	file, ok := obj["file"]
 	if !ok {
@@ -246,6 +330,9 @@ func (h *piHarness) execute(ctx context.Context, id string, args json.RawMessage
 		text = *b.Text
 	}
 	r := host.ToolResult{Content: host.Text(text), Terminate: b.Terminate}
+	if b.Image {
+		r.Content = append(r.Content, host.ImageContent{Data: "aGk=", MimeType: "image/png"})
+	}
 	if b.Details != nil {
 		r.Details = b.Details
 	}
@@ -264,6 +351,9 @@ func (h *piHarness) before(_ context.Context, c *host.ToolCallContext) (*host.Be
 	if b.Reason != nil {
 		r.Reason = *b.Reason
 	}
+	if b.Echo {
+		r.Reason = "args " + string(c.Args)
+	}
 	return r, nil
 }
 
@@ -276,8 +366,15 @@ func (h *piHarness) after(_ context.Context, c *host.AfterToolCallContext) (*hos
 		return nil, errors.New(*a.Throw)
 	}
 	r := &host.AfterToolCallResult{IsError: a.IsError, Terminate: a.Terminate}
+	if a.Echo {
+		details, _ := json.Marshal(c.Result.Details)
+		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details))
+	}
 	if a.Content != nil {
-		r.Content = host.Text(*a.Content)
+		r.Content = host.Contents{}
+		for _, text := range *a.Content {
+			r.Content = append(r.Content, host.TextContent{Text: text})
+		}
 	}
 	if a.Details != nil {
 		r.Details = a.Details

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -33,7 +34,7 @@ type piTool struct {
 	Name       string          `json:"name"`
 	Parameters json.RawMessage `json:"parameters,omitempty"` // nil: {"type":"object"}
 	Sequential bool            `json:"sequential,omitempty"`
-	Prepare    bool            `json:"prepare,omitempty"` // prepareArguments renames "file" to "path"
+	Prepare    bool            `json:"prepare,omitempty"` // prepareArguments renames "file" to "path", fails on "x"
 }
 
 // piTurn is a scripted turn (host/scripted's JSON form and the faux
@@ -43,6 +44,10 @@ type piTurn struct {
 	StopReason   string    `json:"stopReason,omitempty"`
 	ErrorMessage string    `json:"errorMessage,omitempty"`
 	Throw        string    `json:"throw,omitempty"`
+	// Digest appends a text block "seen: …" describing the request the
+	// model received (piDigest), so that what the model is sent is
+	// compared too.
+	Digest bool `json:"digest,omitempty"`
 }
 
 type piBlock struct {
@@ -60,7 +65,8 @@ type piCall struct {
 	Updates   []json.RawMessage `json:"updates,omitempty"` // partial results, after waiting
 	Abort     bool              `json:"abort,omitempty"`   // aborts the run, waits for it, fails
 	Throw     *string           `json:"throw,omitempty"`
-	Text      *string           `json:"text,omitempty"` // nil: the arguments as JSON
+	Text      *string           `json:"text,omitempty"`  // nil: the arguments as JSON
+	Image     bool              `json:"image,omitempty"` // an image block after the text
 	Details   json.RawMessage   `json:"details,omitempty"`
 	Terminate *bool             `json:"terminate,omitempty"`
 	Before    *piBefore         `json:"before,omitempty"`
@@ -68,13 +74,15 @@ type piCall struct {
 }
 
 type piBefore struct {
+	Echo   bool    `json:"echo,omitempty"` // the reason is "args " + the arguments the hook saw
 	Block  bool    `json:"block,omitempty"`
 	Reason *string `json:"reason,omitempty"`
 	Throw  *string `json:"throw,omitempty"`
 }
 
 type piAfter struct {
-	Content   *string         `json:"content,omitempty"`
+	Echo      bool            `json:"echo,omitempty"`    // the content is what the hook saw (piAfterEcho)
+	Content   *[]string       `json:"content,omitempty"` // text blocks; [] is kept, as in pi`
 	Details   json.RawMessage `json:"details,omitempty"`
 	IsError   *bool           `json:"isError,omitempty"`
 	Terminate *bool           `json:"terminate,omitempty"`
@@ -128,15 +136,25 @@ var (
 		`{"type":"object","properties":{"items":{"type":"array","items":{"type":"integer"}},"opt":{"type":"object","properties":{"on":{"type":"boolean"}}}}}`,
 		`{"type":"object","properties":{"v":{"anyOf":[{"type":"integer"},{"type":"boolean"}]},"t":{"type":["string","null"]},"e":{"enum":["a","b"]}}}`,
 		`{"type":"object","properties":{"n":{"type":"number","minimum":0},"s":{"type":"string","minLength":2}},"required":["s"]}`,
+		`{"type":"object","properties":{"list":{"type":"array","items":{"type":"object","properties":{"k":{"type":"number"}},"required":["k"]}}},"required":["list"]}`,
+		`{"type":"object","properties":{"u":{"type":["integer","string"]},"o":{"oneOf":[{"type":"string"},{"type":"number"}]},"c":{"const":"x"}}}`,
+		`{"type":"object","additionalProperties":{"type":"integer"}}`,
+		`{"type":"object","properties":{"d":{"type":"integer","default":5},"m":{"type":"integer","maximum":10,"exclusiveMinimum":0}}}`,
+		`{"type":"object","allOf":[{"properties":{"a":{"type":"integer"}}},{"required":["a"]}]}`,
+		`{"type":"object","properties":{"b":{"type":"boolean"},"arr":{"type":"array","items":{"type":"boolean"},"maxItems":2}},"additionalProperties":false}`,
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
-		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`}
-	piExtraKeys = []string{"other", "file", "path", "x"}
-	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`}
-	piTexts     = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
+		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
+		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`}
+	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k"}
+	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
+	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
 	piReasons   = []string{"", "not allowed", "policy says no"}
 	piErrors    = []string{"disk full", "", "boom: nested error"}
 	piToolNames = []string{"echo", "calc", "read", "list"}
+	// piSchemaKeys are keys a schema names anywhere (properties of allOf
+	// members too), for args.
+	piSchemaKeys = regexp.MustCompile(`"([a-z]+)":\{`)
 )
 
 type piGen struct {
@@ -173,7 +191,7 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.StopAfterTurn = 1 + g.r.IntN(2)
 	}
 	for range 1 + g.r.IntN(2) {
-		sc.Prompts = append(sc.Prompts, g.pick(piTexts))
+		sc.Prompts = append(sc.Prompts, g.pick(piSamples))
 	}
 	for i, name := range piToolNames[:1+g.r.IntN(len(piToolNames))] {
 		t := piTool{Name: name, Sequential: g.chance(6), Prepare: g.chance(6)}
@@ -202,10 +220,10 @@ func (g *piGen) turn(last bool) piTurn {
 	}
 	var t piTurn
 	if g.chance(4) {
-		t.Content = append(t.Content, piBlock{Type: "thinking", Thinking: g.ptr(piTexts)})
+		t.Content = append(t.Content, piBlock{Type: "thinking", Thinking: g.ptr(piSamples)})
 	}
 	if g.chance(2) {
-		t.Content = append(t.Content, piBlock{Type: "text", Text: g.ptr(piTexts)})
+		t.Content = append(t.Content, piBlock{Type: "text", Text: g.ptr(piSamples)})
 	}
 	nCalls := 0
 	if !last || g.chance(4) {
@@ -217,8 +235,15 @@ func (g *piGen) turn(last bool) piTurn {
 		t.Content = append(t.Content, c)
 		names, ids = append(names, c.Name), append(ids, c.ID)
 	}
+	if nCalls > 1 && g.sc.batchIsSequential(names) && g.chance(8) {
+		// A model that repeats an id (only where calls run one at a time:
+		// waits could not tell the two apart).
+		delete(g.sc.Calls, ids[nCalls-1])
+		t.Content[len(t.Content)-1].ID = ids[0]
+		ids[nCalls-1] = ids[0]
+	}
 	if g.chance(6) && len(t.Content) > 1 { // a text after the calls
-		t.Content = append(t.Content, piBlock{Type: "text", Text: g.ptr(piTexts)})
+		t.Content = append(t.Content, piBlock{Type: "text", Text: g.ptr(piSamples)})
 	}
 	switch {
 	case g.chance(12):
@@ -232,6 +257,7 @@ func (g *piGen) turn(last bool) piTurn {
 	default:
 		t.StopReason = "stop"
 	}
+	t.Digest = g.chance(3)
 	g.forceOrder(names, ids)
 	return t
 }
@@ -260,7 +286,7 @@ func (g *piGen) call() piBlock {
 	name := g.pick(piToolNames)
 	var schema json.RawMessage
 	if g.chance(10) {
-		name = "nope"
+		name = g.pick([]string{"nope", "Echo"})
 	} else if t := g.tool(name); t == nil {
 		name = g.sc.Tools[0].Name
 	}
@@ -281,8 +307,9 @@ func (g *piGen) call() piBlock {
 		c.Abort = true
 	}
 	if g.chance(4) {
-		c.Text = g.ptr(piTexts)
+		c.Text = g.ptr(piSamples)
 	}
+	c.Image = g.chance(10)
 	if g.chance(3) {
 		c.Details = g.raw(piJSON)
 	}
@@ -290,8 +317,8 @@ func (g *piGen) call() piBlock {
 		c.Terminate = g.boolPtr()
 	}
 	if g.sc.BeforeHook && g.chance(3) {
-		c.Before = &piBefore{Block: !g.chance(4)}
-		if g.chance(2) {
+		c.Before = &piBefore{Block: !g.chance(4), Echo: g.chance(3)}
+		if !c.Before.Echo && g.chance(2) {
 			c.Before.Reason = g.ptr(piReasons)
 		}
 		if g.chance(6) {
@@ -310,8 +337,15 @@ func (g *piGen) after() *piAfter {
 		a.Throw = g.ptr(piErrors)
 		return a
 	}
-	if g.chance(2) {
-		a.Content = g.ptr(piTexts)
+	switch {
+	case g.chance(3):
+		a.Echo = true
+	case g.chance(2):
+		texts := []string{}
+		for range g.r.IntN(3) {
+			texts = append(texts, g.pick(piSamples))
+		}
+		a.Content = &texts
 	}
 	if g.chance(3) {
 		a.Details = g.raw(piJSON)
@@ -337,15 +371,12 @@ func (g *piGen) tool(name string) *piTool {
 // args draws an arguments object: some of the schema's properties (and
 // now and then another key) with values from piValues, in random order.
 func (g *piGen) args(schema json.RawMessage) json.RawMessage {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
+	var keys []string
+	for _, m := range piSchemaKeys.FindAllStringSubmatch(string(schema), -1) {
+		if k := m[1]; !slices.Contains([]string{"properties", "items", "additionalProperties"}, k) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
 	}
-	json.Unmarshal(schema, &s)
-	keys := make([]string, 0, len(s.Properties)+1)
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	if len(keys) == 0 || g.chance(5) {
 		keys = append(keys, g.pick(piExtraKeys))
 	}
@@ -372,7 +403,7 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	kinds := []string{"turn_start", "turn_end", "message_end assistant", "message_end user"}
+	kinds := []string{"agent_start", "turn_start", "turn_end", "message_end assistant", "message_end user"}
 	if queue { // an abort there would land mid-stream, where pi's faux provider runs ahead
 		kinds = append(kinds, "agent_end", "message_start assistant")
 	}
@@ -384,9 +415,9 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 }
 
 func (g *piGen) queued() piQueued {
-	q := piQueued{Kind: "steer", Text: "steer " + g.pick(piTexts)}
+	q := piQueued{Kind: "steer", Text: "steer " + g.pick(piSamples)}
 	if g.chance(2) {
-		q.Kind, q.Text = "followUp", "follow "+g.pick(piTexts)
+		q.Kind, q.Text = "followUp", "follow "+g.pick(piSamples)
 	}
 	if g.chance(4) {
 		return q

@@ -27,8 +27,33 @@ function describe(e) {
 function responses(sc) {
   return sc.turns.map((t) => {
     if (t.throw) return () => { throw new Error(t.throw); };
-    return fauxAssistantMessage(t.content ?? [], { stopReason: t.stopReason, errorMessage: t.errorMessage });
+    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage });
+    if (t.digest) return (context) => message([...(t.content ?? []), { type: "text", text: digest(context) }]);
+    return message(t.content ?? []);
   });
+}
+
+const texts = (content) => (typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("|"));
+
+const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
+
+// digest describes the request the model received (piDigest in Go).
+function digest(context) {
+  const messages = context.messages.map((m) => {
+    if (m.role === "user") return "u:" + texts(m.content);
+    // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
+    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
+    const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
+    return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
+  });
+  return `seen: system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
+}
+
+// prepareArguments of a tool with "prepare": renames "file" to "path",
+// fails on "x" (Tool.Prepare in Go).
+function prepareArguments(args) {
+  if (args && typeof args === "object" && "x" in args) throw new Error("cannot prepare x");
+  return args && typeof args === "object" && "file" in args ? { path: args.file } : args;
 }
 
 const schemas = (sc) => Object.fromEntries((sc.tools ?? []).map((t) => [t.name, t.parameters ?? { type: "object" }]));
@@ -75,7 +100,7 @@ async function run(sc) {
     description: "test tool " + t.name,
     parameters: params[t.name],
     ...(t.sequential ? { executionMode: "sequential" } : {}),
-    ...(t.prepare ? { prepareArguments: (args) => (args && typeof args === "object" && "file" in args ? { path: args.file } : args) } : {}),
+    ...(t.prepare ? { prepareArguments } : {}),
     execute: async (id, args, signal, onUpdate) => {
       const b = sc.calls?.[id] ?? {};
       for (const w of b.wait ?? []) await ended(w);
@@ -87,6 +112,7 @@ async function run(sc) {
       }
       if (b.throw !== undefined) throw new Error(b.throw);
       const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
+      if (b.image) r.content.push({ type: "image", data: "aGk=", mimeType: "image/png" });
       if (b.details !== undefined) r.details = b.details;
       if (b.terminate !== undefined) r.terminate = b.terminate;
       return r;
@@ -94,20 +120,22 @@ async function run(sc) {
   }));
   const hooks = {};
   if (sc.beforeHook) {
-    hooks.beforeToolCall = async ({ toolCall }) => {
+    hooks.beforeToolCall = async ({ toolCall, args }) => {
       const h = sc.calls?.[toolCall.id]?.before;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
-      return { block: h.block ?? false, ...(h.reason !== undefined ? { reason: h.reason } : {}) };
+      const reason = h.echo ? "args " + JSON.stringify(args) : h.reason;
+      return { block: h.block ?? false, ...(reason !== undefined ? { reason } : {}) };
     };
   }
   if (sc.afterHook) {
-    hooks.afterToolCall = async ({ toolCall }) => {
+    hooks.afterToolCall = async ({ toolCall, args, result, isError }) => {
       const h = sc.calls?.[toolCall.id]?.after;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
       const r = {};
-      if (h.content !== undefined) r.content = [{ type: "text", text: h.content }];
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)}` }];
+      if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
       if (h.details !== undefined) r.details = h.details;
       if (h.isError !== undefined) r.isError = h.isError;
       if (h.terminate !== undefined) r.terminate = h.terminate;
