@@ -51,12 +51,20 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	}
 	prompts := make([]host.Message, len(sc.Prompts))
 	for i, p := range sc.Prompts {
-		prompts[i] = user(p)
+		prompts[i] = piMessage(p)
+	}
+	var convert func(context.Context, []host.Message) ([]host.Message, error)
+	if sc.ConvertNotes {
+		convert = convertNotes
+	}
+	var transform func(context.Context, []host.Message) ([]host.Message, error)
+	if n := sc.KeepLast; n > 0 {
+		transform = func(_ context.Context, ms []host.Message) ([]host.Message, error) { return ms[max(0, len(ms)-n):], nil }
 	}
 	if sc.Agent {
 		h.agent = host.NewAgent(host.AgentOptions{
 			SystemPrompt: "You are a test.", Model: model, Tools: tools,
-			BeforeToolCall: before, AfterToolCall: after,
+			BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMode: host.QueueMode(sc.SteeringMode), FollowUpMode: host.QueueMode(sc.FollowUpMode),
 		})
@@ -74,7 +82,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.queueAt("", 0)
 		turns := 0
 		cfg := &host.Config{
-			Model: model, BeforeToolCall: before, AfterToolCall: after,
+			Model: model, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMessages: func(context.Context) []host.Message { return h.drain(&h.steer, sc.SteeringMode) },
 			FollowUpMessages: func(context.Context) []host.Message { return h.drain(&h.follow, sc.FollowUpMode) },
@@ -199,7 +207,47 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if a := h.sc.AbortAt; a != nil && a.On == d && a.Nth == n {
 		h.abort()
 	}
-	return h.rec.Sink(ctx, e)
+	if err := h.rec.Sink(ctx, e); err != nil {
+		return err
+	}
+	if f := h.sc.FailAt; f != nil && f.On == d && f.Nth == n {
+		return errors.New("listener failed")
+	}
+	return nil
+}
+
+// piMessage is a user message, or a "note" (a custom message) for a text
+// starting "@note ".
+func piMessage(text string) host.Message {
+	if note, ok := strings.CutPrefix(text, "@note "); ok {
+		raw, _ := json.Marshal(struct {
+			Role      string `json:"role"`
+			Text      string `json:"text"`
+			Timestamp int    `json:"timestamp"`
+		}{"note", note, 1})
+		return &host.CustomMessage{Role: "note", Raw: raw}
+	}
+	return user(text)
+}
+
+// convertNotes is diff.mjs's convertToLlm with convertNotes: notes become
+// user messages "[note] text", other roles than user, assistant and
+// toolResult are dropped.
+func convertNotes(_ context.Context, ms []host.Message) ([]host.Message, error) {
+	var out []host.Message
+	for _, m := range ms {
+		if c, ok := m.(*host.CustomMessage); ok && c.Role == "note" {
+			var n struct{ Text string }
+			json.Unmarshal(c.Raw, &n)
+			out = append(out, user("[note] "+n.Text))
+			continue
+		}
+		switch m.MessageRole() {
+		case host.RoleUser, host.RoleAssistant, host.RoleToolResult:
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 func (h *piHarness) queueAt(on string, n int) {
@@ -207,7 +255,7 @@ func (h *piHarness) queueAt(on string, n int) {
 		if q.On != on || (on != "" && q.Nth != n) {
 			continue
 		}
-		m := user(q.Text)
+		m := piMessage(q.Text)
 		switch {
 		case h.agent != nil && q.Kind == "steer":
 			h.agent.Steer(m)

@@ -28,6 +28,15 @@ type piScenario struct {
 	Calls         map[string]*piCall `json:"calls,omitempty"` // by tool call id
 	Queue         []piQueued         `json:"queue,omitempty"`
 	AbortAt       *piEventRef        `json:"abortAt,omitempty"`
+	// FailAt makes the listener (agent) or the emit function (loop) fail
+	// at that event.
+	FailAt *piEventRef `json:"failAt,omitempty"`
+	// ConvertNotes makes convertToLlm send "note" messages (prompts and
+	// queued texts starting "@note ") as user messages; without it they are
+	// dropped, as pi's default does.
+	ConvertNotes bool `json:"convertNotes,omitempty"`
+	// KeepLast makes transformContext keep the last KeepLast messages.
+	KeepLast int `json:"keepLast,omitempty"`
 }
 
 type piTool struct {
@@ -191,7 +200,11 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.StopAfterTurn = 1 + g.r.IntN(2)
 	}
 	for range 1 + g.r.IntN(2) {
-		sc.Prompts = append(sc.Prompts, g.pick(piSamples))
+		sc.Prompts = append(sc.Prompts, g.text(""))
+	}
+	sc.ConvertNotes = g.chance(2)
+	if g.chance(8) {
+		sc.KeepLast = 1 + g.r.IntN(4)
 	}
 	for i, name := range piToolNames[:1+g.r.IntN(len(piToolNames))] {
 		t := piTool{Name: name, Sequential: g.chance(6), Prepare: g.chance(6)}
@@ -211,7 +224,20 @@ func generatePiScenario(seed uint64) *piScenario {
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
 	}
+	// Only the Agent: a failing emit function of the loop itself ends the
+	// run differently on purpose (docs/loop.md 15.2).
+	if sc.Agent && g.chance(10) {
+		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end"}), Nth: 1 + g.r.IntN(2)}
+	}
 	return sc
+}
+
+// text is a user message's text: now and then a note (a custom message).
+func (g *piGen) text(prefix string) string {
+	if g.chance(6) {
+		return "@note " + prefix + g.pick(piSamples)
+	}
+	return prefix + g.pick(piSamples)
 }
 
 func (g *piGen) turn(last bool) piTurn {
@@ -415,9 +441,9 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 }
 
 func (g *piGen) queued() piQueued {
-	q := piQueued{Kind: "steer", Text: "steer " + g.pick(piSamples)}
+	q := piQueued{Kind: "steer", Text: g.text("steer ")}
 	if g.chance(2) {
-		q.Kind, q.Text = "followUp", "follow "+g.pick(piSamples)
+		q.Kind, q.Text = "followUp", g.text("follow ")
 	}
 	if g.chance(4) {
 		return q

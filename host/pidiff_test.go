@@ -217,6 +217,20 @@ func piReductions(sc *piScenario) []*piScenario {
 		})
 	}
 	try(func(c *piScenario) bool { r := c.AbortAt != nil; c.AbortAt = nil; return r })
+	try(func(c *piScenario) bool { r := c.FailAt != nil; c.FailAt = nil; return r })
+	try(func(c *piScenario) bool { r := c.KeepLast > 0; c.KeepLast = 0; return r })
+	try(func(c *piScenario) bool { r := c.BeforeHook; c.BeforeHook = false; return r })
+	try(func(c *piScenario) bool { r := c.AfterHook; c.AfterHook = false; return r })
+	try(func(c *piScenario) bool { r := c.Agent && c.FailAt == nil; c.Agent = false; return r })
+	try(func(c *piScenario) bool { r := c.ToolExecution != ""; c.ToolExecution = ""; return r })
+	for i, t := range sc.Tools {
+		if !sc.callsTool(t.Name) {
+			try(func(c *piScenario) bool { c.Tools = append(c.Tools[:i], c.Tools[i+1:]...); return true })
+		}
+	}
+	for i := range sc.Turns {
+		try(func(c *piScenario) bool { r := c.Turns[i].Digest; c.Turns[i].Digest = false; return r })
+	}
 	try(func(c *piScenario) bool { r := len(c.Prompts) > 1; c.Prompts = c.Prompts[:1]; return r })
 	try(func(c *piScenario) bool { r := c.Continue; c.Continue = false; return r })
 	try(func(c *piScenario) bool { r := c.StopAfterTurn > 0; c.StopAfterTurn = 0; return r })
@@ -231,6 +245,17 @@ func piReductions(sc *piScenario) []*piScenario {
 		})
 	}
 	return out
+}
+
+func (sc *piScenario) callsTool(name string) bool {
+	for _, t := range sc.Turns {
+		for _, b := range t.Content {
+			if b.Type == "toolCall" && b.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dropCall forgets call id: its behaviour and every wait for it.

@@ -10,7 +10,10 @@ import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mario
 const faux = registerFauxProvider({ tokenSize: { min: 4, max: 4 } });
 const model = faux.getModel();
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
-const convertToLlm = (ms) => ms.filter((m) => ["user", "assistant", "toolResult"].includes(m.role));
+const llmRoles = ["user", "assistant", "toolResult"];
+// A text starting "@note " is a custom message of role "note".
+const message = (text) => (text.startsWith("@note ") ? { role: "note", text: text.slice(6), timestamp: 1 } : user(text));
+const convertToLlm = (sc) => (ms) => ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
 
 // describe names an event as host/hosttest.Describe does.
 function describe(e) {
@@ -67,7 +70,11 @@ async function run(sc) {
   const followQ = [];
   const drain = (q, mode) => (mode === "all" ? q.splice(0) : q.splice(0, 1));
   let agent;
-  const enqueue = (q) => (q.kind === "steer" ? (agent ? agent.steer(user(q.text)) : steerQ.push(user(q.text))) : agent ? agent.followUp(user(q.text)) : followQ.push(user(q.text)));
+  const enqueue = (q) => {
+    const m = message(q.text);
+    if (q.kind === "steer") agent ? agent.steer(m) : steerQ.push(m);
+    else agent ? agent.followUp(m) : followQ.push(m);
+  };
 
   // Actions due at an event run before it is recorded, so that a tool
   // waiting for that event sees them done (as in the Go harness).
@@ -79,6 +86,7 @@ async function run(sc) {
     if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
     lines.push(JSON.stringify(e));
     for (const w of waiters.splice(0)) w(e);
+    if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
   // ended waits for the end of call id, at most 5 s (as the Go harness):
   // a scenario that cannot finish fails with a message, not a hang.
@@ -119,6 +127,8 @@ async function run(sc) {
     },
   }));
   const hooks = {};
+  if (sc.convertNotes) hooks.convertToLlm = convertToLlm(sc);
+  if (sc.keepLast) hooks.transformContext = async (ms) => ms.slice(-sc.keepLast);
   if (sc.beforeHook) {
     hooks.beforeToolCall = async ({ toolCall, args }) => {
       const h = sc.calls?.[toolCall.id]?.before;
@@ -162,7 +172,7 @@ async function run(sc) {
     abort = () => agent.abort();
     agent.subscribe((e) => emit(e));
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
-    await record(() => agent.prompt(sc.prompts.map(user)));
+    await record(() => agent.prompt(sc.prompts.map(message)));
     if (sc.continue) await record(() => agent.continue());
   } else {
     const controller = new AbortController();
@@ -171,7 +181,7 @@ async function run(sc) {
     let turns = 0;
     const config = {
       model,
-      convertToLlm,
+      convertToLlm: convertToLlm(sc),
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       getSteeringMessages: async () => drain(steerQ, sc.steeringMode),
@@ -180,10 +190,10 @@ async function run(sc) {
     };
     const context = { systemPrompt: "You are a test.", messages: [], tools };
     if (sc.continue) {
-      context.messages = sc.prompts.map(user);
+      context.messages = sc.prompts.map(message);
       await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
     } else {
-      await record(() => runAgentLoop(sc.prompts.map(user), context, config, emit, controller.signal, streamSimple));
+      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, streamSimple));
     }
   }
   return lines;
