@@ -61,9 +61,10 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	if n := sc.KeepLast; n > 0 {
 		transform = func(_ context.Context, ms []host.Message) ([]host.Message, error) { return ms[max(0, len(ms)-n):], nil }
 	}
+	history := piHistory(sc.History)
 	if sc.Agent {
 		h.agent = host.NewAgent(host.AgentOptions{
-			SystemPrompt: "You are a test.", Model: model, Tools: tools,
+			SystemPrompt: "You are a test.", Model: model, Tools: tools, Messages: history,
 			BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMode: host.QueueMode(sc.SteeringMode), FollowUpMode: host.QueueMode(sc.FollowUpMode),
@@ -90,9 +91,9 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		if sc.StopAfterTurn > 0 {
 			cfg.ShouldStopAfterTurn = func(context.Context, host.TurnInfo) bool { turns++; return turns == sc.StopAfterTurn }
 		}
-		c := &host.Context{SystemPrompt: "You are a test.", Tools: tools}
+		c := &host.Context{SystemPrompt: "You are a test.", Tools: tools, Messages: history}
 		if sc.Continue {
-			c.Messages = prompts
+			c.Messages = append(c.Messages, prompts...)
 			_, err = host.RunLoopContinue(ctx, c, cfg, h.sink)
 		} else {
 			_, err = host.RunLoop(ctx, prompts, c, cfg, h.sink)
@@ -214,6 +215,21 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 		return errors.New("listener failed")
 	}
 	return nil
+}
+
+// piHistory is diff.mjs's history: an earlier exchange with echo.
+func piHistory(on bool) []host.Message {
+	if !on {
+		return nil
+	}
+	return []host.Message{
+		user("earlier"),
+		&host.AssistantMessage{
+			Content: host.Contents{host.ToolCall{ID: "h1", Name: "echo", Arguments: json.RawMessage(`{}`)}},
+			API:     "faux", Provider: "faux", Model: "faux-1", StopReason: host.StopReasonToolUse, Timestamp: 1,
+		},
+		&host.ToolResultMessage{ToolCallID: "h1", ToolName: "echo", Content: host.Text("earlier result"), Timestamp: 1},
+	}
 }
 
 // piMessage is a user message, or a "note" (a custom message) for a text

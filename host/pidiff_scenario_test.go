@@ -37,6 +37,10 @@ type piScenario struct {
 	ConvertNotes bool `json:"convertNotes,omitempty"`
 	// KeepLast makes transformContext keep the last KeepLast messages.
 	KeepLast int `json:"keepLast,omitempty"`
+	// History starts the transcript with an earlier exchange: a user
+	// message, an assistant message calling echo (id h1) and its result
+	// (the Agent's initial messages; the loop's context).
+	History bool `json:"history,omitempty"`
 }
 
 type piTool struct {
@@ -199,7 +203,15 @@ func generatePiScenario(seed uint64) *piScenario {
 	if !sc.Agent && g.chance(6) {
 		sc.StopAfterTurn = 1 + g.r.IntN(2)
 	}
-	for range 1 + g.r.IntN(2) {
+	sc.History = g.chance(5)
+	// No prompt: a continuation from the history's tool result, or an
+	// Agent prompted with an empty list.
+	nPrompts := 1 + g.r.IntN(2)
+	if (sc.History || sc.Agent) && g.chance(8) {
+		nPrompts = 0
+	}
+	sc.Prompts = []string{}
+	for range nPrompts {
 		sc.Prompts = append(sc.Prompts, g.text(""))
 	}
 	sc.ConvertNotes = g.chance(2)
@@ -211,6 +223,11 @@ func generatePiScenario(seed uint64) *piScenario {
 		if s := piSchemas[g.r.IntN(len(piSchemas))]; s != "" || i > 0 {
 			t.Parameters = json.RawMessage(s)
 		}
+		sc.Tools = append(sc.Tools, t)
+	}
+	if g.chance(10) { // a second tool of the same name: the first one counts
+		t := sc.Tools[g.r.IntN(len(sc.Tools))]
+		t.Parameters, t.Sequential = json.RawMessage(piSchemas[1+g.r.IntN(len(piSchemas)-1)]), !t.Sequential
 		sc.Tools = append(sc.Tools, t)
 	}
 	nTurns := 1 + g.r.IntN(4)

@@ -59,7 +59,14 @@ function prepareArguments(args) {
   return args && typeof args === "object" && "file" in args ? { path: args.file } : args;
 }
 
-const schemas = (sc) => Object.fromEntries((sc.tools ?? []).map((t) => [t.name, t.parameters ?? { type: "object" }]));
+// history is an earlier exchange with echo (piHistory in Go).
+const history = (sc) => (sc.history ? [
+  user("earlier"),
+  { role: "assistant", content: [{ type: "toolCall", id: "h1", name: "echo", arguments: {} }], api: "faux", provider: "faux", model: "faux-1",
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "toolUse", timestamp: 1 },
+  { role: "toolResult", toolCallId: "h1", toolName: "echo", content: [{ type: "text", text: "earlier result" }], isError: false, timestamp: 1 },
+] : []);
 
 async function run(sc) {
   const lines = [];
@@ -101,12 +108,11 @@ async function run(sc) {
     waiters.push(check);
   });
 
-  const params = schemas(sc);
   const tools = (sc.tools ?? []).map((t) => ({
     name: t.name,
     label: t.name,
     description: "test tool " + t.name,
-    parameters: params[t.name],
+    parameters: t.parameters ?? { type: "object" },
     ...(t.sequential ? { executionMode: "sequential" } : {}),
     ...(t.prepare ? { prepareArguments } : {}),
     execute: async (id, args, signal, onUpdate) => {
@@ -163,7 +169,7 @@ async function run(sc) {
   };
   if (sc.agent) {
     agent = new Agent({
-      initialState: { systemPrompt: "You are a test.", model, tools },
+      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc) },
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
@@ -188,9 +194,9 @@ async function run(sc) {
       getFollowUpMessages: async () => drain(followQ, sc.followUpMode),
       ...(sc.stopAfterTurn ? { shouldStopAfterTurn: () => ++turns === sc.stopAfterTurn } : {}),
     };
-    const context = { systemPrompt: "You are a test.", messages: [], tools };
+    const context = { systemPrompt: "You are a test.", messages: history(sc), tools };
     if (sc.continue) {
-      context.messages = sc.prompts.map(message);
+      context.messages = [...context.messages, ...sc.prompts.map(message)];
       await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
     } else {
       await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, streamSimple));
