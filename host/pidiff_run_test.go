@@ -232,8 +232,8 @@ func piHistory(on bool) []host.Message {
 	}
 }
 
-// piMessage is a user message, or a "note" (a custom message) for a text
-// starting "@note ".
+// piMessage is a user message, a "note" (a custom message) for a text
+// starting "@note ", or a text and an image for one starting "@image ".
 func piMessage(text string) host.Message {
 	if note, ok := strings.CutPrefix(text, "@note "); ok {
 		raw, _ := json.Marshal(struct {
@@ -242,6 +242,9 @@ func piMessage(text string) host.Message {
 			Timestamp int    `json:"timestamp"`
 		}{"note", note, 1})
 		return &host.CustomMessage{Role: "note", Raw: raw}
+	}
+	if text, ok := strings.CutPrefix(text, "@image "); ok {
+		return &host.UserMessage{Content: host.Contents{host.TextContent{Text: text}, host.ImageContent{Data: "aGk=", MimeType: "image/png"}}, Timestamp: 1}
 	}
 	return user(text)
 }

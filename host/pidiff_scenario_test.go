@@ -124,13 +124,15 @@ func (sc *piScenario) JSON() string {
 	return string(b)
 }
 
-// batchIsSequential reports whether the batch of calls runs one at a time.
+// batchIsSequential reports whether the batch of calls runs one at a time:
+// in sequential mode, or when the first tool of a called name (the one
+// that runs, as in pi) is sequential.
 func (sc *piScenario) batchIsSequential(names []string) bool {
 	if sc.ToolExecution == "sequential" {
 		return true
 	}
-	for _, t := range sc.Tools {
-		if t.Sequential && slices.Contains(names, t.Name) {
+	for _, name := range names {
+		if i := slices.IndexFunc(sc.Tools, func(t piTool) bool { return t.Name == name }); i >= 0 && sc.Tools[i].Sequential {
 			return true
 		}
 	}
@@ -249,10 +251,14 @@ func generatePiScenario(seed uint64) *piScenario {
 	return sc
 }
 
-// text is a user message's text: now and then a note (a custom message).
+// text is a user message's text: now and then a note (a custom message)
+// or a text with an image.
 func (g *piGen) text(prefix string) string {
-	if g.chance(6) {
+	switch g.r.IntN(12) {
+	case 0, 1:
 		return "@note " + prefix + g.pick(piSamples)
+	case 2:
+		return "@image " + prefix + g.pick(piSamples)
 	}
 	return prefix + g.pick(piSamples)
 }

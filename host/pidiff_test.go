@@ -206,13 +206,15 @@ func piReductions(sc *piScenario) []*piScenario {
 	for i := range sc.Queue {
 		try(func(c *piScenario) bool { c.Queue = append(c.Queue[:i], c.Queue[i+1:]...); return true })
 	}
+	// Never a reduction that makes a sequential batch parallel: its calls
+	// do not wait for each other, so its end order would be scheduling.
 	for i := range sc.Tools {
 		try(func(c *piScenario) bool {
 			t := &c.Tools[i]
-			if !t.Sequential && !t.Prepare && t.Parameters == nil {
+			if !t.Prepare && t.Parameters == nil {
 				return false
 			}
-			t.Sequential, t.Prepare, t.Parameters = false, false, nil
+			t.Prepare, t.Parameters = false, nil
 			return true
 		})
 	}
@@ -222,7 +224,6 @@ func piReductions(sc *piScenario) []*piScenario {
 	try(func(c *piScenario) bool { r := c.BeforeHook; c.BeforeHook = false; return r })
 	try(func(c *piScenario) bool { r := c.AfterHook; c.AfterHook = false; return r })
 	try(func(c *piScenario) bool { r := c.Agent && c.FailAt == nil; c.Agent = false; return r })
-	try(func(c *piScenario) bool { r := c.ToolExecution != ""; c.ToolExecution = ""; return r })
 	for i, t := range sc.Tools {
 		if !sc.callsTool(t.Name) {
 			try(func(c *piScenario) bool { c.Tools = append(c.Tools[:i], c.Tools[i+1:]...); return true })

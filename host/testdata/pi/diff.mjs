@@ -11,8 +11,14 @@ const faux = registerFauxProvider({ tokenSize: { min: 4, max: 4 } });
 const model = faux.getModel();
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
 const llmRoles = ["user", "assistant", "toolResult"];
-// A text starting "@note " is a custom message of role "note".
-const message = (text) => (text.startsWith("@note ") ? { role: "note", text: text.slice(6), timestamp: 1 } : user(text));
+// A text starting "@note " is a custom message of role "note"; one
+// starting "@image " a user message with an image after the text.
+const image = { type: "image", data: "aGk=", mimeType: "image/png" };
+function message(text) {
+  if (text.startsWith("@note ")) return { role: "note", text: text.slice(6), timestamp: 1 };
+  if (text.startsWith("@image ")) return { role: "user", content: [{ type: "text", text: text.slice(7) }, image], timestamp: 1 };
+  return user(text);
+}
 const convertToLlm = (sc) => (ms) => ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
 
 // describe names an event as host/hosttest.Describe does.
@@ -126,7 +132,7 @@ async function run(sc) {
       }
       if (b.throw !== undefined) throw new Error(b.throw);
       const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
-      if (b.image) r.content.push({ type: "image", data: "aGk=", mimeType: "image/png" });
+      if (b.image) r.content.push(image);
       if (b.details !== undefined) r.details = b.details;
       if (b.terminate !== undefined) r.terminate = b.terminate;
       return r;
