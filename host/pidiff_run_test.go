@@ -204,12 +204,15 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	h.seen[d]++
 	n := h.seen[d]
 	h.mu.Unlock()
-	h.queueAt(d, n)
+	busy := h.queueAt(d, n)
 	if a := h.sc.AbortAt; a != nil && a.On == d && a.Nth == n {
 		h.abort()
 	}
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
+	}
+	for _, err := range busy {
+		h.record(err)
 	}
 	if f := h.sc.FailAt; f != nil && f.On == d && f.Nth == n {
 		return errors.New("listener failed")
@@ -269,13 +272,21 @@ func convertNotes(_ context.Context, ms []host.Message) ([]host.Message, error) 
 	return out, nil
 }
 
-func (h *piHarness) queueAt(on string, n int) {
+// queueAt queues the messages due at the nth event named on, and returns
+// the errors of the Agent's prompt and continue called there.
+func (h *piHarness) queueAt(on string, n int) (busy []error) {
 	for _, q := range h.sc.Queue {
 		if q.On != on || (on != "" && q.Nth != n) {
 			continue
 		}
 		m := piMessage(q.Text)
 		switch {
+		case q.Kind == "prompt" || q.Kind == "continue":
+			if h.agent != nil && q.Kind == "prompt" {
+				busy = append(busy, h.agent.Prompt(context.Background(), m))
+			} else if h.agent != nil {
+				busy = append(busy, h.agent.Continue(context.Background()))
+			}
 		case h.agent != nil && q.Kind == "steer":
 			h.agent.Steer(m)
 		case h.agent != nil:
@@ -290,6 +301,7 @@ func (h *piHarness) queueAt(on string, n int) {
 			h.mu.Unlock()
 		}
 	}
+	return busy
 }
 
 func (h *piHarness) drain(q *[]host.Message, mode string) []host.Message {

@@ -107,7 +107,7 @@ type piAfter struct {
 type piQueued struct {
 	On   string `json:"on"`
 	Nth  int    `json:"nth,omitempty"`
-	Kind string `json:"kind"` // steer or followUp
+	Kind string `json:"kind"` // steer, followUp; prompt or continue (Agent: called while busy, its error recorded)
 	Text string `json:"text"`
 }
 
@@ -465,7 +465,13 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 
 func (g *piGen) queued() piQueued {
 	q := piQueued{Kind: "steer", Text: g.text("steer ")}
-	if g.chance(2) {
+	switch {
+	case g.sc.Agent && g.chance(12):
+		q.Kind = g.pick([]string{"prompt", "continue"})
+		ref := g.eventRef(true)
+		q.On, q.Nth = ref.On, ref.Nth
+		return q
+	case g.chance(2):
 		q.Kind, q.Text = "followUp", g.text("follow ")
 	}
 	if g.chance(4) {

@@ -83,8 +83,15 @@ async function run(sc) {
   const followQ = [];
   const drain = (q, mode) => (mode === "all" ? q.splice(0) : q.splice(0, 1));
   let agent;
+  // A busy Agent's prompt or continue fails; its error is recorded after
+  // the event it was called at.
+  const busy = (p) => p.catch((err) => lines.push(JSON.stringify({ type: "harness_error", message: err.message })));
   const enqueue = (q) => {
-    const m = message(q.text);
+    const m = message(q.text ?? "");
+    if (q.kind === "prompt" || q.kind === "continue") {
+      if (agent) busy(q.kind === "prompt" ? agent.prompt(m) : agent.continue());
+      return;
+    }
     if (q.kind === "steer") agent ? agent.steer(m) : steerQ.push(m);
     else agent ? agent.followUp(m) : followQ.push(m);
   };
