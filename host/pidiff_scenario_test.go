@@ -306,6 +306,9 @@ func (g *piGen) turn(last bool) piTurn {
 	default:
 		t.StopReason = "stop"
 	}
+	if t.ErrorMessage == "" && g.chance(20) { // an error message beside a normal stop
+		t.ErrorMessage = g.pick(piErrors)
+	}
 	t.Digest = g.chance(3)
 	g.forceOrder(names, ids)
 	return t
@@ -420,6 +423,9 @@ func (g *piGen) tool(name string) *piTool {
 // args draws an arguments object: some of the schema's properties (and
 // now and then another key) with values from piValues, in random order.
 func (g *piGen) args(schema json.RawMessage) json.RawMessage {
+	if g.chance(25) { // a model that sends no object
+		return g.raw([]string{`[]`, `[{"k":1}]`, `"text"`, `5`, `null`, `true`})
+	}
 	var keys []string
 	for _, m := range piSchemaKeys.FindAllStringSubmatch(string(schema), -1) {
 		if k := m[1]; !slices.Contains([]string{"properties", "items", "additionalProperties"}, k) && !slices.Contains(keys, k) {
