@@ -16,8 +16,8 @@ import (
 )
 
 // piWaitTimeout bounds a tool's wait for another call's end (diff.mjs has
-// the same): a scenario that cannot finish fails with a message, not a hang.
-const piWaitTimeout = 5 * time.Second
+// the same, 20 s): a scenario that cannot finish fails with a message, not a hang.
+const piWaitTimeout = 20 * time.Second
 
 // piHarness runs a piScenario on our loop as diff.mjs runs it on pi.
 type piHarness struct {

@@ -132,8 +132,8 @@ func diffPiScenario(t *testing.T, sc *piScenario, theirs []string) string {
 	}()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
-		return "our loop did not finish in 30 s"
+	case <-time.After(60 * time.Second):
+		return "our loop did not finish in 60 s"
 	}
 	if err != nil {
 		t.Fatalf("seed %d: %v", sc.Seed, err)

@@ -108,11 +108,11 @@ async function run(sc) {
     for (const w of waiters.splice(0)) w(e);
     if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
-  // ended waits for the end of call id, at most 5 s (as the Go harness):
+  // ended waits for the end of call id, at most 20 s (as the Go harness):
   // a scenario that cannot finish fails with a message, not a hang.
   const ended = (id) => new Promise((resolve, reject) => {
     if (lines.some((l) => l.includes(`"tool_execution_end","toolCallId":${JSON.stringify(id)}`))) return resolve();
-    const timer = setTimeout(() => reject(new Error("timed out waiting for " + id)), 5000);
+    const timer = setTimeout(() => reject(new Error("timed out waiting for " + id)), 20000);
     const check = (e) => {
       if (e.type !== "tool_execution_end" || e.toolCallId !== id) return waiters.push(check);
       clearTimeout(timer);
