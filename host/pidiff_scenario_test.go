@@ -14,6 +14,7 @@ import (
 // diff.mjs reads. docs/loop.md 17 describes every field.
 type piScenario struct {
 	Seed          uint64             `json:"seed"`
+	ChunkTokens   int                `json:"chunkTokens"`        // the faux provider's token size: deltas of 4×N characters
 	Agent         bool               `json:"agent,omitempty"`    // Agent.prompt, else runAgentLoop
 	Continue      bool               `json:"continue,omitempty"` // agent: continue() after the prompt; loop: runAgentLoopContinue
 	ToolExecution string             `json:"toolExecution,omitempty"`
@@ -189,6 +190,7 @@ func (g *piGen) raw(xs []string) json.RawMessage { return json.RawMessage(g.pick
 func generatePiScenario(seed uint64) *piScenario {
 	g := &piGen{r: rand.New(rand.NewPCG(seed, 0x5eed)), sc: &piScenario{Seed: seed, Calls: map[string]*piCall{}}}
 	sc := g.sc
+	sc.ChunkTokens = []int{1, 4, 16, 16}[g.r.IntN(4)]
 	sc.Agent = g.chance(2)
 	if g.chance(4) {
 		sc.ToolExecution = "sequential"

@@ -15,14 +15,26 @@ import (
 //   - the per-error lines of a validation message, worded by the validator
 //     (docs/loop.md 15.4).
 func normalizePiLine(line []byte) (string, error) {
-	var v map[string]any
-	if err := json.Unmarshal(line, &v); err != nil {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(line, &top); err != nil {
 		return "", err
 	}
-	if v["type"] == "message_update" {
-		ev, _ := v["assistantMessageEvent"].(map[string]any)
+	if string(top["type"]) == `"message_update"` {
+		// Only the stream event without its partial is compared: decoding
+		// just that keeps the comparison cheap (the partial and the
+		// message are most of every line).
+		var ev map[string]json.RawMessage
+		if err := json.Unmarshal(top["assistantMessageEvent"], &ev); err != nil {
+			return "", err
+		}
 		delete(ev, "partial")
-		v = map[string]any{"type": "message_update", "assistantMessageEvent": ev}
+		top = map[string]json.RawMessage{"type": top["type"]}
+		top["assistantMessageEvent"], _ = json.Marshal(ev)
+		line, _ = json.Marshal(top)
+	}
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return "", err
 	}
 	b, err := json.Marshal(normalizePiValue(v))
 	return string(b), err

@@ -7,8 +7,8 @@ import { createInterface } from "node:readline";
 import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
 import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mariozechner/pi-ai";
 
-const faux = registerFauxProvider({ tokenSize: { min: 4, max: 4 } });
-const model = faux.getModel();
+// One faux provider per token size a scenario may ask for.
+const fauxes = new Map([1, 4, 16].map((n) => [n, registerFauxProvider({ tokenSize: { min: n, max: n } })]));
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
 const llmRoles = ["user", "assistant", "toolResult"];
 // A text starting "@note " is a custom message of role "note"; one
@@ -172,6 +172,9 @@ async function run(sc) {
     };
   }
 
+  const faux = fauxes.get(sc.chunkTokens);
+  if (!faux) throw new Error(`chunkTokens ${sc.chunkTokens}: want 1, 4 or 16`);
+  const model = faux.getModel();
   faux.setResponses(responses(sc));
   const record = async (f) => {
     try {
