@@ -13,7 +13,7 @@ import (
 // and our loop (pidiff_run_test.go) execute the same way; its JSON is what
 // diff.mjs reads. docs/loop.md 17 describes every field.
 type piScenario struct {
-	Name          string             `json:"name,omitempty"` // fixed scenarios (testdata/pi/scenarios.jsonl)
+	Name          string             `json:"name,omitempty"` // fixed scenarios (testdata/pi/diff/fixed.jsonl)
 	Seed          uint64             `json:"seed"`
 	ChunkTokens   int                `json:"chunkTokens"`        // the faux provider's token size: deltas of 4×N characters
 	Agent         bool               `json:"agent,omitempty"`    // Agent.prompt, else runAgentLoop

@@ -57,12 +57,12 @@ func TestMatchesPiGenerated(t *testing.T) {
 	t.Logf("%d of %d scenarios (fixed ones, then seeds %d…%d) match pi", len(scenarios)-failures, len(scenarios), seed, seed+n-1)
 }
 
-// fixedPiScenarios reads testdata/pi/scenarios.jsonl: scenarios kept
+// fixedPiScenarios reads testdata/pi/diff/fixed.jsonl: scenarios kept
 // whatever the seeds, each for a point the generator reaches only rarely
 // (and the place for the smallest scenario of any divergence found).
 func fixedPiScenarios(t *testing.T) []*piScenario {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "pi", "scenarios.jsonl"))
+	data, err := os.ReadFile(filepath.Join("testdata", "pi", "diff", "fixed.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func fixedPiScenarios(t *testing.T) []*piScenario {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&sc); err != nil || sc.Name == "" {
-			t.Fatalf("testdata/pi/scenarios.jsonl:%d: %v (each line is a scenario with a name)", i+1, err)
+			t.Fatalf("testdata/pi/diff/fixed.jsonl:%d: %v (each line is a scenario with a name)", i+1, err)
 		}
 		out = append(out, &sc)
 	}
