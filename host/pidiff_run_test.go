@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -118,84 +116,6 @@ func (h *piHarness) model() (*piModel, error) {
 	return m, nil
 }
 
-// piModel is the faux provider with diff.mjs's responses: a scripted
-// model fed one turn per request, the digest of the request appended
-// where the scenario asks for it.
-type piModel struct {
-	replay *scripted.Model
-	turns  []scripted.Turn
-	digest []bool
-	mu     sync.Mutex
-	next   int
-}
-
-func (m *piModel) ModelInfo() host.ModelInfo { return m.replay.ModelInfo() }
-
-func (m *piModel) Stream(ctx context.Context, req *host.Request, emit func(host.AssistantMessageEvent)) *host.AssistantMessage {
-	m.mu.Lock()
-	i := m.next
-	m.next++
-	m.mu.Unlock()
-	if i < len(m.turns) {
-		t := m.turns[i]
-		if m.digest[i] && t.Throw == "" {
-			t.Content = append(slices.Clone(t.Content), host.TextContent{Text: piDigest(req)})
-		}
-		m.replay.Push(t)
-	}
-	return m.replay.Stream(ctx, req, emit)
-}
-
-// piDigest describes the request the model received, as diff.mjs's digest.
-func piDigest(req *host.Request) string {
-	var msgs []string
-	for _, m := range req.Messages {
-		switch m := m.(type) {
-		case *host.UserMessage:
-			msgs = append(msgs, "u:"+piTexts(m.Content))
-		case *host.ToolResultMessage:
-			text := validationLines.ReplaceAllString(piTexts(m.Content), "$1  - …$2")
-			msgs = append(msgs, fmt.Sprintf("r:%s:%s:%t:%s", m.ToolCallID, m.ToolName, m.IsError, text))
-		case *host.AssistantMessage:
-			var blocks []string
-			for _, b := range m.Content {
-				switch b := b.(type) {
-				case host.ToolCall:
-					blocks = append(blocks, fmt.Sprintf("call %s %s %s", b.ID, b.Name, b.Arguments))
-				case host.TextContent:
-					blocks = append(blocks, "text "+b.Text)
-				case host.ThinkingContent:
-					blocks = append(blocks, "thinking "+b.Thinking)
-				}
-			}
-			msgs = append(msgs, fmt.Sprintf("a:%s:%s:%s", m.StopReason, m.ErrorMessage, strings.Join(blocks, "|")))
-		default:
-			msgs = append(msgs, "?"+m.MessageRole())
-		}
-	}
-	var tools []string
-	for _, t := range req.Tools {
-		tools = append(tools, t.Name)
-	}
-	return fmt.Sprintf("seen: system=%s tools=%s messages=%s", req.SystemPrompt, strings.Join(tools, ","), strings.Join(msgs, " / "))
-}
-
-// piTexts is diff.mjs's texts: text blocks as they are, others as [type].
-func piTexts(c host.Contents) string {
-	var out []string
-	for _, b := range c {
-		if t, ok := b.(host.TextContent); ok {
-			out = append(out, t.Text)
-			continue
-		}
-		v, _ := json.Marshal(b)
-		var typed struct{ Type string }
-		json.Unmarshal(v, &typed)
-		out = append(out, "["+typed.Type+"]")
-	}
-	return strings.Join(out, "|")
-}
-
 // sink runs what is due at e before recording it, so that a tool waiting
 // for e sees it done (diff.mjs does the same).
 func (h *piHarness) sink(ctx context.Context, e host.Event) error {
@@ -218,58 +138,6 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 		return errors.New("listener failed")
 	}
 	return nil
-}
-
-// piHistory is diff.mjs's history: an earlier exchange with echo.
-func piHistory(on bool) []host.Message {
-	if !on {
-		return nil
-	}
-	return []host.Message{
-		user("earlier"),
-		&host.AssistantMessage{
-			Content: host.Contents{host.ToolCall{ID: "h1", Name: "echo", Arguments: json.RawMessage(`{}`)}},
-			API:     "faux", Provider: "faux", Model: "faux-1", StopReason: host.StopReasonToolUse, Timestamp: 1,
-		},
-		&host.ToolResultMessage{ToolCallID: "h1", ToolName: "echo", Content: host.Text("earlier result"), Timestamp: 1},
-	}
-}
-
-// piMessage is a user message, a "note" (a custom message) for a text
-// starting "@note ", or a text and an image for one starting "@image ".
-func piMessage(text string) host.Message {
-	if note, ok := strings.CutPrefix(text, "@note "); ok {
-		raw, _ := json.Marshal(struct {
-			Role      string `json:"role"`
-			Text      string `json:"text"`
-			Timestamp int    `json:"timestamp"`
-		}{"note", note, 1})
-		return &host.CustomMessage{Role: "note", Raw: raw}
-	}
-	if text, ok := strings.CutPrefix(text, "@image "); ok {
-		return &host.UserMessage{Content: host.Contents{host.TextContent{Text: text}, host.ImageContent{Data: "aGk=", MimeType: "image/png"}}, Timestamp: 1}
-	}
-	return user(text)
-}
-
-// convertNotes is diff.mjs's convertToLlm with convertNotes: notes become
-// user messages "[note] text", other roles than user, assistant and
-// toolResult are dropped.
-func convertNotes(_ context.Context, ms []host.Message) ([]host.Message, error) {
-	var out []host.Message
-	for _, m := range ms {
-		if c, ok := m.(*host.CustomMessage); ok && c.Role == "note" {
-			var n struct{ Text string }
-			json.Unmarshal(c.Raw, &n)
-			out = append(out, user("[note] "+n.Text))
-			continue
-		}
-		switch m.MessageRole() {
-		case host.RoleUser, host.RoleAssistant, host.RoleToolResult:
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }
 
 // queueAt queues the messages due at the nth event named on, and returns

@@ -31,7 +31,7 @@ type piScenario struct {
 	Queue         []piQueued         `json:"queue,omitempty"`
 	AbortAt       *piEventRef        `json:"abortAt,omitempty"`
 	// FailAt makes the listener (agent) or the emit function (loop) fail
-	// at that event.
+	// at that event; generated for the Agent only (docs/loop.md 17.2).
 	FailAt *piEventRef `json:"failAt,omitempty"`
 	// ConvertNotes makes convertToLlm send "note" messages (prompts and
 	// queued texts starting "@note ") as user messages; without it they are

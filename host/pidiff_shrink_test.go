@@ -1,0 +1,146 @@
+package host_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// shrinkPiScenario makes sc smaller while it still differs: each round
+// tries every one-step reduction (piReductions) on pi in one node process
+// and keeps the first that still differs, until none does.
+func shrinkPiScenario(t *testing.T, node string, sc *piScenario, d string) (*piScenario, string) {
+	t.Helper()
+	for round := 0; round < 50; round++ {
+		cands := piReductions(sc)
+		if len(cands) == 0 {
+			break
+		}
+		theirs := runPiScenariosOnPi(t, node, cands)
+		found := false
+		for i, c := range cands {
+			if cd := diffPiScenario(t, c, theirs[i]); cd != "" {
+				sc, d, found = c, cd, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return sc, d
+}
+
+// piReductions returns the scenarios one step smaller than sc: without one
+// turn, one tool call, one queued message, the abort, a hook, a prompt, or
+// one behaviour of a call.
+func piReductions(sc *piScenario) []*piScenario {
+	var out []*piScenario
+	try := func(f func(c *piScenario) bool) {
+		c := clonePiScenario(sc)
+		if f(c) {
+			out = append(out, c)
+		}
+	}
+	for i := range sc.Turns {
+		try(func(c *piScenario) bool {
+			for _, b := range c.Turns[i].Content {
+				c.dropCall(b.ID)
+			}
+			c.Turns = append(c.Turns[:i], c.Turns[i+1:]...)
+			return true
+		})
+		for j, b := range sc.Turns[i].Content {
+			try(func(c *piScenario) bool {
+				c.dropCall(b.ID)
+				c.Turns[i].Content = append(c.Turns[i].Content[:j], c.Turns[i].Content[j+1:]...)
+				return true
+			})
+		}
+	}
+	for i := range sc.Queue {
+		try(func(c *piScenario) bool { c.Queue = append(c.Queue[:i], c.Queue[i+1:]...); return true })
+	}
+	// Never a reduction that makes a sequential batch parallel: its calls
+	// do not wait for each other, so its end order would be scheduling.
+	for i := range sc.Tools {
+		try(func(c *piScenario) bool {
+			t := &c.Tools[i]
+			if !t.Prepare && t.Parameters == nil {
+				return false
+			}
+			t.Prepare, t.Parameters = false, nil
+			return true
+		})
+	}
+	try(func(c *piScenario) bool { r := c.AbortAt != nil; c.AbortAt = nil; return r })
+	try(func(c *piScenario) bool { r := c.FailAt != nil; c.FailAt = nil; return r })
+	try(func(c *piScenario) bool { r := c.KeepLast > 0; c.KeepLast = 0; return r })
+	try(func(c *piScenario) bool { r := c.BeforeHook; c.BeforeHook = false; return r })
+	try(func(c *piScenario) bool { r := c.AfterHook; c.AfterHook = false; return r })
+	try(func(c *piScenario) bool { r := c.Agent && c.FailAt == nil; c.Agent = false; return r })
+	for i, t := range sc.Tools {
+		if !sc.callsTool(t.Name) {
+			try(func(c *piScenario) bool { c.Tools = append(c.Tools[:i], c.Tools[i+1:]...); return true })
+		}
+	}
+	for i := range sc.Turns {
+		try(func(c *piScenario) bool { r := c.Turns[i].Digest; c.Turns[i].Digest = false; return r })
+	}
+	try(func(c *piScenario) bool { r := len(c.Prompts) > 1; c.Prompts = c.Prompts[:1]; return r })
+	try(func(c *piScenario) bool { r := c.Continue; c.Continue = false; return r })
+	try(func(c *piScenario) bool { r := c.StopAfterTurn > 0; c.StopAfterTurn = 0; return r })
+	for id := range sc.Calls {
+		try(func(c *piScenario) bool {
+			b := c.Calls[id]
+			if b.Updates == nil && b.Before == nil && b.After == nil && b.Details == nil && b.Terminate == nil && b.Text == nil {
+				return false
+			}
+			*b = piCall{Wait: b.Wait, Abort: b.Abort, Throw: b.Throw}
+			return true
+		})
+	}
+	return out
+}
+
+func (sc *piScenario) callsTool(name string) bool {
+	for _, t := range sc.Turns {
+		for _, b := range t.Content {
+			if b.Type == "toolCall" && b.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropCall forgets call id: its behaviour and every wait for it.
+func (sc *piScenario) dropCall(id string) {
+	if id == "" {
+		return
+	}
+	delete(sc.Calls, id)
+	for _, c := range sc.Calls {
+		for i, w := range c.Wait {
+			if w == id {
+				c.Wait = append(c.Wait[:i:i], c.Wait[i+1:]...)
+				break
+			}
+		}
+	}
+	var q []piQueued
+	for _, x := range sc.Queue {
+		if !strings.HasSuffix(x.On, " "+id) {
+			q = append(q, x)
+		}
+	}
+	sc.Queue = q
+}
+
+func clonePiScenario(sc *piScenario) *piScenario {
+	var c piScenario
+	if err := json.Unmarshal([]byte(sc.JSON()), &c); err != nil {
+		panic(err) // our own JSON: cannot fail
+	}
+	return &c
+}
