@@ -164,6 +164,14 @@ var (
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
 		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`}
 	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k"}
+	// piValid are values that satisfy the schemas' property of that name,
+	// so that most calls get past validation to the tool and the hooks.
+	piValid = map[string][]string{
+		"count": {`1`, `7`}, "flag": {`true`}, "label": {`"x"`}, "n": {`2.5`, `1`}, "i": {`3`}, "s": {`"abc"`}, "b": {`false`},
+		"z": {`null`}, "path": {`"a.txt"`}, "items": {`[1,2]`}, "opt": {`{"on":true}`}, "v": {`1`, `true`}, "t": {`"t"`, `null`},
+		"e": {`"a"`}, "list": {`[{"k":1}]`}, "u": {`1`, `"u"`}, "o": {`"o"`, `2`}, "c": {`"x"`}, "d": {`5`}, "m": {`3`}, "a": {`1`},
+		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`}, "k": {`4`},
+	}
 	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
 	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
 	piReasons   = []string{"", "not allowed", "policy says no"}
@@ -380,7 +388,7 @@ func (g *piGen) call() piBlock {
 			c.Before.Throw = g.ptr(piErrors)
 		}
 	}
-	if g.sc.AfterHook && g.chance(2) {
+	if g.sc.AfterHook && !g.chance(3) {
 		c.After = g.after()
 	}
 	return piBlock{Type: "toolCall", ID: id, Name: name, Arguments: g.args(schema)}
@@ -446,7 +454,11 @@ func (g *piGen) args(schema json.RawMessage) json.RawMessage {
 			continue
 		}
 		seen[k] = true
-		parts = append(parts, fmt.Sprintf("%q:%s", k, g.pick(piValues)))
+		v := g.pick(piValues)
+		if valid := piValid[k]; valid != nil && !g.chance(3) {
+			v = g.pick(valid)
+		}
+		parts = append(parts, fmt.Sprintf("%q:%s", k, v))
 	}
 	return json.RawMessage("{" + strings.Join(parts, ",") + "}")
 }

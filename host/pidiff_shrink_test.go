@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,8 +34,8 @@ func shrinkPiScenario(t *testing.T, node string, sc *piScenario, d string) (*piS
 }
 
 // piReductions returns the scenarios one step smaller than sc: without one
-// turn, one tool call, one queued message, the abort, a hook, a prompt, or
-// one behaviour of a call.
+// turn, one tool call, one queued message, one unused tool, a tool's
+// schema or preparer, a prompt, or one optional key (piKeyReductions).
 func piReductions(sc *piScenario) []*piScenario {
 	var out []*piScenario
 	try := func(f func(c *piScenario) bool) {
@@ -73,11 +75,6 @@ func piReductions(sc *piScenario) []*piScenario {
 			return true
 		})
 	}
-	try(func(c *piScenario) bool { r := c.AbortAt != nil; c.AbortAt = nil; return r })
-	try(func(c *piScenario) bool { r := c.FailAt != nil; c.FailAt = nil; return r })
-	try(func(c *piScenario) bool { r := c.KeepLast > 0; c.KeepLast = 0; return r })
-	try(func(c *piScenario) bool { r := c.BeforeHook; c.BeforeHook = false; return r })
-	try(func(c *piScenario) bool { r := c.AfterHook; c.AfterHook = false; return r })
 	try(func(c *piScenario) bool { r := c.Agent && c.FailAt == nil; c.Agent = false; return r })
 	for i, t := range sc.Tools {
 		if !sc.callsTool(t.Name) {
@@ -88,17 +85,51 @@ func piReductions(sc *piScenario) []*piScenario {
 		try(func(c *piScenario) bool { r := c.Turns[i].Digest; c.Turns[i].Digest = false; return r })
 	}
 	try(func(c *piScenario) bool { r := len(c.Prompts) > 1; c.Prompts = c.Prompts[:1]; return r })
-	try(func(c *piScenario) bool { r := c.Continue; c.Continue = false; return r })
-	try(func(c *piScenario) bool { r := c.StopAfterTurn > 0; c.StopAfterTurn = 0; return r })
-	for id := range sc.Calls {
-		try(func(c *piScenario) bool {
-			b := c.Calls[id]
-			if b.Updates == nil && b.Before == nil && b.After == nil && b.Details == nil && b.Terminate == nil && b.Text == nil {
-				return false
+	return append(out, piKeyReductions(sc)...)
+}
+
+// piKeyReductions returns sc without one optional key: of the scenario,
+// of one call's behaviour, or of one of its hooks' answers. (Never a wait:
+// without it a parallel batch's order would be scheduling.)
+func piKeyReductions(sc *piScenario) []*piScenario {
+	structural := map[string]bool{"name": true, "seed": true, "chunkTokens": true, "prompts": true, "turns": true,
+		"tools": true, "calls": true, "queue": true, "agent": true, "toolExecution": true, "wait": true}
+	var out []*piScenario
+	without := func(path ...string) {
+		var m map[string]any
+		json.Unmarshal([]byte(sc.JSON()), &m)
+		obj := m
+		for _, k := range path[:len(path)-1] {
+			obj = obj[k].(map[string]any)
+		}
+		delete(obj, path[len(path)-1])
+		b, _ := json.Marshal(m)
+		var c piScenario
+		if json.Unmarshal(b, &c) == nil {
+			out = append(out, &c)
+		}
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(sc.JSON()), &m)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !structural[k] {
+			without(k)
+		}
+	}
+	calls, _ := m["calls"].(map[string]any)
+	for _, id := range slices.Sorted(maps.Keys(calls)) {
+		call := calls[id].(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(call)) {
+			if structural[k] {
+				continue
 			}
-			*b = piCall{Wait: b.Wait, Abort: b.Abort, Throw: b.Throw}
-			return true
-		})
+			without("calls", id, k)
+			if hook, ok := call[k].(map[string]any); ok && len(hook) > 1 {
+				for _, hk := range slices.Sorted(maps.Keys(hook)) {
+					without("calls", id, k, hk)
+				}
+			}
+		}
 	}
 	return out
 }
