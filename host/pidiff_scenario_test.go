@@ -247,8 +247,12 @@ func generatePiScenario(seed uint64) *piScenario {
 	for i := range nTurns {
 		sc.Turns = append(sc.Turns, g.turn(i == nTurns-1))
 	}
-	for range g.r.IntN(3) {
-		sc.Queue = append(sc.Queue, g.queued())
+	for range g.r.IntN(5) {
+		q := g.queued()
+		if n := len(sc.Queue); n > 0 && q.Kind != "prompt" && q.Kind != "continue" && g.chance(2) {
+			q.On, q.Nth = sc.Queue[n-1].On, sc.Queue[n-1].Nth // several at once
+		}
+		sc.Queue = append(sc.Queue, q)
 	}
 	if g.chance(8) {
 		ref := g.eventRef(false)
