@@ -254,6 +254,18 @@ func generatePiScenario(seed uint64) *piScenario {
 		}
 		sc.Queue = append(sc.Queue, q)
 	}
+	if sc.Agent && sc.Continue && g.chance(2) {
+		// Messages waiting when the run ends: continue() runs the first
+		// steering one (or else a follow-up) as its prompt.
+		for range 1 + g.r.IntN(3) {
+			q := g.queued()
+			if q.Kind == "prompt" || q.Kind == "continue" {
+				q.Kind, q.Text = "steer", g.text("steer ")
+			}
+			q.On, q.Nth = "agent_end", 1
+			sc.Queue = append(sc.Queue, q)
+		}
+	}
 	if g.chance(8) {
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
