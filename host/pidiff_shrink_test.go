@@ -84,7 +84,11 @@ func piReductions(sc *piScenario) []*piScenario {
 	for i := range sc.Turns {
 		try(func(c *piScenario) bool { r := c.Turns[i].Digest; c.Turns[i].Digest = false; return r })
 	}
-	try(func(c *piScenario) bool { r := len(c.Prompts) > 1; c.Prompts = c.Prompts[:min(1, len(c.Prompts))]; return r })
+	try(func(c *piScenario) bool {
+		r := len(c.Prompts) > 1
+		c.Prompts = c.Prompts[:min(1, len(c.Prompts))]
+		return r
+	})
 	return append(out, piKeyReductions(sc)...)
 }
 
