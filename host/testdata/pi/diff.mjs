@@ -1,0 +1,234 @@
+// Runs generated scenarios (host/pidiff_scenario_test.go) on pi-agent-core
+// 0.73.1 with pi-ai's faux provider, in one process: one scenario as JSON per
+// line on stdin; for each, every event as JSON.stringify gives it, one per
+// line, then the line "---". TestMatchesPiGenerated runs the same scenarios
+// on our loop and compares. The format is described in docs/loop.md 17.
+import { createInterface } from "node:readline";
+import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
+import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mariozechner/pi-ai";
+
+// One faux provider per token size a scenario may ask for.
+const fauxes = new Map([1, 4, 16].map((n) => [n, registerFauxProvider({ tokenSize: { min: n, max: n } })]));
+const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+const llmRoles = ["user", "assistant", "toolResult"];
+// A text starting "@note " is a custom message of role "note"; one
+// starting "@image " a user message with an image after the text.
+const image = { type: "image", data: "aGk=", mimeType: "image/png" };
+function message(text) {
+  if (text.startsWith("@note ")) return { role: "note", text: text.slice(6), timestamp: 1 };
+  if (text.startsWith("@image ")) return { role: "user", content: [{ type: "text", text: text.slice(7) }, image], timestamp: 1 };
+  return user(text);
+}
+const convertToLlm = (sc) => (ms) => ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
+
+// describe names an event as host/hosttest.Describe does.
+function describe(e) {
+  if (e.type.startsWith("tool_execution_")) return `${e.type} ${e.toolCallId}`;
+  if (e.type === "message_start" || e.type === "message_end") {
+    return `${e.type} ${e.message.role}${e.message.role === "toolResult" ? " " + e.message.toolCallId : ""}`;
+  }
+  if (e.type === "message_update") return `${e.type} ${e.assistantMessageEvent.type}`;
+  return e.type;
+}
+
+// The scenario's model turns as faux responses; a "throw" turn is a
+// response function that throws.
+function responses(sc) {
+  return sc.turns.map((t) => {
+    if (t.throw) return () => { throw new Error(t.throw); };
+    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage });
+    if (t.digest) return (context) => message([...(t.content ?? []), { type: "text", text: digest(context) }]);
+    return message(t.content ?? []);
+  });
+}
+
+const texts = (content) => (typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("|"));
+
+const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
+
+// digest describes the request the model received (piDigest in Go).
+function digest(context) {
+  const messages = context.messages.map((m) => {
+    if (m.role === "user") return "u:" + texts(m.content);
+    // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
+    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
+    const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
+    return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
+  });
+  return `seen: system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
+}
+
+// prepareArguments of a tool with "prepare": renames "file" to "path",
+// fails on "x" (Tool.Prepare in Go).
+function prepareArguments(args) {
+  if (args && typeof args === "object" && "x" in args) throw new Error("cannot prepare x");
+  return args && typeof args === "object" && "file" in args ? { path: args.file } : args;
+}
+
+// history is an earlier exchange with echo (piHistory in Go).
+const history = (sc) => (sc.history ? [
+  user("earlier"),
+  { role: "assistant", content: [{ type: "toolCall", id: "h1", name: "echo", arguments: {} }], api: "faux", provider: "faux", model: "faux-1",
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "toolUse", timestamp: 1 },
+  { role: "toolResult", toolCallId: "h1", toolName: "echo", content: [{ type: "text", text: "earlier result" }], isError: false, timestamp: 1 },
+] : []);
+
+async function run(sc) {
+  const lines = [];
+  const waiters = [];
+  const seen = new Map();
+  let abort = () => {};
+  const steerQ = [];
+  const followQ = [];
+  const drain = (q, mode) => (mode === "all" ? q.splice(0) : q.splice(0, 1));
+  let agent;
+  // A busy Agent's prompt or continue fails; its error is recorded after
+  // the event it was called at.
+  const busy = (p) => p.catch((err) => lines.push(JSON.stringify({ type: "harness_error", message: err.message })));
+  const enqueue = (q) => {
+    const m = message(q.text ?? "");
+    if (q.kind === "prompt" || q.kind === "continue") {
+      if (agent) busy(q.kind === "prompt" ? agent.prompt(m) : agent.continue());
+      return;
+    }
+    if (q.kind === "steer") agent ? agent.steer(m) : steerQ.push(m);
+    else agent ? agent.followUp(m) : followQ.push(m);
+  };
+
+  // Actions due at an event run before it is recorded, so that a tool
+  // waiting for that event sees them done (as in the Go harness).
+  const emit = async (e) => {
+    const d = describe(e);
+    const n = (seen.get(d) ?? 0) + 1;
+    seen.set(d, n);
+    for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
+    if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
+    lines.push(JSON.stringify(e));
+    for (const w of waiters.splice(0)) w(e);
+    if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
+  };
+  // ended waits for the end of call id, at most 20 s (as the Go harness):
+  // a scenario that cannot finish fails with a message, not a hang.
+  const ended = (id) => new Promise((resolve, reject) => {
+    if (lines.some((l) => l.includes(`"tool_execution_end","toolCallId":${JSON.stringify(id)}`))) return resolve();
+    const timer = setTimeout(() => reject(new Error("timed out waiting for " + id)), 20000);
+    const check = (e) => {
+      if (e.type !== "tool_execution_end" || e.toolCallId !== id) return waiters.push(check);
+      clearTimeout(timer);
+      resolve();
+    };
+    waiters.push(check);
+  });
+
+  const tools = (sc.tools ?? []).map((t) => ({
+    name: t.name,
+    label: t.name,
+    description: "test tool " + t.name,
+    parameters: t.parameters ?? { type: "object" },
+    ...(t.sequential ? { executionMode: "sequential" } : {}),
+    ...(t.prepare ? { prepareArguments } : {}),
+    execute: async (id, args, signal, onUpdate) => {
+      const b = sc.calls?.[id] ?? {};
+      for (const w of b.wait ?? []) await ended(w);
+      for (const u of b.updates ?? []) onUpdate(u);
+      if (b.abort) {
+        abort();
+        if (!signal.aborted) await new Promise((r) => signal.addEventListener("abort", r));
+        throw new Error("context canceled"); // what a Go tool returns: ctx.Err()
+      }
+      if (b.throw !== undefined) throw new Error(b.throw);
+      const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
+      if (b.image) r.content.push(image);
+      if (b.details !== undefined) r.details = b.details;
+      if (b.terminate !== undefined) r.terminate = b.terminate;
+      return r;
+    },
+  }));
+  const hooks = {};
+  if (sc.convertNotes) hooks.convertToLlm = convertToLlm(sc);
+  if (sc.keepLast) hooks.transformContext = async (ms) => ms.slice(-sc.keepLast);
+  if (sc.beforeHook) {
+    hooks.beforeToolCall = async ({ toolCall, args }) => {
+      const h = sc.calls?.[toolCall.id]?.before;
+      if (!h) return undefined;
+      if (h.throw !== undefined) throw new Error(h.throw);
+      const reason = h.echo ? "args " + JSON.stringify(args) : h.reason;
+      return { block: h.block ?? false, ...(reason !== undefined ? { reason } : {}) };
+    };
+  }
+  if (sc.afterHook) {
+    hooks.afterToolCall = async ({ toolCall, args, result, isError }) => {
+      const h = sc.calls?.[toolCall.id]?.after;
+      if (!h) return undefined;
+      if (h.throw !== undefined) throw new Error(h.throw);
+      const r = {};
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)}` }];
+      if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
+      if (h.details !== undefined) r.details = h.details;
+      if (h.isError !== undefined) r.isError = h.isError;
+      if (h.terminate !== undefined) r.terminate = h.terminate;
+      return r;
+    };
+  }
+
+  const faux = fauxes.get(sc.chunkTokens);
+  if (!faux) throw new Error(`chunkTokens ${sc.chunkTokens}: want 1, 4 or 16`);
+  const model = faux.getModel();
+  faux.setResponses(responses(sc));
+  const record = async (f) => {
+    try {
+      await f();
+    } catch (err) {
+      lines.push(JSON.stringify({ type: "harness_error", message: err instanceof Error ? err.message : String(err) }));
+    }
+  };
+  if (sc.agent) {
+    agent = new Agent({
+      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc) },
+      ...hooks,
+      ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
+      ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
+      ...(sc.followUpMode ? { followUpMode: sc.followUpMode } : {}),
+    });
+    abort = () => agent.abort();
+    agent.subscribe((e) => emit(e));
+    for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    await record(() => agent.prompt(sc.prompts.map(message)));
+    if (sc.continue) await record(() => agent.continue());
+  } else {
+    const controller = new AbortController();
+    abort = () => controller.abort();
+    for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    let turns = 0;
+    const config = {
+      model,
+      convertToLlm: convertToLlm(sc),
+      ...hooks,
+      ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
+      getSteeringMessages: async () => drain(steerQ, sc.steeringMode),
+      getFollowUpMessages: async () => drain(followQ, sc.followUpMode),
+      ...(sc.stopAfterTurn ? { shouldStopAfterTurn: () => ++turns === sc.stopAfterTurn } : {}),
+    };
+    const context = { systemPrompt: "You are a test.", messages: history(sc), tools };
+    if (sc.continue) {
+      context.messages = [...context.messages, ...sc.prompts.map(message)];
+      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
+    } else {
+      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, streamSimple));
+    }
+  }
+  return lines;
+}
+
+const out = (s) => new Promise((resolve) => (process.stdout.write(s) ? resolve() : process.stdout.once("drain", resolve)));
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  if (!line.trim()) continue;
+  let lines;
+  try {
+    lines = await run(JSON.parse(line));
+  } catch (err) {
+    lines = [JSON.stringify({ type: "harness_error", message: "diff.mjs: " + (err?.stack ?? String(err)) })];
+  }
+  await out(lines.join("\n") + (lines.length ? "\n" : "") + "---\n");
+}
