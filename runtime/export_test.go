@@ -126,3 +126,16 @@ func WarmImage(p *Plugin, export string, input []byte) error {
 
 // RaceEnabled reports whether the tests run under the race detector.
 const RaceEnabled = raceEnabled
+
+// HostFunctionNames lists the functions of extism:host/env and
+// extism:host/user, as "module.name".
+func HostFunctionNames() []string {
+	var out []string
+	for name := range envFunctions {
+		out = append(out, "extism:host/env."+name)
+	}
+	for name := range userFunctions {
+		out = append(out, "extism:host/user."+name)
+	}
+	return out
+}

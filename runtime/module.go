@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -179,7 +180,8 @@ const MaxTableElements = fuel.MaxTableElements
 // exported or not, before wazero sees it, and returns the largest memory
 // minimum (for the grant check of NewPlugin). A memory over the host's
 // MaxMemoryPages, a 64-bit or shared memory, an imported memory or table,
-// or a table over MaxTableElements is refused here, by name.
+// an imported global (the host exports none), or a table over
+// MaxTableElements is refused here, by name.
 func (r *Runtime) checkLimits(wasm []byte) (uint32, error) {
 	facts, err := wasmbin.ReadFacts(wasm)
 	if err != nil {
@@ -197,6 +199,9 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, error) {
 		}
 		minPages = max(minPages, uint32(mem.Min))
 	}
+	if len(facts.Globals) > 0 {
+		return 0, fmt.Errorf("imports globals (%s); the host provides none", strings.Join(facts.Globals, ", "))
+	}
 	for _, t := range facts.Tables {
 		switch {
 		case t.Import != "":
@@ -211,30 +216,50 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, error) {
 }
 
 // checkImports refuses, at load time rather than at the first call, a
-// module that imports anything the host does not provide.
+// module that imports anything the host does not provide: a function of
+// a module or name the host lacks, or one the host has under another
+// signature.
 func (m *Module) checkImports() error {
-	var unknown []string
+	var unknown, mistyped []string
 	for _, f := range m.compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		switch mod {
-		case "wasi_snapshot_preview1":
-			continue // wazero names any function it lacks at instantiation
-		case "extism:host/env":
-			if _, ok := envFunctions[name]; ok {
-				continue
-			}
-		case "extism:host/user":
-			if _, ok := userFunctions[name]; ok {
-				continue
-			}
+		host := m.r.hostFunction(mod, name)
+		if host == nil {
+			unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
+			continue
 		}
-		if reservedImport(mod, name) {
-			continue // added by instrument
+		want := signature{host.ParamTypes(), host.ResultTypes()}
+		if got := (signature{f.ParamTypes(), f.ResultTypes()}); got.String() != want.String() {
+			mistyped = append(mistyped, fmt.Sprintf("%s.%s as %v, which the host provides as %v", mod, name, got, want))
 		}
-		unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
 	}
+	var errs []string
 	if len(unknown) > 0 {
-		return fmt.Errorf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", "))
+		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", ")))
+	}
+	if len(mistyped) > 0 {
+		errs = append(errs, "imports "+strings.Join(mistyped, "; "))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// hostFunction is the host function mod.name (nil: the host has none):
+// Extism's, wasmagent's, WASI's as wazero provides it, or one the
+// instrumentation imports.
+func (r *Runtime) hostFunction(mod, name string) api.FunctionDefinition {
+	switch mod {
+	case "extism:host/env", "extism:host/user", "wasi_snapshot_preview1":
+	default:
+		if !reservedImport(mod, name) {
+			return nil
+		}
+	}
+	host := r.rt.Module(mod)
+	if host == nil {
+		return nil
+	}
+	return host.ExportedFunctionDefinitions()[name]
 }
