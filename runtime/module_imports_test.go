@@ -82,10 +82,25 @@ func TestUnknownImportsRefusedAtLoad(t *testing.T) {
 		{"user function", "extism:host/user.alloc", importing("extism:host/user", "alloc", []byte{wasmbuild.I64}, []byte{wasmbuild.I64})},
 		{"other module", "env.abort", importing("env", "abort", nil, nil)},
 		{"global", "extism:host/env.g", global},
+		{"wasi without a memory", "wasi_snapshot_preview1.fd_write, which reads and writes the module's memory, but the module defines no memory", noMemory("fd_write", []byte{I32, I32, I32, I32}, []byte{I32})},
 	} {
 		_, err := rt(t).Compile(context.Background(), c.name+".wasm", c.wasm)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to name %s", c.name, err, c.want)
 		}
 	}
+	// A WASI function that takes no pointer needs no memory.
+	p := pluginOf(t, "exit.wasm", noMemory("sched_yield", nil, []byte{I32}), runtime.PluginOptions{})
+	if _, err := p.Call(context.Background(), "execute", nil, nil); err != nil {
+		t.Fatalf("a module without a memory that imports sched_yield: %v", err)
+	}
+}
+
+// noMemory is importing without a memory.
+func noMemory(name string, params, results []byte) []byte {
+	return wasmbuild.Module{
+		Imports: []wasmbuild.Import{{Module: "wasi_snapshot_preview1", Name: name, Func: wasmbuild.Func{Params: params, Results: results}}},
+		Funcs:   []wasmbuild.Func{{Results: []byte{wasmbuild.I32}, Body: i32c(0)}},
+		Exports: map[string]uint32{"execute": 1},
+	}.Encode()
 }
