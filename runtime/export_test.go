@@ -139,3 +139,6 @@ func HostFunctionNames() []string {
 	}
 	return out
 }
+
+// PublicIP is publicIP, which dialGuard uses.
+var PublicIP = publicIP
