@@ -142,3 +142,24 @@ func HostFunctionNames() []string {
 
 // PublicIP is publicIP, which dialGuard uses.
 var PublicIP = publicIP
+
+// HostFunctionTypes maps each function of HostFunctionNames to its
+// parameter and result types (Wasm value type bytes).
+func HostFunctionTypes() map[string][2][]byte {
+	out := map[string][2][]byte{}
+	add := func(mod string, fns map[string]hostFunc) {
+		for name, f := range fns {
+			var ps, rs []byte
+			for _, t := range f.params {
+				ps = append(ps, byte(t))
+			}
+			for _, t := range f.results {
+				rs = append(rs, byte(t))
+			}
+			out[mod+"."+name] = [2][]byte{ps, rs}
+		}
+	}
+	add("extism:host/env", envFunctions)
+	add("extism:host/user", userFunctions)
+	return out
+}
