@@ -163,3 +163,20 @@ func HostFunctionTypes() map[string][2][]byte {
 	add("extism:host/user", userFunctions)
 	return out
 }
+
+// WASIFunctionTypes maps each function of wasi_snapshot_preview1, as r
+// provides it, to its parameter and result types.
+func WASIFunctionTypes(r *Runtime) map[string][2][]byte {
+	out := map[string][2][]byte{}
+	for name, def := range r.rt.Module("wasi_snapshot_preview1").ExportedFunctionDefinitions() {
+		var ps, rs []byte
+		for _, t := range def.ParamTypes() {
+			ps = append(ps, byte(t))
+		}
+		for _, t := range def.ResultTypes() {
+			rs = append(rs, byte(t))
+		}
+		out["wasi_snapshot_preview1."+name] = [2][]byte{ps, rs}
+	}
+	return out
+}
