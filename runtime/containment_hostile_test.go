@@ -159,6 +159,22 @@ func TestHostileModulesNeverTakeTheHostDown(t *testing.T) {
 		{"execute with two results", module(map[string]wasmbuild.Func{"execute": {Results: []byte{wasmbuild.I32, wasmbuild.I32}, Body: ops(i32c(0), i32c(0))}}, 1), "compile", "execute"},
 		{"_initialize that traps", module(map[string]wasmbuild.Func{"_initialize": {Body: opTrap}, "execute": {Results: []byte{wasmbuild.I32}, Body: i32c(0)}}, 1), "call", "unreachable"},
 		{"runaway recursion", module(execute0(ops(call(0))), 1), "call", ""},
+		// wazero's poll_oneoff multiplies the count by 48 in 32 bits: 2^28
+		// subscriptions read as none, and its loop indexes past them (a Go
+		// panic inside wazero, which wazero recovers: the call fails).
+		{"poll_oneoff with 2^28 subscriptions", wasmbuild.Module{
+			Imports: []wasmbuild.Import{{Module: "wasi_snapshot_preview1", Name: "poll_oneoff", Func: wasmbuild.Func{Params: []byte{wasmbuild.I32, wasmbuild.I32, wasmbuild.I32, wasmbuild.I32}, Results: []byte{wasmbuild.I32}}}},
+			Funcs:   []wasmbuild.Func{{Results: []byte{wasmbuild.I32}, Body: ops(i32c(100), i32c(200), i32c(1<<28), i32c(300), call(0))}},
+			Exports: map[string]uint32{"execute": 1}, MemoryPages: 1,
+		}.Encode(), "call", ""},
+		// wazero's fd_filestat_set_times on stdin, with no time to set,
+		// falls back to a path on a file system stdin does not have (a nil
+		// pointer dereference inside wazero, recovered: the call fails).
+		{"fd_filestat_set_times on stdin", wasmbuild.Module{
+			Imports: []wasmbuild.Import{{Module: "wasi_snapshot_preview1", Name: "fd_filestat_set_times", Func: wasmbuild.Func{Params: []byte{wasmbuild.I32, wasmbuild.I64, wasmbuild.I64, wasmbuild.I32}, Results: []byte{wasmbuild.I32}}}},
+			Funcs:   []wasmbuild.Func{{Results: []byte{wasmbuild.I32}, Body: ops(i32c(0), i64c(1), i64c(0), i32c(0), call(0))}},
+			Exports: map[string]uint32{"execute": 1}, MemoryPages: 1,
+		}.Encode(), "call", ""},
 		{"a truncated module", noMem[:len(noMem)-3], "compile", ""},
 		{"not Wasm at all", []byte("#!/bin/sh\nrm -rf /\n"), "compile", ""},
 		{"an empty file", nil, "compile", ""},

@@ -96,17 +96,17 @@ func TestBadModules(t *testing.T) {
 	}
 }
 
-// An import the host has but with the wrong signature fails at load, when
-// the plugin is first instantiated.
+// An import the host has but with the wrong signature is refused at load
+// (Compile), with both signatures; TestImportSignaturesCheckedAtLoad
+// tries every host function.
 func TestImportSignatureMismatch(t *testing.T) {
 	wasm := wasmbuild.Module{
 		Imports: []wasmbuild.Import{{Module: "extism:host/env", Name: "alloc", Func: wasmbuild.Func{Params: []byte{wasmbuild.I32}}}},
 		Funcs:   []wasmbuild.Func{{Results: []byte{wasmbuild.I32}, Body: append([]byte{0x41}, wasmbuild.SLEB(0)...)}},
 		Exports: map[string]uint32{"run": 1},
 	}.Encode()
-	p := pluginOf(t, "sig.wasm", wasm, runtime.PluginOptions{})
-	_, err := p.Call(context.Background(), "run", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "alloc") {
+	_, err := rt(t).Compile(context.Background(), "sig.wasm", wasm)
+	if err == nil || !strings.Contains(err.Error(), "extism:host/env.alloc as (i32) -> (), which the host provides as (i64) -> (i64)") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -126,3 +126,57 @@ func WarmImage(p *Plugin, export string, input []byte) error {
 
 // RaceEnabled reports whether the tests run under the race detector.
 const RaceEnabled = raceEnabled
+
+// HostFunctionNames lists the functions of extism:host/env and
+// extism:host/user, as "module.name".
+func HostFunctionNames() []string {
+	var out []string
+	for name := range envFunctions {
+		out = append(out, "extism:host/env."+name)
+	}
+	for name := range userFunctions {
+		out = append(out, "extism:host/user."+name)
+	}
+	return out
+}
+
+// PublicIP is publicIP, which dialGuard uses.
+var PublicIP = publicIP
+
+// HostFunctionTypes maps each function of HostFunctionNames to its
+// parameter and result types (Wasm value type bytes).
+func HostFunctionTypes() map[string][2][]byte {
+	out := map[string][2][]byte{}
+	add := func(mod string, fns map[string]hostFunc) {
+		for name, f := range fns {
+			var ps, rs []byte
+			for _, t := range f.params {
+				ps = append(ps, byte(t))
+			}
+			for _, t := range f.results {
+				rs = append(rs, byte(t))
+			}
+			out[mod+"."+name] = [2][]byte{ps, rs}
+		}
+	}
+	add("extism:host/env", envFunctions)
+	add("extism:host/user", userFunctions)
+	return out
+}
+
+// WASIFunctionTypes maps each function of wasi_snapshot_preview1, as r
+// provides it, to its parameter and result types.
+func WASIFunctionTypes(r *Runtime) map[string][2][]byte {
+	out := map[string][2][]byte{}
+	for name, def := range r.rt.Module("wasi_snapshot_preview1").ExportedFunctionDefinitions() {
+		var ps, rs []byte
+		for _, t := range def.ParamTypes() {
+			ps = append(ps, byte(t))
+		}
+		for _, t := range def.ResultTypes() {
+			rs = append(rs, byte(t))
+		}
+		out["wasi_snapshot_preview1."+name] = [2][]byte{ps, rs}
+	}
+	return out
+}

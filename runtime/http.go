@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -277,11 +278,47 @@ func (pl *Plugin) dialGuard(network, address string, _ syscall.RawConn) error {
 	return fmt.Errorf("refused to connect to %s: a loopback, private or link-local address; grant the address itself to allow it", ip)
 }
 
-var cgnat = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+// notPublic are the ranges, beyond those net.IP classifies, that reach
+// no host on the public Internet or reach the host's own network.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network": 0.x.y.z may reach the host itself
+	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and the broadcast address
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64: may translate to any IPv4 address
+	netip.MustParsePrefix("2001::/32"),      // Teredo: an IPv4 address inside, obfuscated
+	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated, still routed by some)
+	netip.MustParsePrefix("100::/64"),       // discard-only
+	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated), the unspecified and loopback addresses
+}
 
+// publicIP reports whether ip is an address on the public Internet. An
+// IPv6 address that carries an IPv4 one (IPv4-mapped, NAT64's well-known
+// prefix, 6to4) is public only if the IPv4 address is.
 func publicIP(ip net.IP) bool {
+	a, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return false
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		b := a.As16()
+		switch {
+		case netip.MustParsePrefix("64:ff9b::/96").Contains(a):
+			return publicIP(net.IP(b[12:16]))
+		case netip.MustParsePrefix("2002::/16").Contains(a):
+			return publicIP(net.IP(b[2:6]))
+		}
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	ip = net.IP(a.AsSlice())
 	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip))
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified())
 }
 
 // Credential is a header the host adds to a plugin's requests to one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -26,6 +27,7 @@ type Module struct {
 	compiled wazero.CompiledModule
 	exports  map[string]api.FunctionDefinition
 	minPages uint32
+	noMemory bool               // the module defines no memory
 	tmpl     *imagepkg.Template // the template compiled instead of the module (nil: none)
 	noImage  string             // why there is no template
 }
@@ -116,7 +118,7 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 }
 
 func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byte, wasm []byte) (*Module, error) {
-	minPages, err := r.checkLimits(wasm)
+	minPages, memories, err := r.checkLimits(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -134,7 +136,7 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		tmpl.Wasm = nil
 		tmpl.CompactSegments()
 	}
-	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages, tmpl: tmpl, noImage: noImage}
+	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages, noMemory: memories == 0, tmpl: tmpl, noImage: noImage}
 	if err := m.checkImports(); err != nil {
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -177,64 +179,100 @@ const MaxTableElements = fuel.MaxTableElements
 
 // checkLimits reads every memory and table of wasm, imported or defined,
 // exported or not, before wazero sees it, and returns the largest memory
-// minimum (for the grant check of NewPlugin). A memory over the host's
+// minimum (for the grant check of NewPlugin) and the number of memories. A memory over the host's
 // MaxMemoryPages, a 64-bit or shared memory, an imported memory or table,
-// or a table over MaxTableElements is refused here, by name.
-func (r *Runtime) checkLimits(wasm []byte) (uint32, error) {
+// an imported global (the host exports none), or a table over
+// MaxTableElements is refused here, by name.
+func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 	facts, err := wasmbin.ReadFacts(wasm)
 	if err != nil {
-		return 0, fmt.Errorf("not a valid Wasm module: %w", err)
+		return 0, 0, fmt.Errorf("not a valid Wasm module: %w", err)
 	}
 	var minPages uint32
 	for _, mem := range facts.Memories {
 		switch {
 		case mem.Import != "":
-			return 0, fmt.Errorf("imports a memory (%s); a plugin must define its own", mem.Import)
+			return 0, 0, fmt.Errorf("imports a memory (%s); a plugin must define its own", mem.Import)
 		case mem.Is64 || mem.Shared:
-			return 0, fmt.Errorf("%s (%s) is not supported: 64-bit and shared memories are refused", mem, mem.Limits)
+			return 0, 0, fmt.Errorf("%s (%s) is not supported: 64-bit and shared memories are refused", mem, mem.Limits)
 		case mem.Min > uint64(r.opts.MaxMemoryPages):
-			return 0, fmt.Errorf("%s needs %d pages at start, more than the host's limit of %d pages (MaxMemoryPages)", mem, mem.Min, r.opts.MaxMemoryPages)
+			return 0, 0, fmt.Errorf("%s needs %d pages at start, more than the host's limit of %d pages (MaxMemoryPages)", mem, mem.Min, r.opts.MaxMemoryPages)
 		}
 		minPages = max(minPages, uint32(mem.Min))
+	}
+	if len(facts.Globals) > 0 {
+		return 0, 0, fmt.Errorf("imports globals (%s); the host provides none", strings.Join(facts.Globals, ", "))
 	}
 	for _, t := range facts.Tables {
 		switch {
 		case t.Import != "":
-			return 0, fmt.Errorf("imports a table (%s); a plugin must define its own", t.Import)
+			return 0, 0, fmt.Errorf("imports a table (%s); a plugin must define its own", t.Import)
 		case t.Is64:
-			return 0, fmt.Errorf("%s (%s) is not supported: 64-bit tables are refused", t, t.Limits)
+			return 0, 0, fmt.Errorf("%s (%s) is not supported: 64-bit tables are refused", t, t.Limits)
 		case t.Min > MaxTableElements:
-			return 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
+			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
 	}
-	return minPages, nil
+	return minPages, len(facts.Memories), nil
 }
 
 // checkImports refuses, at load time rather than at the first call, a
-// module that imports anything the host does not provide.
+// module that imports anything the host does not provide: a function of
+// a module or name the host lacks, or one the host has under another
+// signature.
 func (m *Module) checkImports() error {
-	var unknown []string
+	var unknown, mistyped []string
 	for _, f := range m.compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		switch mod {
-		case "wasi_snapshot_preview1":
-			continue // wazero names any function it lacks at instantiation
-		case "extism:host/env":
-			if _, ok := envFunctions[name]; ok {
-				continue
-			}
-		case "extism:host/user":
-			if _, ok := userFunctions[name]; ok {
-				continue
-			}
+		host := m.r.hostFunction(mod, name)
+		if host == nil {
+			unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
+			continue
 		}
-		if reservedImport(mod, name) {
-			continue // added by instrument
+		if mod == "wasi_snapshot_preview1" && m.noMemory && !wasiWithoutMemory[name] {
+			mistyped = append(mistyped, fmt.Sprintf("%s.%s, which reads and writes the module's memory, but the module defines no memory", mod, name))
+			continue
 		}
-		unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
+		want := signature{host.ParamTypes(), host.ResultTypes()}
+		if got := (signature{f.ParamTypes(), f.ResultTypes()}); got.String() != want.String() {
+			mistyped = append(mistyped, fmt.Sprintf("%s.%s as %v, which the host provides as %v", mod, name, got, want))
+		}
 	}
+	var errs []string
 	if len(unknown) > 0 {
-		return fmt.Errorf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", "))
+		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", ")))
+	}
+	if len(mistyped) > 0 {
+		errs = append(errs, "imports "+strings.Join(mistyped, "; "))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// wasiWithoutMemory are the WASI functions that take no pointer: the only
+// ones a module without a memory can call (the others failed inside
+// wazero with a nil pointer dereference).
+var wasiWithoutMemory = map[string]bool{
+	"proc_exit": true, "proc_raise": true, "sched_yield": true, "fd_close": true, "fd_sync": true, "fd_datasync": true,
+	"fd_advise": true, "fd_allocate": true, "fd_renumber": true, "fd_filestat_set_size": true, "fd_filestat_set_times": true,
+}
+
+// hostFunction is the host function mod.name (nil: the host has none):
+// Extism's, wasmagent's, WASI's as wazero provides it, or one the
+// instrumentation imports.
+func (r *Runtime) hostFunction(mod, name string) api.FunctionDefinition {
+	switch mod {
+	case "extism:host/env", "extism:host/user", "wasi_snapshot_preview1":
+	default:
+		if !reservedImport(mod, name) {
+			return nil
+		}
+	}
+	host := r.rt.Module(mod)
+	if host == nil {
+		return nil
+	}
+	return host.ExportedFunctionDefinitions()[name]
 }

@@ -49,10 +49,14 @@ func (pl *pool) signal() {
 	}
 }
 
-// fill keeps the pool full. A failing instantiation is logged and retried
-// after a pause that doubles up to a few seconds, so a broken plugin does
-// not spin; calls then instantiate (and fail) on their own. Should fill
-// itself panic, goSafely logs it and calls instantiate on their own.
+// fill keeps the pool full. A failing instantiation is logged and tried
+// again only once a call has run since (a call that instantiated on its
+// own; its end wakes the pool), and after a pause that doubles up to a
+// few seconds: a module whose initialization traps, or loops until its
+// timeout, would otherwise burn CPU in the background for as long as it
+// is loaded, called or not (40% of a core, before). Calls meanwhile
+// instantiate, and fail, on their own. Should fill itself
+// panic, goSafely logs it and calls instantiate on their own.
 func (pl *pool) fill() {
 	defer pl.wg.Done()
 	backoff := 50 * time.Millisecond
@@ -60,13 +64,18 @@ func (pl *pool) fill() {
 		for len(pl.ready) < pl.size {
 			inst, err := pl.p.instantiate(context.Background())
 			if err != nil {
-				pl.p.r.log.Warn("pool: instantiation failed", "plugin", pl.p.name, "err", err)
+				pl.p.r.log.Warn("pool: instantiation failed; tried again once a call has run", "plugin", pl.p.name, "err", err)
 				select {
 				case <-time.After(backoff):
 				case <-pl.done:
 					return
 				}
 				backoff = min(2*backoff, 5*time.Second)
+				select {
+				case <-pl.wake:
+				case <-pl.done:
+					return
+				}
 				continue
 			}
 			backoff = 50 * time.Millisecond

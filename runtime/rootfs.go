@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 // resolved by the kernel relative to the granted directory, and no
 // symbolic link, "..", absolute path or race between a check and a use
 // leads out of it (wazero's own directory mounts follow symbolic links
-// anywhere). A plugin may create symbolic links only to targets inside the
-// grant.
+// anywhere). A plugin may create symbolic links only to relative targets
+// without "..": see Symlink.
 type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
@@ -153,14 +154,16 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	return errno(r.root.Link(rel(oldPath), rel(newPath)))
 }
 
-// Symlink refuses a target outside the grant: an absolute target, or one
-// that climbs out with "..".
+// Symlink accepts only targets that lead down from the link's own
+// directory: relative, with no ".." element. A lexical check of where a
+// target lands is not enough, because links compose and directories move:
+// "x" → "." then "y" → "x/.." is lexically the grant itself, but the
+// kernel reads x as the grant and its ".." as the grant's parent; and
+// "a/b/up" → "../../f" lands inside until the plugin renames a/b to b.
+// Links that only go down lead, through any chain of them and wherever
+// they are moved, below the directory that holds them, so inside.
 func (r *rootFS) Symlink(target, link string) experimentalsys.Errno {
-	if path.IsAbs(target) {
-		return experimentalsys.EPERM
-	}
-	resolved := path.Clean(path.Join(path.Dir(rel(link)), target))
-	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+	if target == "" || path.IsAbs(target) || slices.Contains(strings.Split(target, "/"), "..") {
 		return experimentalsys.EPERM
 	}
 	return errno(r.root.Symlink(target, rel(link)))

@@ -134,7 +134,7 @@ func init() {
 	write.ExecutionMode = sdk.Sequential
 	write.Annotations = &sdk.Annotations{Destructive: &yes}
 	sdk.RegisterTool(write)
-	sdk.RegisterTool(sdk.NewTool("fsop", "A file-system operation: symlink, link, remove, mkdir, readlink.", func(c *sdk.Call, a struct {
+	sdk.RegisterTool(sdk.NewTool("fsop", "A file-system operation: symlink, link, rename (to becomes path), remove, mkdir, readlink, list.", func(c *sdk.Call, a struct {
 		Op   string `json:"op"`
 		Path string `json:"path"`
 		To   string `json:"to,omitempty"`
@@ -146,6 +146,8 @@ func init() {
 			err = os.Symlink(a.To, a.Path)
 		case "link":
 			err = os.Link(a.To, a.Path)
+		case "rename":
+			err = os.Rename(a.To, a.Path)
 		case "remove":
 			err = os.Remove(a.Path)
 		case "mkdir":

@@ -27,6 +27,7 @@ type Table struct {
 type Facts struct {
 	Memories []Memory
 	Tables   []Table
+	Globals  []string // imported globals, as "module.name"
 }
 
 // String names the memory for error messages.
@@ -104,6 +105,7 @@ func (f *Facts) readImports(r *Reader) error {
 		case KindGlobal:
 			r.Byte()
 			r.Byte()
+			f.Globals = append(f.Globals, mod+"."+name)
 		case KindTag:
 			r.Byte()
 			r.U32()
