@@ -66,7 +66,7 @@ func buildCommand(pkg string) (string, error) {
 	}
 	defer unlock()
 	target := filepath.Join(dir, name+".build")
-	cmd := exec.Command(GoTool(), "build", "-o", target, "./"+pkg)
+	cmd := exec.Command(GoTool(), "build", TestLinkFlags(), "-o", target, "./"+pkg)
 	cmd.Dir = root
 	cmd.Env = hostEnv(os.Environ())
 	var out bytes.Buffer
