@@ -37,8 +37,8 @@ func wazeroVersionX(version string) string {
 // commands tests start): its wazero reads the cache directory of
 // TestBinaryWazeroVersion, and it carries no DWARF (-w), which a
 // panic's or a race report's file:line does not need (they come from the
-// symbol table) and which is a fifth of the CPU of linking a race test
-// binary. Debug with a plain go test -c or go build.
+// symbol table) and which is about a quarter of the CPU of linking a
+// race test binary. Debug with a plain go test -c or go build.
 func TestLinkFlags() string {
 	return "-ldflags=-w " + wazeroVersionX(TestBinaryWazeroVersion)
 }
