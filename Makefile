@@ -92,7 +92,9 @@ npm-deps:
 # tests compile them and under the names the race test binaries look
 # for, with a compiler not slowed by the race detector (docs/testing.md).
 # internal/testrun is go test that keeps the test binaries between runs,
-# so a warm run links none. Each group between "::" is one run of its
+# so a warm run links none; it links them without DWARF, and with
+# wazero's version set so that every test process reads the one cache
+# directory the prewarm fills. Each group between "::" is one run of its
 # packages' binaries (its flags, then its packages, then -- and test
 # flags); all of them are jobs of one pool, TESTP at a time (default:
 # twice the CPUs), the longest first, each as soon as its binary is
@@ -101,7 +103,7 @@ npm-deps:
 TESTP ?=
 test: plugins npm-deps
 	$(GO) vet -race ./...
-	@echo "compiling the test plugins into the tests' shared caches, without the race detector (first time: 1-2 min; then a few seconds)"
+	@echo "compiling the test plugins into the tests' shared caches, without the race detector (first time: about a minute; then a few seconds)"
 	$(GO) run ./internal/testcache
 	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) \
 		-race ./... \

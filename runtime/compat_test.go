@@ -69,6 +69,9 @@ func extismPlugin(t testing.TB, wasm []byte, config map[string]string) *extism.C
 	if c, ok := extismCompiled.Load(key); ok {
 		return c.(*extism.CompiledPlugin)
 	}
+	if err := extismcompat.Check(wasm); err != nil {
+		t.Fatal(err) // the prewarm has not compiled it for go-sdk
+	}
 	c, err := extism.NewCompiledPlugin(context.Background(), extismcompat.Manifest(wasm, config), extismPluginConfig(t), extismHostFunctions())
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,9 @@ import (
 // the key of what is compiled (the runtime's rewrite, in the tests' cache
 // and in the default one the CLI's tests use; the module as it is for
 // Extism go-sdk). Here the prewarm fills an empty cache with one Go
-// plugin, and this process compiles it both ways without adding a single
-// entry. If the prewarm warmed anything else, every test process of a
+// plugin, into the one version directory that every process of the
+// tests reads, and this process compiles it both ways without adding a
+// single entry. If the prewarm warmed anything else, every test process of a
 // cold make test would compile the Go plugins again, under the race
 // detector (RATIONALE.md: "Why does make test warm the compilation cache
 // first?").
@@ -59,6 +60,13 @@ func TestPrewarmFillsWhatTestsRead(t *testing.T) {
 	ours := filepath.Join(wasmbuild.TestCacheDir(), subdir)
 	cli := filepath.Join(runtime.DefaultCacheDir(), subdir)
 	theirs := filepath.Join(extismcompat.CacheDir(), subdir)
+	// One compilation for every process of the tests: test binaries and
+	// commands all read this version's directory (wasmbuild.TestLinkFlags).
+	for _, cache := range []string{wasmbuild.TestCacheDir(), runtime.DefaultCacheDir(), extismcompat.CacheDir()} {
+		if dirs, _ := filepath.Glob(filepath.Join(cache, "wazero-*")); len(dirs) != 1 || filepath.Base(dirs[0]) != subdir {
+			t.Errorf("the prewarm filled %v; this test binary reads %s only", dirs, subdir)
+		}
+	}
 	before := map[string]int{ours: entries(t, ours), cli: entries(t, cli), theirs: entries(t, theirs)}
 	for dir, n := range before {
 		if n == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	extism "github.com/extism/go-sdk"
@@ -16,8 +17,9 @@ import (
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
-// compileAll compiles every module the ways the tests do, into the caches
-// of this process's wazero version:
+// compileAll compiles every module the ways the tests do, into the
+// caches of wasmbuild.TestBinaryWazeroVersion, which every process of
+// the tests reads (this one's wazero must name its cache after it):
 //
 //   - through the runtime with its default options (the fuel rewrite,
 //     the image template), into wasmbuild.TestCacheDir, with the rewrite
@@ -25,33 +27,31 @@ import (
 //     compiles, in a test process or in a wasmagent process it starts
 //     (the options tests vary — memory limit, concurrency, image memory —
 //     change neither the rewrite nor what wazero compiles);
-//   - for test binaries, the same into runtime.DefaultCacheDir, which the
-//     CLI's plugin call, inspect and hook dry run use, and their tests in
-//     process (wasmagent itself reads another version's directory there,
-//     so nothing of the user's is touched). Not compiled twice: wazero
+//   - the same into runtime.DefaultCacheDir, which the CLI's plugin
+//     call, inspect and hook dry run use, and their tests in process
+//     (wasmagent itself reads another version's directory there, so
+//     nothing of the user's is touched). Not compiled twice: wazero
 //     keeps each compiled module in a file named after the key of what
 //     it compiled, the same in any cache directory of one version, and
 //     the rewrite cache's entries are keyed the same way; so the test
 //     cache's entries are linked there (mirror);
-//   - for test binaries, as it is, through Extism go-sdk, into
-//     extismcompat.CacheDir: what the runtime's compatibility
-//     tests compile.
-func compileAll(mods []module, version string) error {
+//   - as it is, through Extism go-sdk, into extismcompat.CacheDir, for
+//     the plugins the runtime's compatibility tests run on go-sdk
+//     (extismcompat.Plugins; they check that they run no other large
+//     one).
+func compileAll(mods []module) error {
 	ctx := context.Background()
-	forTests := version == wasmbuild.TestBinaryWazeroVersion
-	fmt.Printf("compiling %d test modules for wazero %s (the cache directory of %s)\n", len(mods), version, who(version))
+	fmt.Printf("compiling %d test modules into the caches of the tests (wazero-%s-…)\n", len(mods), wasmbuild.TestBinaryWazeroVersion)
 	rt, err := runtime.New(ctx, runtime.Options{CacheDir: wasmbuild.TestCacheDir()})
 	if err != nil {
 		return err
 	}
 	defer rt.Close(ctx)
-	var ext wazero.CompilationCache
-	if forTests {
-		if ext, err = wazero.NewCompilationCacheWithDir(extismcompat.CacheDir()); err != nil {
-			return err
-		}
-		defer ext.Close(ctx)
+	ext, err := wazero.NewCompilationCacheWithDir(extismcompat.CacheDir())
+	if err != nil {
+		return err
 	}
+	defer ext.Close(ctx)
 	for _, m := range mods {
 		start := time.Now()
 		note := ""
@@ -59,15 +59,15 @@ func compileAll(mods []module, version string) error {
 			// Not the prewarm's business: a test may expect it.
 			note = fmt.Sprintf(" (the runtime refuses it: %v)", err)
 		}
-		if ext != nil {
+		took := time.Since(start)
+		if slices.Contains(extismcompat.Plugins, m.name) {
+			start = time.Now()
 			if err := extismCompile(ctx, ext, m.path); err != nil {
 				note += fmt.Sprintf(" (Extism go-sdk refuses it: %v)", err)
 			}
+			note = fmt.Sprintf(", go-sdk %.1fs", time.Since(start).Seconds()) + note
 		}
-		fmt.Printf("  %-32s %.1fs%s\n", m.name, time.Since(start).Seconds(), note)
-	}
-	if !forTests {
-		return nil
+		fmt.Printf("  %-32s %.1fs%s\n", m.name, took.Seconds(), note)
 	}
 	return warmDefault()
 }
@@ -130,11 +130,4 @@ func extismCompile(ctx context.Context, c wazero.CompilationCache, path string) 
 		return err
 	}
 	return p.Close(ctx)
-}
-
-func who(version string) string {
-	if version == wasmbuild.TestBinaryWazeroVersion {
-		return "test binaries"
-	}
-	return "commands and main packages' test binaries"
 }

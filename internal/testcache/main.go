@@ -7,12 +7,12 @@
 // cache first?", and its correction).
 //
 // wazero keeps compiled modules in a directory named after its own
-// version, which it reads from the binary's build information: a command
-// sees the version in go.mod ("v1.12.0"), the test binary of a package
-// other than main sees none ("dev"). This command fills its own
-// directory, which the wasmagent processes the end-to-end tests start
-// read, then runs itself again built with wazero's version set to the
-// test binaries' (wasmbuild.TestBinaryWazeroVersion) to fill theirs.
+// version, which it reads from the binary's build information, or from
+// a linker flag. Every binary built to run the tests (testrun's test
+// binaries, the commands tests start) is linked with
+// wasmbuild.TestLinkFlags, which sets the one version a test binary of a
+// package other than main sees anyway ("dev"); this command runs itself
+// so built too, and so compiles each module once for all of them.
 // runtime's TestPrewarmFillsWhatTestsRead checks, from a test binary,
 // that it then finds what it compiles.
 //
@@ -31,7 +31,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/wasmagent/wasmagent/internal/atomicfile"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
@@ -39,17 +38,15 @@ import (
 
 func main() {
 	report := flag.Bool("report", false, "list the large modules compiled since the last prewarm, instead of prewarming")
-	asTest := flag.Bool("as-test-binary", false, "compile the modules NAME=PATH given as arguments for test binaries (the prewarm runs itself so, built with their wazero version)")
 	only := flag.String("only", "", "prewarm only these plugin directories (comma-separated, relative to the module root), for tests")
+	relinked := flag.Bool("linked-for-tests", false, "set by the prewarm when it runs itself linked with wasmbuild.TestLinkFlags")
 	flag.Parse()
 	var err error
 	switch {
 	case *report:
 		err = reportMisses(os.Stdout)
-	case *asTest:
-		err = prewarmAsTestBinary(flag.Args())
 	default:
-		err = prewarm(*only)
+		err = prewarm(*only, *relinked)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testcache:", err)
@@ -57,10 +54,21 @@ func main() {
 	}
 }
 
-func prewarm(only string) error {
+// prewarm compiles the test modules (those of only, if not empty) into
+// the caches the tests read, unless the last whole prewarm compiled
+// the same. A process whose wazero names its cache after another
+// version than the tests' (go run without wasmbuild.TestLinkFlags) runs
+// this command again so linked, which prewarms.
+func prewarm(only string, relinked bool) error {
 	version, err := wasmbuild.WazeroVersion()
 	if err != nil {
 		return err
+	}
+	if version != wasmbuild.TestBinaryWazeroVersion {
+		if relinked {
+			return fmt.Errorf("linked with %s, wazero still names its cache after version %q, not %q", wasmbuild.TestLinkFlags(), version, wasmbuild.TestBinaryWazeroVersion)
+		}
+		return runLinkedForTests(only)
 	}
 	mods, err := testModules(only)
 	if err != nil {
@@ -76,13 +84,8 @@ func prewarm(only string) error {
 			return nil
 		}
 	}
-	if err := compileAll(mods, version); err != nil {
+	if err := compileAll(mods); err != nil {
 		return err
-	}
-	if version != wasmbuild.TestBinaryWazeroVersion {
-		if err := runAsTestBinary(mods); err != nil {
-			return err
-		}
 	}
 	if err := touch(stampPath()); err != nil {
 		return err
@@ -95,7 +98,7 @@ func prewarm(only string) error {
 
 // prewarmKey names what a prewarm of mods compiles: this executable (the
 // runtime's rewrite and wazero's compiler, with their versions, are in
-// it, and the second pass is built from the same sources) and each
+// it) and each
 // module's bytes. When it is the key of the last whole prewarm, its
 // entries are in the caches already and the prewarm is skipped; an
 // entry deleted since is compiled again by the test that needs it.
@@ -132,46 +135,21 @@ func modulePaths(mods []module) []string {
 // the caches it filled: removing them removes it.
 func keyPath() string { return filepath.Join(wasmbuild.TestCacheDir(), "prewarmed.key") }
 
-// runAsTestBinary runs this command again, built so that its wazero names
-// the cache directory as a test binary's does, to compile mods (built
-// already).
-func runAsTestBinary(mods []module) error {
+// runLinkedForTests runs this command again, linked as the tests'
+// binaries are (wasmbuild.TestLinkFlags), so that its wazero reads
+// their cache directory, to prewarm only (or all).
+func runLinkedForTests(only string) error {
 	root, err := wasmbuild.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	args := []string{"run", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), "./internal/testcache", "-as-test-binary", "--"}
-	for _, m := range mods {
-		args = append(args, m.name+"="+m.path)
-	}
-	cmd := exec.Command(wasmbuild.GoTool(), args...)
+	cmd := exec.Command(wasmbuild.GoTool(), "run", wasmbuild.TestLinkFlags(), "./internal/testcache", "-linked-for-tests", "-only", only)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("the prewarm for test binaries: %w", err)
+		return fmt.Errorf("the prewarm linked for the tests: %w", err)
 	}
 	return nil
-}
-
-// prewarmAsTestBinary compiles the modules given as NAME=PATH, checking
-// first that this process's wazero reads the test binaries' directory.
-func prewarmAsTestBinary(args []string) error {
-	version, err := wasmbuild.WazeroVersion()
-	if err != nil {
-		return err
-	}
-	if version != wasmbuild.TestBinaryWazeroVersion {
-		return fmt.Errorf("built with %s, wazero still names its cache after version %q, not %q", wasmbuild.WazeroVersionLdflag(wasmbuild.TestBinaryWazeroVersion), version, wasmbuild.TestBinaryWazeroVersion)
-	}
-	var mods []module
-	for _, a := range args {
-		name, path, ok := strings.Cut(a, "=")
-		if !ok {
-			return fmt.Errorf("argument %q is not NAME=PATH", a)
-		}
-		mods = append(mods, module{name: name, path: path})
-	}
-	return compileAll(mods, version)
 }
 
 // stampPath is the file whose time is the last prewarm's end.

@@ -161,7 +161,10 @@ func (b *goBuild) run(ready func(binary string)) (string, error) {
 	for _, bin := range b.binaries {
 		before[bin], _ = os.Stat(bin) // nil if absent
 	}
-	args := []string{"test", "-c", "-o", b.bin + string(filepath.Separator)}
+	// wasmbuild.TestLinkFlags: every test binary, of a main package or
+	// not, reads the compilation cache directory the prewarm fills and
+	// the commands the tests start read; and none carries DWARF.
+	args := []string{"test", "-c", wasmbuild.TestLinkFlags(), "-o", b.bin + string(filepath.Separator)}
 	if b.race {
 		args = append(args, "-race")
 	}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
+	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // The groups of one run: each package's runs named by what sets them
@@ -132,6 +137,42 @@ func TestStaleBinaryNeverRuns(t *testing.T) {
 	for _, want := range []string{"FAIL\texample.com/m/broken\t0.000s (not run: its test binary was not built (go test -c: exit status 1))", "undefined: undefined"} {
 		if !strings.Contains(got+errOut.String(), want) {
 			t.Errorf("output lacks %q:\n%s\n%s", want, got, errOut.String())
+		}
+	}
+}
+
+// The test binaries testrun builds read the compilation cache directory
+// the prewarm fills (wasmbuild.TestBinaryWazeroVersion's), even that of
+// a main package, which plain go test links to read another; and they
+// carry no DWARF.
+func TestBinariesReadTheTestCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	root, err := wasmbuild.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	var stderr bytes.Buffer
+	b := &goBuild{dir: root, bin: bin, pkgs: []string{"./internal/wasmbuild/testdata/wazerodir"},
+		binaries: []string{filepath.Join(bin, "wazerodir.test")}, stdout: &stderr, stderr: &stderr}
+	if _, err := b.run(func(string) {}); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	out, err := exec.Command(b.binaries[0]).CombinedOutput()
+	want := "wazero-" + wasmbuild.TestBinaryWazeroVersion + "-" + goruntime.GOARCH + "-" + goruntime.GOOS
+	if got := strings.TrimSpace(string(out)); err != nil || got != want {
+		t.Errorf("the test binary of a main package, built by testrun, reads wazero's cache directory %q (%v), want %q", got, err, want)
+	}
+	f, err := elf.Open(b.binaries[0])
+	if err != nil {
+		t.Skipf("not an ELF file, DWARF not looked for: %v", err)
+	}
+	defer f.Close()
+	for _, s := range f.Sections {
+		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
+			t.Errorf("the test binary carries DWARF: section %s", s.Name)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func buildCommandIn(root, dir, pkg string) (string, error) {
 	env := hostEnv(os.Environ())
 	// The stamp (stamp.go) notes the build's hash: a build skipped
 	// hands out the executable published for it, if it is still there.
-	key, keyErr := sourceKey(root, pkg, []string{"host"}, env)
+	key, keyErr := sourceKey(root, pkg, []string{"host", TestLinkFlags()}, env)
 	if sum, ok := upToDate(key, target); keyErr == nil && ok {
 		published := filepath.Join(dir, name+"-"+sum)
 		if fi, err := os.Stat(published); err == nil && fi.Mode().IsRegular() {
@@ -82,7 +82,7 @@ func buildCommandIn(root, dir, pkg string) (string, error) {
 		}
 	}
 	removeStamp(target)
-	cmd := exec.Command(GoTool(), "build", "-o", target, "./"+pkg)
+	cmd := exec.Command(GoTool(), "build", TestLinkFlags(), "-o", target, "./"+pkg)
 	cmd.Dir = root
 	cmd.Env = env
 	var out bytes.Buffer

@@ -10,23 +10,37 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// TestBinaryWazeroVersion is the version wazero reads in the test binary
-// of a package other than main, and names its cache directory after
-// ("wazero-dev-amd64-linux"): go test gives such a binary no module
-// dependencies in its build information, and wazero then falls back to
-// "dev". A built command (wasmagent, go run) and the test binary of a
-// main package read the wazero version from go.mod instead ("v1.12.0"),
-// and so a cache filled by one is invisible to the other. The prewarm
-// (internal/testcache) fills both; TestTestBinaryWazeroVersion fails if
-// test binaries stop seeing this version.
+// TestBinaryWazeroVersion is the version after which wazero names its
+// cache directory ("wazero-dev-amd64-linux") in every process the tests
+// run: test binaries and the commands they start. go test gives the test
+// binary of a package other than main no module dependencies in its
+// build information, and wazero then falls back to "dev"; a command and
+// the test binary of a main package read the version in go.mod instead
+// ("v1.12.0"), and so a cache one fills would be invisible to the other.
+// So every binary built to run the tests is linked with TestLinkFlags,
+// which sets this version: testrun's test binaries, Command's commands,
+// the prewarm (internal/testcache), which then fills one directory for
+// all of them. Plain go test of a package other than main reads it too.
+// TestTestBinaryWazeroVersion fails if test binaries stop seeing this
+// version, testrun's TestBinariesReadTheTestCache and this package's
+// TestCommandsReadTheTestCache if the binaries those build do not.
 const TestBinaryWazeroVersion = "dev"
 
-// WazeroVersionLdflag is the go build flag that makes a command's wazero
-// name its cache directory after version, as wazero's own CLI does: the
-// prewarm is built with TestBinaryWazeroVersion to fill the test
-// binaries' directory from a process without the race detector.
-func WazeroVersionLdflag(version string) string {
-	return "-ldflags=-X=github.com/tetratelabs/wazero/internal/version.version=" + version
+// wazeroVersionX is the linker flag that sets the version wazero names
+// its cache directory after, as wazero's own CLI sets it.
+func wazeroVersionX(version string) string {
+	return "-X=github.com/tetratelabs/wazero/internal/version.version=" + version
+}
+
+// TestLinkFlags is the go build or go test -c flag for every binary built
+// to run on this machine for the tests (testrun's test binaries, the
+// commands tests start): its wazero reads the cache directory of
+// TestBinaryWazeroVersion, and it carries no DWARF (-w), which a
+// panic's or a race report's file:line does not need (they come from the
+// symbol table) and which is about a quarter of the CPU of linking a
+// race test binary. Debug with a plain go test -c or go build.
+func TestLinkFlags() string {
+	return "-ldflags=-w " + wazeroVersionX(TestBinaryWazeroVersion)
 }
 
 // WazeroCacheSubdir is the directory, under a compilation cache directory,

@@ -1,9 +1,7 @@
 package wasmbuild
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,10 +22,10 @@ func TestTestBinaryWazeroVersion(t *testing.T) {
 	}
 }
 
-// A command built with WazeroVersionLdflag names its cache directory as a
-// test binary does; one built without it does not (else the prewarm would
-// not need to fill two directories).
-func TestWazeroVersionLdflag(t *testing.T) {
+// The commands the tests start (Command) read the test binaries'
+// compilation cache directory, which the prewarm fills; a command built
+// plainly does not (else nothing here would need TestLinkFlags).
+func TestCommandsReadTheTestCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a command")
 	}
@@ -39,54 +37,22 @@ func TestWazeroVersionLdflag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(t.TempDir(), "main.go")
-	// Only wazero's public API: a file outside the module may not import
-	// internal/wasmbuild.
-	if err := os.WriteFile(src, []byte(`package main
-
-import (
-	"context"
-	"fmt"
-	"os"
-
-	"github.com/tetratelabs/wazero"
-)
-
-func main() {
-	dir, err := os.MkdirTemp("", "wazero-version-")
+	bin, err := Command(wazeroDirFixture)
 	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	c, err := wazero.NewCompilationCacheWithDir(dir)
-	if err != nil {
-		panic(err)
-	}
-	c.Close(context.Background())
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		fmt.Println(e.Name())
-	}
-}
-`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		flags []string
-		same  bool
-	}{
-		{[]string{WazeroVersionLdflag(TestBinaryWazeroVersion)}, true},
-		{nil, false},
-	} {
-		cmd := exec.Command(GoTool(), append(append([]string{"run"}, c.flags...), src)...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go run %v: %v\n%s", c.flags, err, out)
-		}
-		got := strings.TrimSpace(string(out))
-		if (got == want) != c.same || !strings.HasPrefix(got, "wazero-") {
-			t.Errorf("go run %v: wazero's cache directory %q; the test binaries' is %q: want the same: %v", c.flags, got, want, c.same)
-		}
+	out, err := exec.Command(bin).CombinedOutput()
+	if got := strings.TrimSpace(string(out)); err != nil || got != want {
+		t.Errorf("a command built by Command reads wazero's cache directory %q (%v); the test binaries read %q", got, err, want)
+	}
+	cmd := exec.Command(GoTool(), "run", "./"+wazeroDirFixture)
+	cmd.Dir = root
+	out, err = cmd.CombinedOutput()
+	if got := strings.TrimSpace(string(out)); err != nil || got == want || !strings.HasPrefix(got, "wazero-") {
+		t.Errorf("go run %s: wazero's cache directory %q (%v); want another than the test binaries' %q", wazeroDirFixture, got, err, want)
 	}
 }
+
+// wazeroDirFixture prints the wazero cache directory of the binary it is
+// built into, a command or a main package's test binary.
+const wazeroDirFixture = "internal/wasmbuild/testdata/wazerodir"
