@@ -51,10 +51,6 @@ func (m *Model) explain(err error, x *exchange, chunks int) error {
 }
 
 func what(err error, x *exchange, chunks int, timeout time.Duration) string {
-	var big *tooLargeError
-	if errors.As(err, &big) {
-		return big.Error()
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		if x.status == 0 {
 			return fmt.Sprintf("the request timed out after %v with no answer (model.timeout)", timeout)
@@ -63,6 +59,10 @@ func what(err error, x *exchange, chunks int, timeout time.Duration) string {
 	}
 	if x.status >= 400 {
 		return statusText(x)
+	}
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return big.Error()
 	}
 	var ue *url.Error
 	if x.status == 0 || errors.As(err, &ue) {

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -224,4 +225,66 @@ func loopbackDNS(t *testing.T, asked *atomic.Int32) *http.Client {
 	tr.DialContext = (&net.Dialer{Resolver: r}).DialContext
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
+}
+
+// statusTransport answers every request with one status, Content-Type and
+// body, without a network.
+type statusTransport struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+func (s statusTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	h := http.Header{}
+	if s.ctype != "" {
+		h.Set("Content-Type", s.ctype)
+	}
+	return &http.Response{StatusCode: s.status, Request: r, Header: h, Body: io.NopCloser(bytes.NewReader(s.body))}, nil
+}
+
+// FuzzErrorResponse: whatever the status, Content-Type and body of an
+// answer, a failure's text is printable, bounded, names the request and
+// never holds the key, even where the body holds it.
+func FuzzErrorResponse(f *testing.F) {
+	f.Add(uint16(404), "text/html", []byte("<h1>Not Found</h1>"))
+	f.Add(uint16(404), "application/json", []byte(`{"error":"model not found"}`))
+	f.Add(uint16(401), "application/json", []byte(`{"error":{"message":"bad key KEY"}}`))
+	f.Add(uint16(422), "application/json", []byte(`{"detail":[{"msg":"field required"}]}`))
+	f.Add(uint16(200), "text/event-stream", []byte("data: hello\n\n"))
+	f.Add(uint16(200), "application/json", []byte(`{"choices":[]}`))
+	f.Add(uint16(200), "", []byte(""))
+	f.Add(uint16(301), "text/html", []byte("moved"))
+	f.Add(uint16(200), "text/event-stream", []byte(`data: {"error":{"message":"KEY"}}`+"\n\n"))
+	const key = "sk-fuzz-0123456789abcdef"
+	f.Fuzz(func(t *testing.T, status uint16, ctype string, body []byte) {
+		if status < 200 || status > 599 {
+			return
+		}
+		body = bytes.ReplaceAll(body, []byte("KEY"), []byte(key))
+		m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://fuzz.invalid/v1", APIKey: key, Retries: -1,
+			HTTPClient: &http.Client{Transport: statusTransport{int(status), ctype, body}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := m.Stream(context.Background(), hello, func(host.AssistantMessageEvent) {})
+		if msg.StopReason != host.StopReasonError {
+			return // a body that is a stream the model finished
+		}
+		text := msg.ErrorMessage
+		if strings.Contains(text, key) {
+			t.Fatalf("the key leaks: %q", text)
+		}
+		if !strings.Contains(text, "(POST http://fuzz.invalid/v1/chat/completions") {
+			t.Fatalf("the request is not named: %q", text)
+		}
+		if len(text) > 3000 {
+			t.Fatalf("%d bytes of error text", len(text))
+		}
+		for _, r := range text {
+			if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+				t.Fatalf("control character %U in %q", r, text)
+			}
+		}
+	})
 }
