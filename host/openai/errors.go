@@ -169,7 +169,10 @@ func connectionText(err error, x *exchange) string {
 		return fmt.Sprintf("the server redirected to%s, another origin (scheme, host or port), where the API key is not sent: give that URL's API root as base_url", to)
 	case strings.Contains(msg, "stopped after"):
 		return "the server redirected too many times (a redirect loop): " + safetext.Clean(msg)
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, syscall.ECONNRESET):
+		// "connection reset" stays: it is a passing failure to pi's retry.
+		return fmt.Sprintf("%s closed the connection before answering (connection reset)", x.host)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
 		return fmt.Sprintf("%s closed the connection before answering", x.host)
 	}
 	return "the request failed: " + safetext.Clip(safetext.Clean(msg), 300)

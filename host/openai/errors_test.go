@@ -70,6 +70,19 @@ func TestErrorClasses(t *testing.T) {
 		{"redirect to another origin", "", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "https://elsewhere.invalid/v1/chat/completions?key=KEY", http.StatusMovedPermanently)
 		}, []string{"redirected to https://elsewhere.invalid/v1/chat/completions?key=REDACTED, another origin"}, false},
+		{"redirect followed", "", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				http.Redirect(w, r, "/v2/chat", http.StatusFound)
+				return
+			}
+			answer(405, "", "")(w, r)
+		}, []string{"405 Method Not Allowed: no body", "/v1/chat/completions, redirected to GET http://REDACTED@127.0.0.1:"}, false},
+		{"closed before answering", "", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, []string{"closed the connection before answering"}, false},
 		{"401 OpenAI error", "", answer(401, "application/json", `{"error":{"message":"Incorrect API key provided: KEY","type":"invalid_request_error","code":"invalid_api_key"}}`), []string{"401 Unauthorized: Incorrect API key provided: [api key]"}, false},
 		{"403 no body", "", answer(403, "", ""), []string{"403 Forbidden: no body"}, false},
 		{"404 HTML", "", answer(404, "text/html", "<h1>Not Found</h1><p>KEY</p>"), []string{`404 Not Found: the body is text/html, not the API's JSON error: "<h1>Not Found</h1>`}, false},
