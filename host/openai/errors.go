@@ -84,7 +84,7 @@ func what(err error, x *exchange, chunks int, timeout time.Duration) string {
 	}
 	switch {
 	case notJSON:
-		return fmt.Sprintf("after %d chunks, the server sent an event that is not a JSON chunk: %v", chunks, err)
+		return fmt.Sprintf("after %s, the server sent an event that is not valid JSON: %v", plural(chunks, "chunk"), err)
 	case errors.Is(err, errCut):
 		return errCut.Error()
 	case cut:
@@ -119,7 +119,7 @@ func notAStream(err error, x *exchange, notJSON bool) string {
 		return fmt.Sprintf("the server answered %s with an empty body, not an event stream", head)
 	case mediaType(x.ctype) == "text/event-stream":
 		if notJSON {
-			return fmt.Sprintf("the server's first event is not a JSON chunk (%v): %s", err, quote(body))
+			return fmt.Sprintf("the server's first event is not valid JSON (%v): %s", err, quote(body))
 		}
 		return fmt.Sprintf("the event stream ended before any chunk came: %s", quote(body))
 	case isJSON(x.ctype) || (len(body) > 0 && body[0] == '{'):
@@ -248,4 +248,11 @@ func quote(body []byte) string {
 		s = s[:1024]
 	}
 	return fmt.Sprintf("%q", safetext.Clip(safetext.Clean(s), 200))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

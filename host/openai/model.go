@@ -131,7 +131,8 @@ func (m *Model) ModelInfo() host.ModelInfo {
 }
 
 // Stream implements host.Model: every failure (HTTP, stream, server) is a
-// message with stopReason "error" and the server's message; a cancelled
+// message with stopReason "error" whose text says what happened and which
+// request it was, without the API key (docs/model-errors.md); a cancelled
 // ctx gives "aborted" at once.
 func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.AssistantMessageEvent)) *host.AssistantMessage {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
@@ -159,7 +160,7 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	for stream.Next() {
 		chunks++
 		if err := s.chunk(stream.Current()); err != nil {
-			return s.fail(ctx, err)
+			return failed(err)
 		}
 	}
 	if err := stream.Err(); err != nil {

@@ -165,7 +165,7 @@ func TestLlamaCppLength(t *testing.T) {
 
 func TestStreamFailures(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{"malformed", "the server sent an event that is not a JSON chunk"},
+		{"malformed", "the server sent an event that is not valid JSON"},
 		{"cut", "the stream ended before the model finished"},
 		{"stream_error", "the server failed during the stream: The server is overloaded, please retry."},
 	} {

@@ -51,7 +51,7 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 		case strings.Contains(msg, `ignored "stream": true`):
 			return fmt.Sprintf("hint: %s answers without streaming: wasmagent needs a server that streams chat completions (stream: true) (%s)", root, in)
 		case strings.Contains(msg, ", not an event stream"), strings.HasPrefix(msg, "the event stream ended before any chunk came"),
-			strings.HasPrefix(msg, "the server's first event is not a JSON chunk"):
+			strings.HasPrefix(msg, "the server's first event is not valid JSON"):
 			return fmt.Sprintf("hint: %s answered, but with no event stream: is base_url an OpenAI-compatible API root (%s)?", root, in)
 		}
 		return ""
