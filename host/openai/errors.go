@@ -241,13 +241,14 @@ func ctypeName(ctype string) string {
 	return safetext.Clip(safetext.Clean(mediaType(ctype)), 80)
 }
 
-// quote is the start of a body, printable and bounded, in quotes.
+// quote is the start of a body, printable, its blanks collapsed and
+// bounded, in quotes.
 func quote(body []byte) string {
 	s := string(body)
 	if len(s) > 1024 {
 		s = s[:1024]
 	}
-	return fmt.Sprintf("%q", safetext.Clip(safetext.Clean(s), 200))
+	return fmt.Sprintf("%q", safetext.Clip(strings.Join(strings.Fields(safetext.Clean(s)), " "), 200))
 }
 
 func plural(n int, what string) string {

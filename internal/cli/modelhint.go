@@ -40,6 +40,8 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 			return fmt.Sprintf("hint: %s refused the key in $%s: check it, or api_key_env (%s)", root, keyEnv, in)
 		case strings.HasPrefix(msg, "404 "):
 			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
+		case strings.HasPrefix(msg, "405 "), strings.HasPrefix(msg, "4") && strings.Contains(msg, ", not the API's JSON error: "):
+			return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: check base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, in)
 		case strings.HasPrefix(msg, "connection refused: "), strings.HasPrefix(msg, "cannot resolve the host name "):
 			return fmt.Sprintf("hint: %s cannot be reached: is the server running, and is base_url right (%s)?", root, in)
 		case strings.Contains(msg, "it answers plain HTTP, not HTTPS"):
