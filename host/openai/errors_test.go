@@ -301,3 +301,16 @@ func FuzzErrorResponse(f *testing.F) {
 		}
 	})
 }
+
+// A server whose certificate this machine does not trust is named, with
+// the reason.
+func TestErrorUntrustedCertificate(t *testing.T) {
+	srv := httptest.NewTLSServer(answer(200, "text/event-stream", ""))
+	defer srv.Close()
+	m := model(t, srv.URL+"/v1", func(o *openai.Options) { o.Retries = -1 })
+	msg, _ := stream(t, m, context.Background(), hello)
+	want := "the TLS certificate of " + strings.TrimPrefix(srv.URL, "https://") + " is not trusted: "
+	if !strings.HasPrefix(msg.ErrorMessage, want) || !strings.HasSuffix(msg.ErrorMessage, "(POST "+srv.URL+"/v1/chat/completions)") {
+		t.Fatalf("error %q\nwant it to start %q", msg.ErrorMessage, want)
+	}
+}
