@@ -313,4 +313,5 @@ func TestErrorUntrustedCertificate(t *testing.T) {
 	if !strings.HasPrefix(msg.ErrorMessage, want) || !strings.HasSuffix(msg.ErrorMessage, "(POST "+srv.URL+"/v1/chat/completions)") {
 		t.Fatalf("error %q\nwant it to start %q", msg.ErrorMessage, want)
 	}
+	t.Log(msg.ErrorMessage)
 }
