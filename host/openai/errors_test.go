@@ -86,6 +86,7 @@ func TestErrorClasses(t *testing.T) {
 		{"401 OpenAI error", "", answer(401, "application/json", `{"error":{"message":"Incorrect API key provided: KEY","type":"invalid_request_error","code":"invalid_api_key"}}`), []string{"401 Unauthorized: Incorrect API key provided: [api key]"}, false},
 		{"403 no body", "", answer(403, "", ""), []string{"403 Forbidden: no body"}, false},
 		{"404 HTML", "", answer(404, "text/html", "<h1>Not Found</h1><p>KEY</p>"), []string{`404 Not Found: the body is text/html, not the API's JSON error: "<h1>Not Found</h1>`}, false},
+		{"404 of 10 MB", "", answer(404, "text/html", "<h1>gone</h1>"+strings.Repeat("x", 10<<20)), []string{`404 Not Found: the body is text/html, not the API's JSON error: "<h1>gone</h1>xxx`}, false},
 		{"404 Ollama", "", answer(404, "application/json", `{"error":"model \"m\" not found, try pulling it first"}`), []string{`404 Not Found: model "m" not found, try pulling it first`}, false},
 		{"405 plain text", "", answer(405, "text/plain", "Method Not Allowed"), []string{`405 Method Not Allowed: the body is text/plain, not the API's JSON error: "Method Not Allowed"`}, false},
 		{"413 no body", "", answer(413, "", ""), []string{"413 Request Entity Too Large: no body"}, false},

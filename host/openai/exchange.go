@@ -22,7 +22,6 @@ type exchange struct {
 	ctype       string
 	body        []byte // the start of the body, as read
 	read        int64  // the body's bytes read
-	truncated   bool   // an error body longer than maxErrorBody was cut
 }
 
 const (
@@ -68,10 +67,6 @@ type recorder struct {
 func (r *recorder) Read(p []byte) (int, error) {
 	room := r.keep - len(r.x.body)
 	if r.cut && room <= 0 {
-		var one [1]byte
-		if n, _ := r.ReadCloser.Read(one[:]); n > 0 {
-			r.x.truncated = true
-		}
 		return 0, io.EOF
 	}
 	if r.cut && len(p) > room {
