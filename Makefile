@@ -150,6 +150,7 @@ FUZZ_TARGETS = \
 	./host/config:FuzzParse \
 	./host/eventwire:FuzzBudget \
 	./host/mcp:FuzzStdioLine \
+	./host/openai:FuzzErrorResponse \
 	./host/openai:FuzzStream \
 	./host/rpc:FuzzAnswer \
 	./host/rpc:FuzzDecodeCommand \

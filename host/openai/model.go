@@ -131,7 +131,8 @@ func (m *Model) ModelInfo() host.ModelInfo {
 }
 
 // Stream implements host.Model: every failure (HTTP, stream, server) is a
-// message with stopReason "error" and the server's message; a cancelled
+// message with stopReason "error" whose text says what happened and which
+// request it was, without the API key (docs/model-errors.md); a cancelled
 // ctx gives "aborted" at once.
 func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.AssistantMessageEvent)) *host.AssistantMessage {
 	ctx, cancel := context.WithTimeout(ctx, m.opts.Timeout)
@@ -141,28 +142,35 @@ func (m *Model) Stream(ctx context.Context, req *host.Request, emit func(host.As
 	if err != nil {
 		return s.fail(ctx, err)
 	}
-	ro := []option.RequestOption{option.WithMiddleware(capBody(m.opts.MaxResponseBytes))}
+	var x exchange
+	ro := []option.RequestOption{option.WithMiddleware(capBody(m.opts.MaxResponseBytes)), option.WithMiddleware(x.middleware)}
 	if m.opts.OnRetry != nil {
 		ro = append(ro, option.WithMiddleware(m.retryWatch()))
 	}
 	stream := m.client.Chat.Completions.NewStreaming(ctx, params, ro...)
 	defer stream.Close()
+	chunks := 0
+	failed := func(err error) *host.AssistantMessage { return s.fail(ctx, m.explain(err, &x, chunks)) }
 	if err := stream.Err(); err != nil {
 		// The request itself failed (after retries): no start event, as
 		// in pi-ai.
-		return s.fail(ctx, err)
+		return failed(err)
 	}
 	s.start()
 	for stream.Next() {
+		chunks++
 		if err := s.chunk(stream.Current()); err != nil {
-			return s.fail(ctx, err)
+			return failed(err)
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return s.fail(ctx, err)
+		return failed(err)
 	}
 	if ctx.Err() != nil {
-		return s.fail(ctx, ctx.Err())
+		return failed(ctx.Err())
+	}
+	if s.finish == "" {
+		return failed(errCut)
 	}
 	return s.done()
 }

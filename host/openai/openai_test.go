@@ -165,7 +165,7 @@ func TestLlamaCppLength(t *testing.T) {
 
 func TestStreamFailures(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
-		{"malformed", "the server sent a chunk that is not valid JSON"},
+		{"malformed", "the server sent an event that is not valid JSON"},
 		{"cut", "the stream ended before the model finished"},
 		{"stream_error", "the server failed during the stream: The server is overloaded, please retry."},
 	} {
@@ -209,7 +209,7 @@ func Test500(t *testing.T) {
 		io.WriteString(w, `{"error":{"message":"The model crashed","type":"server_error"}}`)
 	})
 	msg, types := stream(t, model(t, s.URL, func(o *openai.Options) { o.Retries = 1 }), context.Background(), hello)
-	if msg.StopReason != host.StopReasonError || msg.ErrorMessage != "500 Internal Server Error: The model crashed" {
+	if msg.StopReason != host.StopReasonError || msg.ErrorMessage != "500 Internal Server Error: The model crashed (POST "+s.URL+"/chat/completions, 2 attempts)" {
 		t.Fatalf("stop %s: %q", msg.StopReason, msg.ErrorMessage)
 	}
 	if strings.Join(types, " ") != "error" || s.hits.Load() != 2 {

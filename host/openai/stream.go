@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -261,6 +259,7 @@ func (a *assembler) done() *host.AssistantMessage {
 
 // fail ends the message as an error, or as aborted when ctx was cancelled
 // (not when it ran out of time: that is an error the user should see).
+// err is already explained (Model.explain).
 func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		a.endAll()
@@ -270,7 +269,7 @@ func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage 
 		a.emit(host.AssistantMessageEvent{Type: host.StreamError, Reason: final.StopReason, Error: final})
 		return a.snapshot()
 	}
-	return a.failMsg(describe(err))
+	return a.failMsg(err)
 }
 
 func (a *assembler) failMsg(err error) *host.AssistantMessage {
@@ -280,49 +279,4 @@ func (a *assembler) failMsg(err error) *host.AssistantMessage {
 	final := a.snapshot()
 	a.emit(host.AssistantMessageEvent{Type: host.StreamError, Reason: final.StopReason, Error: final})
 	return a.snapshot()
-}
-
-// errCut is a stream that stopped before the server said why it ended.
-var errCut = errors.New("the stream ended before the model finished (no finish reason came; the response was cut off)")
-
-// describe makes an error readable: an API error gives its status and the
-// server's own message; a timeout says so.
-func describe(err error) error {
-	var apiErr *oai.Error
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" {
-			msg = strings.TrimSpace(apiErr.RawJSON())
-		}
-		if msg == "" {
-			msg = "no message"
-		}
-		return fmt.Errorf("%d %s: %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode), msg)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the request timed out: %w", err)
-	}
-	var big *tooLargeError
-	if errors.As(err, &big) {
-		return big
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: the connection closed mid-response", errCut)
-	}
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
-		return fmt.Errorf("the server sent a chunk that is not valid JSON: %w", err)
-	}
-	// openai-go reports an error object in the stream as this text
-	// followed by the object.
-	const streamed = "received error while streaming: "
-	if raw, ok := strings.CutPrefix(err.Error(), streamed); ok {
-		var e struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal([]byte(raw), &e) == nil && e.Message != "" {
-			return fmt.Errorf("the server failed during the stream: %s", e.Message)
-		}
-	}
-	return err
 }

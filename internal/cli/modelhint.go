@@ -15,7 +15,8 @@ const openAIRoot = "https://api.openai.com/v1"
 // after a failed model request: the configuration keys behind the
 // failure, with the file they are in. It returns "" when the error says
 // nothing about the configuration (a server's own failure, a rate limit).
-// got says whether any of the answer arrived before it failed.
+// got says whether any of the answer arrived before it failed. It matches
+// the error texts of host/openai (docs/model-errors.md lists them).
 func modelHint(f *config.File) func(msg string, got bool) string {
 	m := f.Model
 	if m.Provider != "openai" {
@@ -39,10 +40,20 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 			return fmt.Sprintf("hint: %s refused the key in $%s: check it, or api_key_env (%s)", root, keyEnv, in)
 		case strings.HasPrefix(msg, "404 "):
 			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
-		case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"),
-			strings.Contains(msg, "dial tcp"), strings.Contains(msg, "connect: "):
+		case strings.HasPrefix(msg, "405 "), strings.HasPrefix(msg, "4") && strings.Contains(msg, ", not the API's JSON error: "):
+			return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: check base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, in)
+		case strings.HasPrefix(msg, "connection refused: "), strings.HasPrefix(msg, "cannot resolve the host name "):
 			return fmt.Sprintf("hint: %s cannot be reached: is the server running, and is base_url right (%s)?", root, in)
-		case strings.Contains(msg, "the stream ended before the model finished") && !got:
+		case strings.Contains(msg, "it answers plain HTTP, not HTTPS"):
+			return fmt.Sprintf("hint: the server at %s speaks plain HTTP: write base_url with http:// (%s)", root, in)
+		case strings.HasPrefix(msg, "the TLS certificate of "):
+			return fmt.Sprintf("hint: this machine does not trust the certificate of %s: check base_url's host name (%s)", root, in)
+		case strings.Contains(msg, "another origin (scheme, host or port)"), strings.HasPrefix(msg, "the server redirected too many times"):
+			return fmt.Sprintf("hint: %s redirects the request: give base_url as the API root the server wants (%s)", root, in)
+		case strings.Contains(msg, `ignored "stream": true`):
+			return fmt.Sprintf("hint: %s answers without streaming: wasmagent needs a server that streams chat completions (stream: true) (%s)", root, in)
+		case strings.Contains(msg, ", not an event stream"), strings.HasPrefix(msg, "the event stream ended before any chunk came"),
+			strings.HasPrefix(msg, "the server's first event is not valid JSON"):
 			return fmt.Sprintf("hint: %s answered, but with no event stream: is base_url an OpenAI-compatible API root (%s)?", root, in)
 		}
 		return ""

@@ -39,6 +39,9 @@ func TestModelErrorHints(t *testing.T) {
 	}
 	down := "http://" + l.Addr().String()
 	l.Close()
+	rs := httptest.NewServer(http.RedirectHandler("http://elsewhere.invalid/v1/chat/completions", http.StatusMovedPermanently))
+	t.Cleanup(rs.Close)
+	redirect := rs.URL
 	for _, c := range []struct {
 		name, url, key, hint string
 	}{
@@ -49,6 +52,16 @@ func TestModelErrorHints(t *testing.T) {
 		{"forbidden", serve(403, "application/json", `{"error":{"message":"no"}}`), "k", "refused the key in $WA_HINT_KEY"},
 		{"not the API", serve(200, "text/html", "<html>hello</html>"), "k", "answered, but with no event stream: is base_url an OpenAI-compatible API root"},
 		{"down", down, "k", "cannot be reached: is the server running"},
+		{"a web server", serve(405, "text/html", "<h1>Method Not Allowed</h1>"), "k", "answered, but not as an OpenAI-compatible API: check base_url"},
+		{"a web page for 400", serve(400, "text/html", "<h1>Bad Request</h1>"), "k", "answered, but not as an OpenAI-compatible API: check base_url"},
+		{"a gateway's page", serve(502, "text/html", "<h1>Bad Gateway</h1>"), "k", ""},
+		{"plain HTTP", strings.Replace(serve(200, "text/event-stream", ""), "http://", "https://", 1), "k", "speaks plain HTTP: write base_url with http://"},
+		{"redirected elsewhere", redirect, "k", "redirects the request: give base_url as the API root the server wants"},
+		{"no streaming", serve(200, "application/json", `{"object":"chat.completion","choices":[]}`), "k", "answers without streaming"},
+		{"empty answer", serve(200, "text/event-stream", ""), "k", "answered, but with no event stream"},
+		{"events not chunks", serve(200, "text/event-stream", "data: hello\n\n"), "k", "answered, but with no event stream"},
+		{"200 with an error", serve(200, "application/json", `{"error":{"message":"quota"}}`), "k", ""},
+		{"stream cut after text", serve(200, "text/event-stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n"), "k", ""},
 		{"server failure", serve(400, "application/json", `{"error":{"message":"context too long"}}`), "k", ""},
 	} {
 		dir := t.TempDir()
