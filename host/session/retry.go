@@ -29,6 +29,18 @@ type retryState struct {
 // transient matches the error texts pi retries.
 var transient = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server.?error|internal.?error|connection.?(error|reset|refused)|fetch failed|other side closed|timed? ?out|ECONNRESET`)
 
+// where is the request a model adapter names at the end of its error
+// text, "(POST https://host/v1/chat/completions, redirected to …, 3
+// attempts)" (host/openai, docs/model-errors.md). It is left out of the
+// match: a URL's path or host (".../500/...", "ratelimit.example") says
+// nothing about whether the failure was transient.
+var where = regexp.MustCompile(`\s\((?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^()\s]+(?:, redirected to [^()\s]+)?(?:, \d+ attempts)?\)$`)
+
+// isTransient reports whether an error text is one pi retries.
+func isTransient(text string) bool {
+	return transient.MatchString(where.ReplaceAllString(text, ""))
+}
+
 // SetAutoRetry turns auto-retry on or off.
 func (s *Session) SetAutoRetry(on bool) {
 	s.mu.Lock()
@@ -89,7 +101,7 @@ func (s *Session) transientFailure() string {
 		return ""
 	}
 	m, ok := msgs[len(msgs)-1].(*host.AssistantMessage)
-	if !ok || m.StopReason != host.StopReasonError || !transient.MatchString(m.ErrorMessage) {
+	if !ok || m.StopReason != host.StopReasonError || !isTransient(m.ErrorMessage) {
 		return ""
 	}
 	return m.ErrorMessage
