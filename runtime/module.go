@@ -166,9 +166,6 @@ func (r *Runtime) rewrite(name string, wasm []byte) ([]byte, *imagepkg.Template,
 		if tmpl == nil {
 			instrumented, err = fuel.Instrument(wasm, fopts)
 		}
-		if errors.Is(err, fuel.ErrTooComplex) {
-			return nil, nil, "", fmt.Errorf("%s: refused: %w", name, err)
-		}
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 		}

@@ -15,19 +15,15 @@ func (fi *info) rewriteCode(r *wasmbin.Reader) ([]byte, error) {
 	// The code grows by its checks, a few percent: one allocation.
 	out := make([]byte, 0, len(r.B)+len(r.B)/8)
 	out = wasmbin.AppendU32(out, n)
-	var cost uint64 // the sum of the squares of each function's control structures
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		size := r.U32()
 		body := r.Bytes(int(size))
 		if r.Err != nil {
 			break
 		}
-		nb, controls, err := fi.rewriteBody(body, fi.funcTypes[i])
+		nb, err := fi.rewriteBody(body, fi.funcTypes[i])
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", fi.nImportedFuncs+i, err)
-		}
-		if cost += uint64(controls) * uint64(controls); cost > MaxControlCost {
-			return nil, fmt.Errorf("function %d: the module's functions hold too many blocks, loops and ifs (the sum of the squares of their numbers per function passes %d): %w", fi.nImportedFuncs+i, uint64(MaxControlCost), ErrTooComplex)
 		}
 		out = wasmbin.AppendU32(out, uint32(len(nb)))
 		out = append(out, nb...)
@@ -36,22 +32,6 @@ func (fi *info) rewriteCode(r *wasmbin.Reader) ([]byte, error) {
 }
 
 const maxLocals = 50000
-
-// MaxControls bounds the blocks, loops, ifs and trys of one function, and
-// MaxControlCost the sum over the module's functions of the square of
-// that number. wazero's optimising compiler takes time quadratic or worse
-// in them (its dominator walks): 10,000 sequential ifs compile in about
-// 2 s on a loaded 2-core machine, 20,000 in 20 s, 40,000 in minutes.
-// The largest function of a Go plugin with net/http has about 2,200, and
-// the module a sum of 1.9e7.
-const (
-	MaxControls    = 10000
-	MaxControlCost = 2.5e8
-)
-
-// ErrTooComplex is what a module over MaxControls or MaxControlCost fails
-// with: valid, but refused.
-var ErrTooComplex = errors.New("too complex to compile in reasonable time")
 
 // rewriteBody instruments one function body (doc.go has the rule):
 //
@@ -72,7 +52,7 @@ var ErrTooComplex = errors.New("too complex to compile in reasonable time")
 // The body returned is valid until the next call: the walker's buffers
 // are reused from body to body (allocation is most of the rewrite's cost
 // under the race detector, which clears its shadow of each).
-func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, int, error) {
+func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	r := &fi.br
 	*r = wasmbin.Reader{B: body}
 	groups := r.U32()
@@ -83,21 +63,21 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, int, error) {
 		t := r.Byte()
 		locals += uint64(c)
 		if locals > maxLocals {
-			return nil, 0, fmt.Errorf("more than %d locals", maxLocals)
+			return nil, fmt.Errorf("more than %d locals", maxLocals)
 		}
 		decls = wasmbin.AppendU32(decls, c)
 		decls = append(decls, t)
 	}
 	fi.decls = decls
 	if r.Err != nil {
-		return nil, 0, r.Err
+		return nil, r.Err
 	}
 	scratch := uint32(locals)
 	w := &fi.bw
 	*w = walker{fi: fi, r: r, out: w.out[:0], copied: r.Pos, locals: scratch, scratch: scratch, checks: true,
 		ctl: w.ctl[:0], regions: append(w.regions[:0], region{}), exits: w.exits[:0]}
 	if err := w.body(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	depth := !fi.noDepth && w.sawCall
 	i32s := byte(0) // the depth at entry, then a bulk instruction's length
@@ -120,7 +100,7 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, int, error) {
 			out, _ = fi.appendCheck(out, scratch, entry, false)
 		}
 		out = append(out, w.out...)
-		return out, w.controls, nil
+		return out, nil
 	}
 	saved := scratch + 1
 	if depth {
@@ -131,7 +111,7 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, int, error) {
 	}
 	if !depth {
 		out = append(out, w.out...)
-		return out, w.controls, nil
+		return out, nil
 	}
 	out = append(out, 0x02) // block
 	out = fi.blockType(out, typ)
@@ -144,7 +124,7 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, int, error) {
 	out = append(out, w.out[prev:]...) // ends with the block's end
 	out = fi.appendDepthExit(out, saved)
 	out = append(out, 0x0b)
-	return out, w.controls, nil
+	return out, nil
 }
 
 func b2u(b bool) uint32 {
@@ -169,9 +149,6 @@ func (w *walker) body() error {
 		switch op {
 		case 0x02, 0x03, 0x04, 0x06:
 			depth++
-			if w.controls++; w.controls > MaxControls {
-				return fmt.Errorf("more than %d blocks, loops and ifs: %w", MaxControls, ErrTooComplex)
-			}
 		case 0x0b:
 			depth--
 		}

@@ -39,7 +39,6 @@ type walker struct {
 	exits        []int // offsets in out of return and return_call* (the depth is restored there)
 
 	scratchBuf [5]byte // a remapped index's encoding
-	controls   int     // blocks, loops, ifs and trys seen
 }
 
 // copyU32 copies an unsigned 32-bit LEB128 as it is encoded. Re-encoding
