@@ -32,20 +32,11 @@ func main() {
 		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
 		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
-		StdinPiped:     piped(os.Stdin),
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
 		env.Console = newConsole(int(os.Stdin.Fd()), int(os.Stdout.Fd()))
 	}
 	os.Exit(cli.Main(context.Background(), os.Args[1:], env))
-}
-
-// piped says f is a pipe or a regular file: input that ends. A socket
-// (what Node.js gives a child by default) or a device may stay open
-// forever with nothing in it.
-func piped(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
 }
 
 // console is the terminal on stdin and stdout.

@@ -116,17 +116,22 @@ type call interface {
 	run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, int)
 }
 
-// readInput is the JSON positional argument, or --input's file or stdin,
-// or (pipe) a piped stdin when neither is given.
-func readInput(positional []string, input, what string, env Env, pipe bool) (string, error) {
-	if input == "" && len(positional) == 0 && pipe && env.StdinPiped && !env.StdinTerminal && env.Stdin != nil {
-		// echo '{"x":1}' | wasmagent plugin call p.wasm tool: as run
-		// reads a piped prompt.
-		input = "-"
+// readInput is the JSON positional argument, or --input's file, or
+// stdin for --input - or a positional "-" (echo '{"x":1}' | wasmagent
+// plugin call p.wasm tool -). Stdin is read only when asked, as run
+// reads it only for "-".
+func readInput(positional []string, input, what string, env Env) (string, error) {
+	if len(positional) > 0 && positional[0] == "-" {
+		if input != "" {
+			return "", fmt.Errorf("give %s either as an argument or with --input, not both", what)
+		}
+		input, positional = "-", nil
 	}
 	switch {
 	case input != "" && len(positional) > 0:
 		return "", fmt.Errorf("give %s either as an argument or with --input, not both", what)
+	case input == "-" && env.Stdin == nil:
+		return "", fmt.Errorf("%s from stdin: stdin is closed", what)
 	case input == "-":
 		b, err := io.ReadAll(io.LimitReader(env.Stdin, maxPrompt))
 		if err != nil {
@@ -154,7 +159,7 @@ func newToolCall(args []string, input string, env Env) (*toolCall, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("want FILE.wasm TOOL ['ARGS_JSON']")
 	}
-	raw, err := readInput(args[2:], input, "ARGS_JSON", env, true)
+	raw, err := readInput(args[2:], input, "ARGS_JSON", env)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,30 +40,45 @@ func TestCallMissingGrantSaysTheFlag(t *testing.T) {
 	}
 }
 
-// ARGS_JSON (or CALL_JSON) comes from a piped stdin when neither it nor
-// --input is given, as run reads a piped prompt; --tool/--args for a hook
-// keep stdin unread.
+// ARGS_JSON (or CALL_JSON) comes from stdin for a positional "-" (or
+// --input -), and stdin is never read otherwise: no ARGS_JSON sends {}.
 func TestCallArgsFromPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds plugins")
 	}
 	calc := wasmbuild.ForTest(t, "plugins/calc")
-	piped := func(stdin string, args ...string) (string, string, int) {
+	piped := func(stdin string, args ...string) (string, string, int, int) {
 		var out, errOut lockedBuffer
-		code := cli.Main(context.Background(), append([]string{"plugin", "call"}, args...), cli.Env{Stdin: strings.NewReader(stdin), StdinPiped: true, Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
-		return out.String(), errOut.String(), code
+		in := &countingReader{r: strings.NewReader(stdin)}
+		code := cli.Main(context.Background(), append([]string{"plugin", "call"}, args...), cli.Env{Stdin: in, Stdout: &out, Stderr: &errOut, Interrupt: make(chan struct{})})
+		return out.String(), errOut.String(), code, in.reads
 	}
-	out, errOut, code := piped(`{"expression":"6*7"}`, calc, "calc")
+	out, errOut, code, _ := piped(`{"expression":"6*7"}`, calc, "calc", "-")
 	if code != cli.ExitOK || !strings.Contains(out, `"text": "42"`) {
-		t.Fatalf("piped ARGS_JSON: exit %d, %q\n%s", code, out, errOut)
+		t.Fatalf("ARGS_JSON -: exit %d, %q\n%s", code, out, errOut)
 	}
-	out, errOut, code = piped(`{"expression":"1+1"}`, calc, "calc", `{"expression":"2*3"}`)
-	if code != cli.ExitOK || !strings.Contains(out, `"text": "6"`) {
-		t.Fatalf("ARGS_JSON given: stdin must stay unread: exit %d, %q\n%s", code, out, errOut)
+	out, errOut, code, reads := piped(`{"expression":"1+1"}`, calc, "calc", `{"expression":"2*3"}`)
+	if code != cli.ExitOK || !strings.Contains(out, `"text": "6"`) || reads > 0 {
+		t.Fatalf("ARGS_JSON given: stdin must stay unread (%d reads): exit %d, %q\n%s", reads, code, out, errOut)
+	}
+	_, errOut, _, reads = piped(`{"expression":"1+1"}`, calc, "calc")
+	if reads > 0 || strings.Contains(errOut, "1+1") {
+		t.Fatalf("no ARGS_JSON: stdin must stay unread (%d reads)\n%s", reads, errOut)
+	}
+	_, errOut, code, _ = piped(`{}`, "--input", "-", calc, "calc", "-")
+	if code != cli.ExitUsage || !strings.Contains(errOut, "not both") {
+		t.Fatalf("--input - and -: exit %d\n%s", code, errOut)
 	}
 	policy := wasmbuild.ForTest(t, "plugins/policy")
-	out, errOut, code = piped("not json", "--hook", "before", "--set", "default=allow", policy, "--tool", "write", "--args", `{"path":"/work/a"}`)
-	if code != cli.ExitOK || out != "{}\n" {
-		t.Fatalf("--tool/--args with a pipe: exit %d, %q\n%s", code, out, errOut)
+	out, errOut, code, reads = piped("not json", "--hook", "before", "--set", "default=allow", policy, "--tool", "write", "--args", `{"path":"/work/a"}`)
+	if code != cli.ExitOK || out != "{}\n" || reads > 0 {
+		t.Fatalf("--tool/--args: exit %d (%d reads), %q\n%s", code, reads, out, errOut)
 	}
 }
+
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) { c.reads++; return c.r.Read(p) }

@@ -29,11 +29,6 @@ type Env struct {
 	// StdinTerminal says stdin is a terminal: run then never waits for a
 	// prompt on it.
 	StdinTerminal bool
-	// StdinPiped says stdin is a pipe or a file ("git diff | wasmagent
-	// run 'review this'", "< notes.md"): run then puts what it holds
-	// before a PROMPT given as arguments, as pi does. Not for a socket or
-	// a device, which may never end.
-	StdinPiped bool
 	// StdoutTerminal says stdout is a terminal: the model's text is then
 	// shown with control characters made visible (no escape sequences from
 	// a model reach the terminal).

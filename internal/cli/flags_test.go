@@ -77,29 +77,34 @@ func TestRefuseConfigValue(t *testing.T) {
 	}
 }
 
-// The prompt comes from the arguments, or from stdin for "-" or no
-// arguments when stdin is not a terminal.
+// The prompt comes from the arguments, with stdin's content where one is
+// "-", or from stdin alone when there are none and stdin is not a
+// terminal. Arguments without "-" never read stdin.
 func TestReadPrompt(t *testing.T) {
 	for _, c := range []struct {
 		args     []string
 		stdin    string
 		terminal bool
-		piped    bool
 		want     string
 		err      string
 	}{
-		{args: []string{"a", "b"}, stdin: "ignored", want: "a b"},
-		{args: []string{"review", "this"}, stdin: "diff --git a b\n+x\n", piped: true, want: "diff --git a b\n+x\n\nreview this"},
-		{args: []string{"review"}, stdin: " \n", piped: true, want: "review"},
-		{args: []string{"-"}, stdin: "only stdin\n", piped: true, want: "only stdin"},
+		{args: []string{"a", "b"}, stdin: "never read", want: "a b"},
+		{args: []string{"-", "review", "this"}, stdin: "diff --git a b\n+x\n", want: "diff --git a b\n+x\n\nreview this"},
+		{args: []string{"review", "this", "-"}, stdin: "diff\n", want: "review this\n\ndiff"},
+		{args: []string{"before", "-", "after"}, stdin: "middle\n", want: "before\n\nmiddle\n\nafter"},
+		{args: []string{"review", "-"}, stdin: " \n", want: "review"},
+		{args: []string{"-"}, stdin: "only stdin\n", want: "only stdin"},
 		{args: []string{"-"}, stdin: "from <stdin> & co\n", want: "from <stdin> & co"},
 		{args: []string{"-"}, stdin: "typed", terminal: true, want: "typed"},
 		{args: nil, stdin: "piped\nlines\n", want: "piped\nlines"},
 		{args: nil, stdin: "never read", terminal: true, err: "no prompt"},
 		{args: nil, stdin: " \n", err: "stdin was empty"},
+		{args: []string{"-", " "}, stdin: "\n", err: "stdin was empty"},
+		{args: []string{"-", "-"}, stdin: "x", err: "once"},
 		{args: []string{" "}, err: "no prompt"},
 	} {
-		got, err := readPrompt(c.args, Env{Stdin: strings.NewReader(c.stdin), StdinTerminal: c.terminal, StdinPiped: c.piped})
+		stdin := &countingReader{r: strings.NewReader(c.stdin)}
+		got, err := readPrompt(c.args, Env{Stdin: stdin, StdinTerminal: c.terminal})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q %q: %q, %v; want error %q", c.args, c.stdin, got, err, c.err)
@@ -108,6 +113,9 @@ func TestReadPrompt(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("%q %q: %q, %v; want %q", c.args, c.stdin, got, err, c.want)
+		}
+		if c.stdin == "never read" && stdin.reads > 0 {
+			t.Errorf("%q: stdin was read", c.args)
 		}
 	}
 	_, err := readPrompt([]string{"-"}, Env{Stdin: iotest.ErrReader(errors.New("boom"))})
@@ -119,6 +127,13 @@ func TestReadPrompt(t *testing.T) {
 		t.Errorf("a huge prompt: %v", err)
 	}
 }
+
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) { c.reads++; return c.r.Read(p) }
 
 type zeros struct{}
 

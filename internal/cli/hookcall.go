@@ -44,7 +44,7 @@ func newHookCall(kind string, args []string, input string, hf *hookCallFlags, en
 		return nil, errors.New("want --hook before|after FILE.wasm ['CALL_JSON'] (or --tool and --args instead of CALL_JSON)")
 	}
 	c := &hookCall{kind: kind, file: args[0]}
-	raw, err := readInput(args[1:], input, "CALL_JSON", env, !hf.set())
+	raw, err := readInput(args[1:], input, "CALL_JSON", env)
 	if err != nil {
 		return nil, err
 	}

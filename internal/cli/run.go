@@ -86,37 +86,63 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	}
 }
 
-// readPrompt is the arguments joined, or stdin when they are "-", or when
-// there are none and stdin is not a terminal. With arguments and a piped
-// stdin, it is what stdin holds, a blank line, then the arguments (pi's
-// order: "git diff | wasmagent run 'review this'").
+// readPrompt is the arguments joined, with stdin's content where an
+// argument is "-" ("git diff | wasmagent run - 'review this'": the diff, a
+// blank line, then the words), or stdin alone when there are no arguments
+// and stdin is not a terminal. Arguments without "-" never read stdin: a
+// run in a shell loop (while read f; do wasmagent run "…"; done < list)
+// must not eat the loop's input, and a parent that leaves a pipe open
+// must not hang the run (RATIONALE.md, "Why does run read stdin only for
+// -?").
 func readPrompt(args []string, env Env) (string, error) {
-	fromStdin := (len(args) == 1 && args[0] == "-") || (len(args) == 0 && !env.StdinTerminal && env.Stdin != nil)
-	if !fromStdin {
+	if len(args) == 0 && !env.StdinTerminal && env.Stdin != nil {
+		args = []string{"-"}
+	}
+	dashes := 0
+	for _, a := range args {
+		if a == "-" {
+			dashes++
+		}
+	}
+	if dashes == 0 {
 		prompt := strings.Join(args, " ")
 		if strings.TrimSpace(prompt) == "" {
 			return "", errors.New("no prompt (give it as arguments, or on stdin with -)")
 		}
-		if !env.StdinPiped || env.StdinTerminal || env.Stdin == nil {
-			return prompt, nil
-		}
-		piped, err := readStdin(env.Stdin)
-		if err != nil || strings.TrimSpace(piped) == "" {
-			return prompt, err
-		}
-		return piped + "\n\n" + prompt, nil
+		return prompt, nil
+	}
+	if dashes > 1 {
+		return "", errors.New("- (the prompt's part on stdin) may be given once")
 	}
 	if env.Stdin == nil {
 		return "", errors.New("no prompt: stdin is closed")
 	}
-	prompt, err := readStdin(env.Stdin)
+	in, err := readStdin(env.Stdin)
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(prompt) == "" {
+	var parts, words []string
+	flush := func() {
+		if w := strings.Join(words, " "); strings.TrimSpace(w) != "" {
+			parts = append(parts, w)
+		}
+		words = nil
+	}
+	for _, a := range args {
+		if a != "-" {
+			words = append(words, a)
+			continue
+		}
+		flush()
+		if strings.TrimSpace(in) != "" {
+			parts = append(parts, in)
+		}
+	}
+	flush()
+	if len(parts) == 0 {
 		return "", errors.New("no prompt: stdin was empty")
 	}
-	return prompt, nil
+	return strings.Join(parts, "\n\n"), nil
 }
 
 // readStdin is all of stdin, up to maxPrompt, without its last newlines.
