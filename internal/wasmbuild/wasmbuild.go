@@ -78,8 +78,41 @@ func GoTool() string {
 
 // TestCacheDir is the wazero compilation cache that tests share across
 // runs, so that a Go plugin compiles once per machine rather than once per
-// test process.
-func TestCacheDir() string { return filepath.Join(cacheDir(), "test-wazero") }
+// test process. It is named for the wazero version go.mod requires: every
+// test process reads wazero's directory for TestBinaryWazeroVersion
+// ("dev"), and wazero keys its entries by module and CPU, not by its own
+// version, so without it code one wazero compiled would be loaded by
+// another (after a go.mod bump, or from a checkout on another version).
+func TestCacheDir() string { return filepath.Join(cacheDir(), "test-wazero", wazeroRequired()) }
+
+// wazeroRequired is the version of wazero this module's go.mod requires,
+// or "unknown" outside the module.
+var wazeroRequired = sync.OnceValue(func() string {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "unknown"
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "unknown"
+	}
+	if v := requiredVersion(gomod, "github.com/tetratelabs/wazero"); v != "" {
+		return v
+	}
+	return "unknown"
+})
+
+// requiredVersion is the version go.mod's require lines give module, or
+// "" (a replace directive is not followed).
+func requiredVersion(gomod []byte, module string) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && f[0] == module && strings.HasPrefix(f[1], "v") {
+			return f[1]
+		}
+	}
+	return ""
+}
 
 func cacheDir() string {
 	dir, err := os.UserCacheDir()

@@ -2,6 +2,7 @@ package wasmbuild
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,3 +57,27 @@ func TestCommandsReadTheTestCache(t *testing.T) {
 // wazeroDirFixture prints the wazero cache directory of the binary it is
 // built into, a command or a main package's test binary.
 const wazeroDirFixture = "internal/wasmbuild/testdata/wazerodir"
+
+// The tests' compilation cache is named for the wazero version the module
+// requires, as go itself resolves it: code one wazero compiled is never
+// found by another.
+func TestTestCacheDirNamesWazeroVersion(t *testing.T) {
+	out, err := exec.Command(GoTool(), "list", "-m", "-f", "{{.Version}}", "github.com/tetratelabs/wazero").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSpace(string(out))
+	if got := filepath.Base(TestCacheDir()); got != want {
+		t.Fatalf("TestCacheDir() = %s, want a directory named %s", TestCacheDir(), want)
+	}
+	for _, c := range []struct{ gomod, want string }{
+		{"module m\n\nrequire github.com/tetratelabs/wazero v1.2.3\n", "v1.2.3"},
+		{"module m\n\nrequire (\n\tgithub.com/a/b v0.1.0\n\tgithub.com/tetratelabs/wazero v1.12.0 // indirect\n)\n", "v1.12.0"},
+		{"module m\n\nrequire github.com/tetratelabs/wazero-x v1.0.0\n", ""},
+		{"module m\n", ""},
+	} {
+		if got := requiredVersion([]byte(c.gomod), "github.com/tetratelabs/wazero"); got != c.want {
+			t.Errorf("requiredVersion(%q) = %q, want %q", c.gomod, got, c.want)
+		}
+	}
+}
