@@ -60,6 +60,14 @@ func sourceKey(root, pkg string, args, env []string) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(h, "go %s %d %d\x00", tool, fi.Size(), fi.ModTime().UnixNano())
+	// go env -w writes GOFLAGS, GOEXPERIMENT, CGO_ENABLED… into this file,
+	// where the variables above do not show them.
+	goenv, err := os.ReadFile(goEnvFile(env))
+	if err != nil && !os.IsNotExist(err) {
+		return "", err
+	}
+	fmt.Fprintf(h, "goenv %d\x00", len(goenv))
+	h.Write(goenv)
 	modPath := ""
 	for _, name := range []string{"go.mod", "go.sum"} {
 		b, err := os.ReadFile(filepath.Join(root, name))
@@ -284,3 +292,21 @@ func writeStamp(key, out, note string) {
 // removeStamp forgets out's stamp before out is rebuilt: were the build
 // to change out and fail to stamp it, an old stamp must not match.
 func removeStamp(out string) { os.Remove(out + ".stamp") }
+
+// goEnvFile is the file go env -w writes: $GOENV, else go/env in the
+// user's configuration directory.
+func goEnvFile(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "GOENV="); ok {
+			if v == "off" {
+				return ""
+			}
+			return v
+		}
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "go", "env")
+}

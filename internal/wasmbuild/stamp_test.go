@@ -239,3 +239,36 @@ func TestCommandSkipsGoBuildUntilASourceChanges(t *testing.T) {
 		t.Fatalf("after the executable was removed: built %v, handed out %s, then %s", built, second, third)
 	}
 }
+
+// What go env -w wrote (GOFLAGS, GOEXPERIMENT…) is part of the key: go
+// reads that file as if its variables were set.
+func TestSourceKeyFollowsGoEnvFile(t *testing.T) {
+	root := tempModule(t)
+	file := filepath.Join(t.TempDir(), "env")
+	env := []string{"GOOS=wasip1", "GOENV=" + file}
+	key := func() string {
+		t.Helper()
+		k, err := sourceKey(root, "p", nil, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	none := key()
+	if err := os.WriteFile(file, []byte("GOFLAGS=-tags=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tagged := key()
+	if tagged == none {
+		t.Fatal("a go env file appeared and the key stayed")
+	}
+	if err := os.WriteFile(file, []byte("GOEXPERIMENT=nocoverageredesign\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if key() == tagged {
+		t.Fatal("the go env file changed and the key stayed")
+	}
+	if goEnvFile([]string{"GOENV=off"}) != "" {
+		t.Fatal("GOENV=off names a file")
+	}
+}
