@@ -45,8 +45,12 @@ var validationLines = regexp.MustCompile(`(?s)^(Validation failed for tool "[^"]
 func normalizePiValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range []string{"timestamp", "usage", "api", "provider", "model"} {
-			delete(x, k)
+		if _, message := x["role"]; message {
+			// Only a message's own fields: a tool's arguments or details
+			// holding these keys are compared.
+			for _, k := range []string{"timestamp", "usage", "api", "provider", "model"} {
+				delete(x, k)
+			}
 		}
 		for k, val := range x {
 			x[k] = normalizePiValue(val)
