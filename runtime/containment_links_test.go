@@ -95,3 +95,68 @@ func TestLinksComposedStayInside(t *testing.T) {
 		t.Errorf("the grants' parent holds %d entries", len(entries))
 	}
 }
+
+// Links the operator left in a writable grant are the operator's: a
+// climbing one (node_modules/.bin/x → ../pkg/bin.js) or an absolute one.
+// The plugin never reads through them out of the grant, however it moves
+// them or links to them. But it can move them (or the directory that
+// holds them) nearer the grant's root than they climb, so that they lead out for a program of the host that
+// follows links later, and link to them with a link that goes down:
+// SECURITY.md ("What is not promised") says so, and this test keeps it
+// true. A link the plugin asks for with an absolute or ".." target fails
+// with EPERM, as docs/plugins.md tells plugin authors.
+func TestOperatorLinksStayTheOperators(t *testing.T) {
+	parent := t.TempDir()
+	rw := filepath.Join(parent, "rw")
+	for _, d := range []string{"rw/node_modules/.bin", "rw/node_modules/pkg", "pkg"} {
+		os.MkdirAll(filepath.Join(parent, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(rw, "node_modules/pkg/bin.js"), []byte("inside"), 0o644)
+	os.WriteFile(filepath.Join(parent, "pkg/bin.js"), []byte("outside"), 0o644)
+	os.WriteFile(filepath.Join(parent, "secret"), []byte("s3cret"), 0o644)
+	if err := os.Symlink("../pkg/bin.js", filepath.Join(rw, "node_modules/.bin/x")); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	os.Symlink(filepath.Join(parent, "secret"), filepath.Join(rw, "abs"))
+	p := probe(t, runtime.Grants{Dirs: []runtime.Dir{{Host: rw, Guest: "/rw", Write: true}}}, 0)
+	ctx := context.Background()
+	op := func(op, path, to string) error {
+		_, err := execute(ctx, p, "fsop", map[string]any{"op": op, "path": path, "to": to}, nil)
+		return err
+	}
+	read := func(path string) (string, error) {
+		r, err := execute(ctx, p, "read", map[string]any{"path": path}, nil)
+		if err != nil {
+			return "", err
+		}
+		return text(r), nil
+	}
+	if s, err := read("/rw/node_modules/.bin/x"); err != nil || s != "inside" {
+		t.Fatalf("the operator's link, where the operator put it: %q %v", s, err)
+	}
+	for _, target := range []string{"../secret", "/rw/abs", "a/../../secret", ".."} {
+		err := op("symlink", "/rw/mine", target)
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), "operation not permitted") {
+			t.Errorf("symlink → %q: %v, want EPERM (operation not permitted)", target, err)
+		}
+	}
+	// Moved to the grant's root, nearer than it climbs, the operator's
+	// climbing link leads out; linked to by a link that goes down, so
+	// does its absolute one.
+	if err := op("rename", "/rw/x", "/rw/node_modules/.bin/x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := op("symlink", "/rw/config", "abs"); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/rw/x", "/rw/abs", "/rw/config"} {
+		if s, err := read(path); err == nil || !strings.Contains(strings.ToLower(err.Error()), "operation not permitted") {
+			t.Errorf("the plugin read %s, out of its grant: %q %v (want EPERM)", path, s, err)
+		}
+	}
+	for _, path := range []string{"x", "config"} {
+		if !escapes(t, rw, filepath.Join(rw, path)) {
+			t.Errorf("%s stays inside for the host: SECURITY.md's limit no longer holds as written", path)
+		}
+	}
+}

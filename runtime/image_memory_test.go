@@ -262,13 +262,13 @@ func TestImageSpareReleasedWhenCollected(t *testing.T) {
 		}
 		return p.img.spares
 	}()
-	for i := 0; i < 500 && len(spares) == 0; i++ {
+	for deadline := time.Now().Add(30 * time.Second); len(spares) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond) // the instance is closed after the call returns
 	}
 	if len(spares) != 1 {
 		t.Fatalf("%d spares after a call, want 1", len(spares))
 	}
-	for i := 0; i < 50 && len(spares) > 0; i++ {
+	for deadline := time.Now().Add(30 * time.Second); len(spares) > 0 && time.Now().Before(deadline); {
 		goruntime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
