@@ -50,7 +50,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // waitIdle polls GET /v1/sessions/{id} until the session is not streaming.
 func (h *harness) waitIdle(id, token string) SessionInfo {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var info SessionInfo
 		json.Unmarshal(h.must(200, "GET", "/v1/sessions/"+id, token, ""), &info)
@@ -182,12 +182,13 @@ func TestCommandsAsRPC(t *testing.T) {
 	if strings.Join(texts, ",") != "steered,followed,queued" {
 		t.Fatalf("user messages delivered: %q", texts)
 	}
-	// abort: a run in progress stops; the answer comes when it has.
-	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 1 5000"}`)
+	// abort: a run in progress stops; the answer comes when it has. The
+	// tool would run 10 minutes: waitIdle's deadline fails the test long
+	// before, whatever the machine's load.
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"call 1 600000"}`)
 	events.until(t, "tool_execution_start")
-	start := time.Now()
 	h.must(200, "POST", "/v1/sessions/"+id+"/abort", "", ``)
-	if info := h.waitIdle(id, ""); info.IsStreaming || time.Since(start) > 4*time.Second {
+	if info := h.waitIdle(id, ""); info.IsStreaming {
 		t.Fatalf("abort did not stop the run: %+v", info)
 	}
 	events.until(t, "agent_end")
