@@ -56,6 +56,11 @@ type Console interface {
 
 // Main runs the command line args (without the program name) and returns
 // the exit code.
+//
+// Stdout and stderr, when they are terminals, show no control sequence
+// from anyone else's text (termWriter).
 func Main(ctx context.Context, args []string, env Env) int {
+	env.Stdout = onTerminal(env.Stdout, env.StdoutTerminal)
+	env.Stderr = onTerminal(env.Stderr, env.Terminal)
 	return dispatch(ctx, rootGroup, args, env)
 }
