@@ -32,6 +32,7 @@ func main() {
 		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
 		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 		StdinPiped:     piped(os.Stdin),
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {

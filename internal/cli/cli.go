@@ -38,6 +38,9 @@ type Env struct {
 	// shown with control characters made visible (no escape sequences from
 	// a model reach the terminal).
 	StdoutTerminal bool
+	// StderrTerminal says stderr is a terminal, even one Terminal leaves
+	// unstyled (TERM=dumb): what others wrote is shown printable on it.
+	StderrTerminal bool
 	// Console, when stdin and stdout are one terminal, lets chat edit lines
 	// (nil otherwise: chat reads plain lines).
 	Console Console
@@ -61,6 +64,6 @@ type Console interface {
 // from anyone else's text (termWriter).
 func Main(ctx context.Context, args []string, env Env) int {
 	env.Stdout = onTerminal(env.Stdout, env.StdoutTerminal)
-	env.Stderr = onTerminal(env.Stderr, env.Terminal)
+	env.Stderr = onTerminal(env.Stderr, env.Terminal || env.StderrTerminal)
 	return dispatch(ctx, rootGroup, args, env)
 }

@@ -24,7 +24,9 @@ import (
 // must still hold it.
 func hostile(rng *rand.Rand, mark string) string {
 	pieces := []func() string{
-		func() string { return []string{"hello", "world", "rm", "-rf", "ok", "日本語", "ünïcödé", " "}[rng.IntN(8)] },
+		func() string {
+			return []string{"hello", "world", "rm", "-rf", "ok", "日本語", "ünïcödé", " "}[rng.IntN(8)]
+		},
 		func() string {
 			return fmt.Sprintf("\x1b[%d;%d%c", rng.IntN(100), rng.IntN(100), "HJKmABCDsuf"[rng.IntN(11)])
 		},
@@ -35,8 +37,12 @@ func hostile(rng *rand.Rand, mark string) string {
 		},
 		func() string { return "\x1bP+q544e\x1b\\" },
 		func() string { return string(rune(0x80 + rng.IntN(0x20))) },
-		func() string { return string(rune([]int{0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}[rng.IntN(9)])) },
-		func() string { return []string{"\r", "\b\b\b", "\a", "\x00", "\x7f", "\x1b", "\x9b31m", "\n"}[rng.IntN(8)] },
+		func() string {
+			return string(rune([]int{0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}[rng.IntN(9)]))
+		},
+		func() string {
+			return []string{"\r", "\b\b\b", "\a", "\x00", "\x7f", "\x1b", "\x9b31m", "\n"}[rng.IntN(8)]
+		},
 	}
 	var b strings.Builder
 	at := rng.IntN(6)
