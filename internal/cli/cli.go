@@ -3,6 +3,12 @@
 //
 // Commands live in a table (commands.go); each command is one function in
 // a file of its own, so that adding one is a new file and a table line.
+//
+// Text others wrote (a model, a plugin, a server, a session, agent.toml)
+// never reaches a terminal as it is: Main puts a termWriter (termout.go)
+// on stdout and stderr when they are terminals, and the command writes
+// its own control sequences past it with ctl; JSON streams go through
+// jsonOut. A pipe or a file gets the bytes as they are.
 package cli
 
 import (
