@@ -117,7 +117,7 @@ func tomlString(s string) string {
 // agent.toml.
 func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	probe := wasmbuild.ForTest(t, "internal/testplugins/probe")
-	for seed := range uint64(4) {
+	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 0x7e5a))
 		h := func(mark string) string { return hostile(rng, fmt.Sprintf("%s%d", mark, seed)) }
 		dir := t.TempDir()
@@ -133,7 +133,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644)
 		os.WriteFile(filepath.Join(dir, "probe.wasm"), mustRead(t, probe), 0o644)
 		cfg := filepath.Join(dir, "agent.toml")
-		os.WriteFile(cfg, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"off\"\n[sessions]\ndir = \"sessions\"\n[[tool]]\nplugin = \"probe.wasm\"\n"), 0o644)
+		os.WriteFile(cfg, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[sessions]\ndir = \"sessions\"\n[[tool]]\nplugin = \"probe.wasm\"\n"), 0o644)
 
 		out, errOut, code := terminalCLI("run", "--config", cfg, prompt)
 		if code != cli.ExitFailed {
@@ -154,6 +154,18 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		checkTerminal(t, "sessions export --format jsonl", append(out, errOut...), "prompt"+fmt.Sprint(seed))
 		sameJSONLines(t, out, mustRead(t, files[0]))
 
+		key, value := h("key"), h("value")
+		bad := filepath.Join(dir, "bad.toml")
+		os.WriteFile(bad, []byte(fmt.Sprintf("[model]\nprovider = %s\n%s = 1\n", tomlString(value), tomlString(key))), 0o644)
+		out, errOut, code = terminalCLI("config", "validate", bad)
+		if code == cli.ExitOK {
+			t.Fatalf("config validate accepts %q", key)
+		}
+		checkTerminal(t, "config validate", append(out, errOut...), "key"+fmt.Sprint(seed))
+
+		if seed > 0 {
+			continue // the plugin's own paths once: loading it is the test's dearest part
+		}
 		out, errOut, code = terminalCLI("plugin", "call", filepath.Join(dir, "probe.wasm"), "echo", fmt.Sprintf(`{"text":%s}`, jsonString(echo)))
 		checkTerminal(t, "plugin call", append(out, errOut...), "echoed"+fmt.Sprint(seed))
 		var res struct {
@@ -162,17 +174,18 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		if code != cli.ExitOK || json.Unmarshal(out, &res) != nil || len(res.Content) != 1 || res.Content[0].Text != echo {
 			t.Fatalf("plugin call: exit %d; the JSON on a terminal does not hold the text as it is:\n%s", code, out)
 		}
+		// Piped, the JSON is as the encoder wrote it: C1 and bidi runes as
+		// they are.
+		piped, _, _ := runCLI(t, "plugin", "call", filepath.Join(dir, "probe.wasm"), "echo", fmt.Sprintf(`{"text":%s}`, jsonString(echo)))
+		for _, r := range echo {
+			if r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+				if !strings.ContainsRune(piped, r) {
+					t.Fatalf("plugin call | …: %U is not in the JSON as it is:\n%q", r, piped)
+				}
+			}
+		}
 		_, errOut, _ = terminalCLI("plugin", "call", filepath.Join(dir, "probe.wasm"), "fail", fmt.Sprintf(`{"message":%s}`, jsonString(fail)))
 		checkTerminal(t, "plugin call's error", errOut, "failed"+fmt.Sprint(seed))
-
-		key, value := h("key"), h("value")
-		bad := filepath.Join(dir, "bad.toml")
-		os.WriteFile(bad, []byte(fmt.Sprintf("[model]\nprovider = %s\n%s = 1\n", tomlString(value), tomlString(key))), 0o644)
-		out, errOut, code = terminalCLI("config", "validate", bad)
-		if code == cli.ExitOK {
-			t.Fatalf("config validate accepts %q", key)
-		}
-		checkTerminal(t, "config validate", append(out, errOut...))
 	}
 }
 
