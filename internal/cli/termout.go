@@ -68,7 +68,10 @@ func (c ctlWriter) Write(p []byte) (int, error) {
 func (t *termWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	buf := append(t.pending, p...)
+	buf := p
+	if len(t.pending) > 0 {
+		buf = append(t.pending, p...)
+	}
 	t.pending = nil
 	// Hold back an unfinished rune, or a CR that a LF may follow.
 	cut := len(buf)
