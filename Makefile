@@ -181,6 +181,8 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzParseDir \
 	./internal/cli:FuzzPrintable \
 	./internal/cli:FuzzQuestionShown \
+	./internal/cli:FuzzTermWriter \
+	./internal/cli:FuzzJSONSafe \
 	./internal/safetext:FuzzCleanClip \
 	./internal/testrun:FuzzParseArgs \
 	./plugins/calc:FuzzEval \
