@@ -179,9 +179,11 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzCtrlCReader \
 	./internal/cli:FuzzHints \
 	./internal/cli:FuzzHookCallJSON \
+	./internal/cli:FuzzJSONSafe \
 	./internal/cli:FuzzParseDir \
 	./internal/cli:FuzzPrintable \
 	./internal/cli:FuzzQuestionShown \
+	./internal/cli:FuzzTermWriter \
 	./internal/safetext:FuzzCleanClip \
 	./internal/testrun:FuzzParseArgs \
 	./plugins/calc:FuzzEval \

@@ -32,6 +32,7 @@ func main() {
 		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
 		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
 		env.Console = newConsole(int(os.Stdin.Fd()), int(os.Stdout.Fd()))

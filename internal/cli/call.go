@@ -97,7 +97,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	start := time.Now()
 	out, code := c.run(ctx, p, env)
 	if code == ExitOK {
-		if err := printJSON(env.Stdout, out); err != nil {
+		if err := printJSON(jsonOut(env.Stdout), out); err != nil {
 			fmt.Fprintf(env.Stderr, "printing the result: %v\n", err)
 			return ExitFailed
 		}

@@ -66,9 +66,9 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		}
 		defer restore()
 		w, h, _ := env.Console.Size()
-		c.console = newConsoleScreen(env.Stdin, env.Stdout, w, h)
+		c.console = newConsoleScreen(env.Stdin, ctl(env.Stdout), w, h)
 		c.console.t.SetBracketedPasteMode(true)
-		defer c.console.close(env.Stdout)
+		defer c.console.close(ctl(env.Stdout))
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {

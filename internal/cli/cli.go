@@ -3,6 +3,12 @@
 //
 // Commands live in a table (commands.go); each command is one function in
 // a file of its own, so that adding one is a new file and a table line.
+//
+// Text others wrote (a model, a plugin, a server, a session, agent.toml)
+// never reaches a terminal as it is: Main puts a termWriter (termout.go)
+// on stdout and stderr when they are terminals, and the command writes
+// its own control sequences past it with ctl; JSON streams go through
+// jsonOut. A pipe or a file gets the bytes as they are.
 package cli
 
 import (
@@ -33,6 +39,9 @@ type Env struct {
 	// shown with control characters made visible (no escape sequences from
 	// a model reach the terminal).
 	StdoutTerminal bool
+	// StderrTerminal says stderr is a terminal, even one Terminal leaves
+	// unstyled (TERM=dumb): what others wrote is shown printable on it.
+	StderrTerminal bool
 	// Console, when stdin and stdout are one terminal, lets chat edit lines
 	// (nil otherwise: chat reads plain lines).
 	Console Console
@@ -51,6 +60,11 @@ type Console interface {
 
 // Main runs the command line args (without the program name) and returns
 // the exit code.
+//
+// Stdout and stderr, when they are terminals, show no control sequence
+// from anyone else's text (termWriter).
 func Main(ctx context.Context, args []string, env Env) int {
+	env.Stdout = onTerminal(env.Stdout, env.StdoutTerminal)
+	env.Stderr = onTerminal(env.Stderr, env.Terminal || env.StderrTerminal)
 	return dispatch(ctx, rootGroup, args, env)
 }

@@ -121,8 +121,14 @@ func (c *consoleScreen) text(s string) {
 	c.t.Write([]byte(buf))
 }
 
-func (c *consoleScreen) line(s string)      { c.t.Write([]byte(s + "\n")) }
-func (c *consoleScreen) styled() bool       { return true }
+func (c *consoleScreen) line(s string, faint bool) {
+	s = printable(s)
+	if faint && s != "" {
+		s = "\033[2m" + s + "\033[22m"
+	}
+	c.t.Write([]byte(s + "\n"))
+}
+
 func (c *consoleScreen) liveWithText() bool { return true }
 
 // entered is called when the editor returned line: if a line of text is
@@ -146,6 +152,7 @@ func (c *consoleScreen) entered(line string) {
 }
 
 func (c *consoleScreen) live(s string) {
+	s = flatPrintable(s)
 	c.mu.Lock()
 	c.status = s
 	c.mu.Unlock()

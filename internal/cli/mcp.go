@@ -61,7 +61,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *addr == "" {
-		err = srv.ServeStdio(ctx, env.Stdin, env.Stdout, 0)
+		err = srv.ServeStdio(ctx, env.Stdin, jsonOut(env.Stdout), 0)
 	} else {
 		err = serveMCPHTTP(ctx, srv, s.File, *addr, env)
 	}

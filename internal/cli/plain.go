@@ -34,10 +34,15 @@ type plainRenderer struct {
 	thoughtLen int    // its length in runes
 	thinkSince time.Time
 
-	notes   []string // said while a line of text was open; printed when it ends
+	notes   []note // said while a line of text was open; printed when it ends
 	sum     summary
 	stop    chan struct{}
 	stopped sync.WaitGroup
+}
+
+type note struct {
+	text  string
+	faint bool
 }
 
 type running struct {
@@ -129,8 +134,15 @@ func (r *plainRenderer) liveText() string {
 
 // lineLocked prints one status line, ending an open line of text first.
 func (r *plainRenderer) lineLocked(format string, args ...any) {
+	r.printLocked(note{text: fmt.Sprintf(format, args...)})
+}
+
+// faintLocked prints one status line of the command's own, faint.
+func (r *plainRenderer) faintLocked(s string) { r.printLocked(note{text: s, faint: true}) }
+
+func (r *plainRenderer) printLocked(n note) {
 	r.endLineLocked()
-	r.sc.line(fmt.Sprintf(format, args...))
+	r.sc.line(n.text, n.faint)
 	r.flushNotesLocked()
 	r.drawLocked()
 }
@@ -150,25 +162,27 @@ func (r *plainRenderer) setPhaseLocked(p string) {
 
 // note prints a line of the command's own (dim on a terminal); while a
 // line of the answer is open, once it ends, so as not to cut it.
-func (r *plainRenderer) note(s string) { r.noteStyled(dim(r.sc, s)) }
+func (r *plainRenderer) note(s string) { r.addNote(note{text: s, faint: true}) }
 
-// noteStyled prints a note as it is (a question to answer stands out
+// noteStyled prints a note not faint (a question to answer stands out
 // from the dim notes).
-func (r *plainRenderer) noteStyled(s string) {
+func (r *plainRenderer) noteStyled(s string) { r.addNote(note{text: s}) }
+
+func (r *plainRenderer) addNote(n note) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.midLine {
-		r.notes = append(r.notes, s)
+		r.notes = append(r.notes, n)
 		return
 	}
-	r.lineLocked("%s", s)
+	r.printLocked(n)
 }
 
 func (r *plainRenderer) flushNotesLocked() {
 	notes := r.notes
 	r.notes = nil
 	for _, n := range notes {
-		r.lineLocked("%s", n)
+		r.printLocked(n)
 	}
 }
 
@@ -196,8 +210,8 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 			r.setPhaseLocked("")
 		}
 	case host.ToolExecutionStartEvent:
-		r.running[e.ToolCallID] = &running{name: printable(e.ToolName), started: time.Now()}
-		r.lineLocked("→ %s %s", printable(e.ToolName), clip(printable(compactJSON(e.Args)), 100))
+		r.running[e.ToolCallID] = &running{name: flatPrintable(e.ToolName), started: time.Now()}
+		r.lineLocked("→ %s %s", flatPrintable(e.ToolName), clip(printable(compactJSON(e.Args)), 100))
 	case host.ToolExecutionUpdateEvent:
 		text := clip(printable(firstLine(partialText(e.PartialResult))), 60)
 		if t := r.running[e.ToolCallID]; t != nil {
@@ -206,7 +220,7 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 		if r.animate {
 			r.drawLocked()
 		} else {
-			r.lineLocked("  … %s %s", printable(e.ToolName), text)
+			r.lineLocked("  … %s %s", flatPrintable(e.ToolName), text)
 		}
 	case host.ToolExecutionEndEvent:
 		took := ""
@@ -218,7 +232,7 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 		if e.IsError {
 			mark = "✗"
 		}
-		r.lineLocked("%s %s%s %s", mark, printable(e.ToolName), took, clip(printable(firstLine(e.Result.Content.TextOf())), 100))
+		r.lineLocked("%s %s%s %s", mark, flatPrintable(e.ToolName), took, clip(printable(firstLine(e.Result.Content.TextOf())), 100))
 	case host.AgentEndEvent:
 		for _, m := range e.Messages {
 			if a, ok := m.(*host.AssistantMessage); ok && a.StopReason == host.StopReasonError {
@@ -231,7 +245,7 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 			}
 		}
 		r.phase = ""
-		r.lineLocked("%s", dim(r.sc, r.sum.String()))
+		r.faintLocked(r.sum.String())
 	}
 	return nil
 }
@@ -266,7 +280,7 @@ func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 		}
 		r.drawLocked()
 	case host.StreamThinkingEnd:
-		r.lineLocked("%s", dim(r.sc, fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen))))
+		r.faintLocked(fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen)))
 		r.setPhaseLocked(phaseWaiting)
 	case host.StreamToolCallStart:
 		r.setPhaseLocked("writing a tool call")

@@ -19,11 +19,10 @@ type recScreen struct {
 	withText bool
 }
 
-func (s *recScreen) text(t string)      { s.out.WriteString(t) }
-func (s *recScreen) line(t string)      { s.lines = append(s.lines, t) }
-func (s *recScreen) live(t string)      { s.lives = append(s.lives, t) }
-func (s *recScreen) styled() bool       { return false }
-func (s *recScreen) liveWithText() bool { return s.withText }
+func (s *recScreen) text(t string)         { s.out.WriteString(t) }
+func (s *recScreen) line(t string, _ bool) { s.lines = append(s.lines, t) }
+func (s *recScreen) live(t string)         { s.lives = append(s.lives, t) }
+func (s *recScreen) liveWithText() bool    { return s.withText }
 
 func (s *recScreen) lastLive() string {
 	if len(s.lives) == 0 {

@@ -219,9 +219,10 @@ type plainRetry struct{ *plainRenderer }
 
 func (p plainRetry) retry(r openai.Retry) { p.plainRenderer.retry(r.String()) }
 
-func newRenderer(jsonOut bool, env Env) (eventRenderer, func()) {
-	if jsonOut {
-		return jsonRetry{&jsonRenderer{out: env.Stdout, enc: eventwire.NewLines(env.Stdout, eventwire.Options{})}, env.Stderr}, func() {}
+func newRenderer(asJSON bool, env Env) (eventRenderer, func()) {
+	if asJSON {
+		out := jsonOut(env.Stdout)
+		return jsonRetry{&jsonRenderer{out: out, enc: eventwire.NewLines(out, eventwire.Options{})}, env.Stderr}, func() {}
 	}
 	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
 	var once sync.Once

@@ -8,12 +8,14 @@ import (
 
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text\n\tindented": "plain text\n\tindented",
-		"\x1b]0;pwned\x07":       "^[]0;pwned^G",
-		"\x1b[2J\x1b[Hgone":      "^[[2J^[[Hgone",
-		"line\r\nnext\rover":     "line\nnext^Mover",
-		"del\x7f c1\u009b31m":    "del^? c1\ufffd31m",
-		"ünïcödé ✓ 漢字":           "ünïcödé ✓ 漢字",
+		"plain text\n\tindented":    "plain text\n\tindented",
+		"\x1b]0;pwned\x07":          "^[]0;pwned^G",
+		"\x1b[2J\x1b[Hgone":         "^[[2J^[[Hgone",
+		"line\r\nnext\rover":        "line\nnext^Mover",
+		"del\x7f c1\u009b31m":       "del^? c1\ufffd31m",
+		"ünïcödé ✓ 漢字":              "ünïcödé ✓ 漢字",
+		"file\u202egpj.exe \u2066x": "file<U+202E>gpj.exe <U+2066>x",
+		"bad \xff utf8":             "bad \ufffd utf8",
 	} {
 		if got := printable(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
@@ -26,7 +28,7 @@ func FuzzPrintable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		got := printable(s)
 		for _, r := range got {
-			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
+			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) || isBidi(r) {
 				t.Fatalf("%q → %q keeps %U", s, got, r)
 			}
 		}

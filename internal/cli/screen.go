@@ -11,19 +11,21 @@ import (
 type screen interface {
 	// text writes the assistant's text as it streams.
 	text(s string)
-	// line writes a status line; the live line, if any, stays below it.
-	line(s string)
-	// live replaces the live line; "" removes it.
+	// line writes a status line, faint (dim on a terminal) or not; the
+	// live line, if any, stays below it. Its text is shown printable.
+	line(s string, faint bool)
+	// live replaces the live line; "" removes it. Its text is shown
+	// printable, on one line.
 	live(s string)
-	// styled says whether ANSI styles (dim) may be used.
-	styled() bool
 	// liveWithText says the live line may show while a line of text is
 	// open (it is on a row of its own).
 	liveWithText() bool
 }
 
 // stdScreen writes text to stdout and status to stderr; the live line is
-// drawn only when stderr is a terminal.
+// drawn only when stderr is a terminal. Main has made out and status
+// termWriters when they are terminals; the styles and the live line's
+// redraw go past them (ctl).
 type stdScreen struct {
 	out, status io.Writer
 	terminal    bool // stderr is a terminal
@@ -38,9 +40,15 @@ func (s *stdScreen) text(t string) {
 	io.WriteString(s.out, t)
 }
 
-func (s *stdScreen) line(t string) {
+func (s *stdScreen) line(t string, faint bool) {
 	s.clear()
-	fmt.Fprintln(s.status, t)
+	if faint && s.terminal && t != "" {
+		io.WriteString(ctl(s.status), "\033[2m")
+		io.WriteString(s.status, printable(t))
+		io.WriteString(ctl(s.status), "\033[22m\n")
+		return
+	}
+	fmt.Fprintln(s.status, printable(t))
 }
 
 func (s *stdScreen) live(t string) {
@@ -51,24 +59,16 @@ func (s *stdScreen) live(t string) {
 		s.clear()
 		return
 	}
-	fmt.Fprintf(s.status, "\r\033[2K%s", t)
+	io.WriteString(ctl(s.status), "\r\033[2K")
+	io.WriteString(s.status, flatPrintable(t))
 	s.drawn = true
 }
 
 func (s *stdScreen) clear() {
 	if s.drawn {
-		io.WriteString(s.status, "\r\033[2K")
+		io.WriteString(ctl(s.status), "\r\033[2K")
 		s.drawn = false
 	}
 }
 
-func (s *stdScreen) styled() bool       { return s.terminal }
 func (s *stdScreen) liveWithText() bool { return false }
-
-// dim styles s faint on a terminal.
-func dim(sc screen, s string) string {
-	if !sc.styled() || s == "" {
-		return s
-	}
-	return "\033[2m" + s + "\033[22m"
-}

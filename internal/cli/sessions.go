@@ -174,7 +174,7 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 		if format == "jsonl" {
 			var data []byte
 			if data, err = os.ReadFile(info.Path); err == nil {
-				_, err = env.Stdout.Write(data)
+				_, err = jsonOut(env.Stdout).Write(data)
 			}
 			break
 		}
@@ -210,9 +210,9 @@ func listSessions(ctx context.Context, store *session.FileStore, env Env) int {
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tMODIFIED\tMESSAGES\tNAME")
 	for _, s := range all {
-		name := s.Name
+		name := flatPrintable(s.Name)
 		if name == "" {
-			name = oneLine(s.First, 60)
+			name = oneLine(flatPrintable(s.First), 60)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", s.ID, s.Modified.Local().Format(time.DateTime), s.Messages, name)
 	}
