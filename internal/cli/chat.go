@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
@@ -42,7 +43,11 @@ type chatSession struct {
 	afterRun []func()   // session commands typed during a run
 	env      Env
 	running  chan error
-	aborted  bool // the running run was aborted (Ctrl-C)
+	aborted  bool        // the running run was aborted (Ctrl-C)
+	ended    atomic.Bool // the running run has emitted agent_end
+	// quitWhenIdle: piped input ended during a run; chat quits when the
+	// runs are over.
+	quitWhenIdle bool
 }
 
 func chatCmd(ctx context.Context, args []string, env Env) int {
@@ -87,6 +92,12 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	defer c.store.close()
 	c.a = c.store.sess.Agent()
 	c.a.Subscribe(c.r.event)
+	c.a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.AgentEndEvent); ok {
+			c.ended.Store(true)
+		}
+		return nil
+	})
 	c.setApprover()
 	if audit := s.Audit(); audit != nil {
 		c.a.Subscribe(audit)
@@ -130,6 +141,11 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 		select {
 		case in := <-inputs:
 			switch {
+			case in.eof && c.console == nil && c.running != nil:
+				// Piped lines ended: the run they started (and what it
+				// queued) finishes, then chat quits ("printf 'hi\n' |
+				// wasmagent chat" answers hi). SIGINT still aborts it.
+				inputs, c.quitWhenIdle = nil, true
 			case in.eof:
 				c.stop()
 				return ExitOK
@@ -170,6 +186,9 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			// for the next prompt.
 			if c.running == nil && !aborted && c.a.HasQueuedMessages() {
 				c.start(func(ctx context.Context) error { return c.a.Continue(ctx) })
+			}
+			if c.running == nil && c.quitWhenIdle {
+				return ExitOK
 			}
 		case <-resized:
 			c.resize()
@@ -217,6 +236,14 @@ func (c *chatSession) handle(line string) {
 		cmd.run(c, arg)
 		return
 	}
+	if c.running != nil && c.ended.Load() {
+		// The run has ended on screen (its summary is shown) and is
+		// only returning: this is the next prompt, not a steer.
+		c.afterRun = append(c.afterRun, func() {
+			c.start(func(ctx context.Context) error { return c.a.PromptText(ctx, text) })
+		})
+		return
+	}
 	if c.running != nil {
 		c.a.Steer(&host.UserMessage{Content: host.Text(text)})
 		c.r.note("(steering)")
@@ -226,6 +253,7 @@ func (c *chatSession) handle(line string) {
 }
 
 func (c *chatSession) start(f func(context.Context) error) {
+	c.ended.Store(false)
 	ch := make(chan error, 1)
 	go func() { ch <- f(c.ctx) }()
 	c.running = ch
