@@ -26,9 +26,11 @@ func TestPausedHostIsFenced(t *testing.T) {
 	c := startTestCluster(t)
 	hosts := make([]*child, 3)
 	for i := range hosts {
-		// The paused host's call must return after it resumes: 4s of
-		// sleep, of which it spends most stopped.
-		hosts[i] = startHost(t, c, fmt.Sprintf("host%d", i), hostScript(i, 4000))
+		// The call sleeps 12 s: long enough that the lease is still
+		// held when a loaded machine (this test runs beside the other
+		// cluster tests) gets round to looking for its holder, and
+		// short enough that it returns soon after the host resumes.
+		hosts[i] = startHost(t, c, fmt.Sprintf("host%d", i), hostScript(i, 12000))
 	}
 	_, body := hosts[0].call(t, "POST", "/v1/sessions", `{}`)
 	var info struct{ ID string }
