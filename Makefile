@@ -70,7 +70,7 @@ plugins:
 # installed from the lockfiles, so that npm's cache serves the tests'
 # own offline-first installs. Skipped, saying so, without node and npm.
 NPM_DIRS = internal/testplugins/asprobe internal/testplugins/asbad internal/testplugins/wat examples/plugin-template-as \
-	host/rpc/testdata/node host/mcp/testdata/node host/testdata/pi internal/testplugins/wathostile
+	host/rpc/testdata/node host/mcp/testdata/node host/testdata/pi
 npm-deps:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 		for d in $(NPM_DIRS); do \

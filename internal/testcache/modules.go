@@ -70,7 +70,7 @@ func buildModule(root, dir string) (module, error) {
 		m.path, err = wasmbuild.Cached(dir)
 	case has("package.json") && has("asconfig.json"):
 		m.path, err = wasmbuild.ASCached(dir)
-	case has("package.json") && has("plugin.wat"):
+	case has("plugin.wat"):
 		m.path, err = wasmbuild.WATCached(dir)
 	}
 	return m, err

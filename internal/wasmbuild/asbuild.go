@@ -60,13 +60,19 @@ func ASCached(dir string) (string, error) {
 		built["as:"+dir] = r
 	}
 	mu.Unlock()
-	r.once.Do(func() { r.path, r.err = npmBuild(dir, "as", ASC) })
+	r.once.Do(func() {
+		r.path, r.err = npmBuild(dir, dir, "as", func(_, src, out string) error { return ASC(src, out) })
+	})
 	return r.path, r.err
 }
 
-// WATForTest assembles dir/plugin.wat with wabt's wat2wasm (npm wabt,
-// pinned in dir's lockfile; dir/assemble.mjs runs it) and returns the
-// path of the Wasm file; without node it skips the test, saying why.
+// watTools is the directory whose npm wabt (pinned in its lockfile) and
+// assemble.mjs assemble every WAT test plugin.
+const watTools = "internal/testplugins/wat"
+
+// WATForTest assembles dir/plugin.wat with wabt's wat2wasm (watTools'
+// assemble.mjs) and returns the path of the Wasm file; without node it
+// skips the test, saying why.
 func WATForTest(tb testing.TB, dir string) string {
 	tb.Helper()
 	path, err := WATCached(dir)
@@ -93,34 +99,39 @@ func WATCached(dir string) (string, error) {
 	}
 	mu.Unlock()
 	r.once.Do(func() {
-		r.path, r.err = npmBuild(dir, "wat", func(abs, out string) error {
-			return run(abs, "node", "assemble.mjs", "plugin.wat", out)
+		r.path, r.err = npmBuild(dir, watTools, "wat", func(tools, src, out string) error {
+			return run(src, "node", filepath.Join(tools, "assemble.mjs"), "plugin.wat", out)
 		})
 	})
 	return r.path, r.err
 }
 
-// npmBuild installs dir's npm dependencies and runs build into a cached
-// file named for the sources' hash, under a lock.
-func npmBuild(dir, kind string, build func(abs, out string) error) (string, error) {
+// npmBuild installs the npm dependencies of tools (the directory of the
+// toolchain: dir itself for AssemblyScript) and runs build on dir into a
+// cached file named for the sources' hash, under the tools' lock.
+func npmBuild(dir, tools, kind string, build func(tools, src, out string) error) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
-	abs := filepath.Join(root, dir)
+	abs, toolsAbs := filepath.Join(root, dir), filepath.Join(root, tools)
 	out := filepath.Join(cacheDir(), "testplugins")
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return "", err
 	}
-	unlock, err := lockFile(filepath.Join(out, "as-"+shortHash(abs)+".lock"))
+	unlock, err := lockFile(filepath.Join(out, "as-"+shortHash(toolsAbs)+".lock"))
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	if err := NpmCI(abs); err != nil {
+	if err := NpmCI(toolsAbs); err != nil {
 		return "", err
 	}
-	sum, err := sourceHash(abs, filepath.Join(root, "sdk", "assemblyscript"))
+	srcs := []string{abs, filepath.Join(root, "sdk", "assemblyscript")}
+	if toolsAbs != abs {
+		srcs = append(srcs, toolsAbs)
+	}
+	sum, err := sourceHash(srcs...)
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +141,7 @@ func npmBuild(dir, kind string, build func(abs, out string) error) (string, erro
 	}
 	tmp := filepath.Join(out, "build-"+sum+".wasm")
 	defer os.Remove(tmp)
-	if err := build(abs, tmp); err != nil {
+	if err := build(toolsAbs, abs, tmp); err != nil {
 		return "", err
 	}
 	return path, os.Rename(tmp, path)

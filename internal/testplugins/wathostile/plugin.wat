@@ -10,8 +10,8 @@
 ;;   writes  fd_write, fd_read and the prestat functions on descriptors
 ;;           0 to 11 with wild pointers and lengths; returns 0
 ;;
-;; Assembled with wabt's wat2wasm (npm wabt, pinned in package-lock.json):
-;; node assemble.mjs plugin.wat plugin.wasm
+;; Assembled with wabt's wat2wasm, the toolchain of ../wat (npm wabt,
+;; pinned in its package-lock.json): node ../wat/assemble.mjs plugin.wat plugin.wasm
 (module
   (import "wasi_snapshot_preview1" "path_open" (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_create_directory" (func $mkdir (param i32 i32 i32) (result i32)))
