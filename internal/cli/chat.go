@@ -137,9 +137,22 @@ func (c *chatSession) errEnv(env Env) Env {
 
 func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct{}) int {
 	lastInterrupt := false
+	// settle finishes a run that has ended on screen (agent_end shown)
+	// and is only returning, so that a line or a Ctrl-C entered after
+	// its summary meets an idle chat: the next prompt, not a steer; a
+	// first Ctrl-C at the prompt, not a second one.
+	settle := func() (quit bool) {
+		if c.running != nil && c.ended.Load() {
+			return c.finish(<-c.running, &lastInterrupt)
+		}
+		return false
+	}
 	for {
 		select {
 		case in := <-inputs:
+			if settle() {
+				return ExitOK
+			}
 			switch {
 			case in.eof && c.console == nil && c.running != nil:
 				// Piped lines ended: the run they started (and what it
@@ -163,42 +176,52 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 				c.handle(in.line)
 			}
 		case err := <-c.running:
-			c.running = nil
-			aborted := c.aborted
-			c.aborted = false
-			c.setBusy(false)
-			if c.console != nil {
-				// At the editor's prompt, quitting takes two Ctrl-C of
-				// its own, whatever stopped the run.
-				lastInterrupt = false
-			}
-			if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
-				c.r.note(printable(fmt.Sprintf("error: %v", err)))
-			}
-			for len(c.afterRun) > 0 && c.running == nil {
-				f := c.afterRun[0]
-				c.afterRun = c.afterRun[1:]
-				f()
-			}
-			// A steer or follow-up typed as the run was ending (after
-			// the loop last looked at its queues) starts the next run,
-			// as it would have extended this one; after Ctrl-C it waits
-			// for the next prompt.
-			if c.running == nil && !aborted && c.a.HasQueuedMessages() {
-				c.start(func(ctx context.Context) error { return c.a.Continue(ctx) })
-			}
-			if c.running == nil && c.quitWhenIdle {
+			if c.finish(err, &lastInterrupt) {
 				return ExitOK
 			}
 		case <-resized:
 			c.resize()
 		case <-interrupt:
+			if settle() {
+				return ExitOK
+			}
 			if c.interrupt(lastInterrupt) {
 				return ExitAborted
 			}
 			lastInterrupt = true
 		}
 	}
+}
+
+// finish takes a run's end: the prompt is idle again, session commands
+// typed during it run, and what was queued as it ended starts the next
+// run; quit when chat was told to quit once idle.
+func (c *chatSession) finish(err error, lastInterrupt *bool) (quit bool) {
+	c.running = nil
+	aborted := c.aborted
+	c.aborted = false
+	c.setBusy(false)
+	if c.console != nil {
+		// At the editor's prompt, quitting takes two Ctrl-C of
+		// its own, whatever stopped the run.
+		*lastInterrupt = false
+	}
+	if err != nil && !errors.Is(err, host.ErrContinueEmpty) {
+		c.r.note(printable(fmt.Sprintf("error: %v", err)))
+	}
+	for len(c.afterRun) > 0 && c.running == nil {
+		f := c.afterRun[0]
+		c.afterRun = c.afterRun[1:]
+		f()
+	}
+	// A steer or follow-up typed as the run was ending (after
+	// the loop last looked at its queues) starts the next run,
+	// as it would have extended this one; after Ctrl-C it waits
+	// for the next prompt.
+	if c.running == nil && !aborted && c.a.HasQueuedMessages() {
+		c.start(func(ctx context.Context) error { return c.a.Continue(ctx) })
+	}
+	return c.running == nil && c.quitWhenIdle
 }
 
 // interrupt handles a Ctrl-C: it aborts a run; at the prompt, a second one
@@ -234,14 +257,6 @@ func (c *chatSession) handle(line string) {
 	}
 	if cmd, arg, ok := findSlash(text); ok {
 		cmd.run(c, arg)
-		return
-	}
-	if c.running != nil && c.ended.Load() {
-		// The run has ended on screen (its summary is shown) and is
-		// only returning: this is the next prompt, not a steer.
-		c.afterRun = append(c.afterRun, func() {
-			c.start(func(ctx context.Context) error { return c.a.PromptText(ctx, text) })
-		})
 		return
 	}
 	if c.running != nil {
