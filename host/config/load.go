@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -279,7 +280,7 @@ func (c *checker) check() {
 
 func (c *checker) checkModel() {
 	m := &c.f.Model
-	if c.modelOptional && *m == (Model{}) {
+	if c.modelOptional && reflect.ValueOf(*m).IsZero() {
 		return
 	}
 	switch m.Provider {
@@ -323,6 +324,14 @@ func (c *checker) checkModel() {
 	if strings.Contains(m.APIKeyEnv, "=") || strings.HasPrefix(m.APIKeyEnv, "sk-") {
 		c.errorf("model.api_key_env", "give the name of the environment variable that holds the key, never the key itself")
 	}
+	if m.BaseURL != "" {
+		if u, err := url.Parse(m.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+			c.errorf("model.base_url", "%q is not an http(s)://host[:port]/path URL (Ollama: \"http://localhost:11434/v1\")", m.BaseURL)
+		} else if _, err := url.ParseQuery(u.RawQuery); err != nil {
+			c.errorf("model.base_url", "the query string of %q does not parse: %v", m.BaseURL, err)
+		}
+	}
+	c.checkHeaders("model.headers", m.Headers)
 }
 
 func (c *checker) checkAgent() {

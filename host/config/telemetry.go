@@ -1,13 +1,8 @@
 package config
 
 import (
-	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"slices"
-
-	"golang.org/x/net/http/httpguts"
 )
 
 // Telemetry is [telemetry]: OpenTelemetry traces and metrics
@@ -74,15 +69,7 @@ func (c *checker) checkTelemetry() {
 		}
 		t.Path = c.abs(t.Path)
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.Headers)) {
-		if !httpguts.ValidHeaderFieldName(name) {
-			c.errorf("telemetry.headers", "%q is not an HTTP header name", name)
-		}
-		if !validEnvName(t.Headers[name]) {
-			// Not echoed: it may be the secret itself.
-			c.errorf("telemetry.headers."+name, "give the name of the environment variable that holds the value, never the value itself")
-		}
-	}
+	c.checkHeaders("telemetry.headers", t.Headers)
 	if s := t.Sampling; s != nil && !(*s >= 0 && *s <= 1) {
 		c.errorf("telemetry.sampling", "%v is not between 0 and 1", *s)
 	}
@@ -110,16 +97,5 @@ func validEnvName(s string) bool {
 // TelemetryHeaders reads the values of [telemetry] headers from the
 // environment: an unset or empty variable is an error naming the key.
 func (f *File) TelemetryHeaders() (http.Header, error) {
-	h := http.Header{}
-	for name, env := range f.Telemetry.Headers {
-		v := os.Getenv(env)
-		if v == "" {
-			return nil, f.errorf("telemetry.headers."+name, "the environment variable %s is empty or not set", env)
-		}
-		if !httpguts.ValidHeaderFieldValue(v) {
-			return nil, f.errorf("telemetry.headers."+name, "the environment variable %s holds a value no HTTP header may carry", env)
-		}
-		h.Set(name, v)
-	}
-	return h, nil
+	return f.readHeaders("telemetry.headers", f.Telemetry.Headers)
 }

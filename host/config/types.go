@@ -37,16 +37,20 @@ type File struct {
 
 // Model is [model].
 type Model struct {
-	Provider        string   `toml:"provider"` // "openai" or "scripted"
-	Name            string   `toml:"name"`
-	BaseURL         string   `toml:"base_url"`
-	APIKeyEnv       string   `toml:"api_key_env"`
-	Temperature     *float64 `toml:"temperature"`
-	MaxTokens       int64    `toml:"max_tokens"`
-	ReasoningEffort string   `toml:"reasoning_effort"`
-	Timeout         Duration `toml:"timeout"`
-	Retries         *int     `toml:"retries"`
-	Script          string   `toml:"script"` // provider "scripted": the script file
+	Provider  string `toml:"provider"` // "openai" or "scripted"
+	Name      string `toml:"name"`
+	BaseURL   string `toml:"base_url"`
+	APIKeyEnv string `toml:"api_key_env"`
+	// Headers are sent with every request: header name → the name of the
+	// environment variable that holds the value (an Azure "api-key", a
+	// gateway's own token).
+	Headers         map[string]string `toml:"headers"`
+	Temperature     *float64          `toml:"temperature"`
+	MaxTokens       int64             `toml:"max_tokens"`
+	ReasoningEffort string            `toml:"reasoning_effort"`
+	Timeout         Duration          `toml:"timeout"`
+	Retries         *int              `toml:"retries"`
+	Script          string            `toml:"script"` // provider "scripted": the script file
 	// MaxResponseBytes caps the bytes of one streamed response (default
 	// 64 MiB).
 	MaxResponseBytes Size `toml:"max_response_bytes"`

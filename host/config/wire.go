@@ -193,7 +193,11 @@ func (f *File) model(opts WireOptions) (host.Model, error) {
 		if key == "" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
 			return nil, f.errorf("model.api_key_env", "the environment variable %s is empty or not set; OpenAI needs an API key", m.APIKeyEnv)
 		}
-		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry, MaxResponseBytes: int64(m.MaxResponseBytes)}
+		headers, err := f.readHeaders("model.headers", m.Headers)
+		if err != nil {
+			return nil, err
+		}
+		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Headers: headers, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry, MaxResponseBytes: int64(m.MaxResponseBytes)}
 		if m.Retries != nil {
 			o.Retries = *m.Retries
 			if o.Retries == 0 {

@@ -135,6 +135,31 @@ func TestOpenAIKey(t *testing.T) {
 	s.Close()
 }
 
+// model.headers are read from the environment when the model is wired:
+// an unset variable is an error at the header's line, naming it.
+func TestModelHeadersFromEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(path, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://localhost:11434/v1?api-version=1\"\n\n[model.headers]\napi-key = \"WA_TEST_GATEWAY_KEY\"\n"), 0o644)
+	f, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WA_TEST_GATEWAY_KEY", "")
+	if _, err := f.Wire(context.Background(), config.WireOptions{}); err == nil || !strings.Contains(err.Error(), "agent.toml:7: model.headers.api-key: the environment variable WA_TEST_GATEWAY_KEY is empty or not set") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Setenv("WA_TEST_GATEWAY_KEY", "k\r\nX-Evil: 1")
+	if _, err := f.Wire(context.Background(), config.WireOptions{}); err == nil || strings.Contains(err.Error(), "Evil") || !strings.Contains(err.Error(), "model.headers.api-key") {
+		t.Fatalf("a value with a line break: %v (and it must not be echoed)", err)
+	}
+	t.Setenv("WA_TEST_GATEWAY_KEY", "secret")
+	s, err := f.Wire(context.Background(), config.WireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
 // The root agent.toml, the documented sample, loads and wires (with the
 // plugins built for the test and the workspace in a temporary directory).
 func TestRootSample(t *testing.T) {

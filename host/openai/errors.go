@@ -47,6 +47,13 @@ func (m *Model) explain(err error, x *exchange, chunks int) error {
 	if len(m.opts.APIKey) >= minScrubbedKey {
 		text = strings.ReplaceAll(text, m.opts.APIKey, "[api key]")
 	}
+	for name, vs := range m.opts.Headers {
+		for _, v := range vs {
+			if len(v) >= minScrubbedKey {
+				text = strings.ReplaceAll(text, v, "[header "+name+"]")
+			}
+		}
+	}
 	return errors.New(text)
 }
 

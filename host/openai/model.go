@@ -9,8 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,6 +31,10 @@ type Options struct {
 	BaseURL string
 	// APIKey is sent as a bearer token (may be empty for local servers).
 	APIKey string
+	// Headers are sent with every request, after the SDK's own (so one
+	// named Authorization replaces the bearer token). Their values, like
+	// the API key, never appear in an error text.
+	Headers http.Header
 	// Temperature, MaxTokens and ReasoningEffort are sent when set.
 	Temperature     *float64
 	MaxTokens       int64
@@ -117,7 +124,28 @@ func New(opts Options) (*Model, error) {
 	}
 	ro := []option.RequestOption{option.WithMaxRetries(opts.Retries), option.WithAPIKey(opts.APIKey)}
 	if opts.BaseURL != "" {
-		ro = append(ro, option.WithBaseURL(opts.BaseURL))
+		base, query, err := splitQuery(opts.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		ro = append(ro, option.WithBaseURL(base))
+		// openai-go resolves each endpoint against the base URL, which
+		// drops the base's query string: an Azure-style
+		// "?api-version=…" is added to every request instead.
+		for _, k := range slices.Sorted(maps.Keys(query)) {
+			for _, v := range query[k] {
+				ro = append(ro, option.WithQueryAdd(k, v))
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.Headers)) {
+		for i, v := range opts.Headers[k] {
+			if i == 0 {
+				ro = append(ro, option.WithHeader(k, v))
+			} else {
+				ro = append(ro, option.WithHeaderAdd(k, v))
+			}
+		}
 	}
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
@@ -224,4 +252,18 @@ func retryDelay(res *http.Response, attempt int) time.Duration {
 		}
 	}
 	return min(time.Duration(0.5*float64(time.Second)*math.Pow(2, float64(attempt))), 8*time.Second)
+}
+
+// splitQuery is base without its query string, and that query.
+func splitQuery(base string) (string, url.Values, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, fmt.Errorf("openai: base URL: %w", err)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return "", nil, fmt.Errorf("openai: base URL's query: %w", err)
+	}
+	u.RawQuery, u.ForceQuery = "", false
+	return u.String(), q, nil
 }
