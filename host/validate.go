@@ -37,13 +37,11 @@ func CompileSchema(params json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema is not JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, fmt.Errorf("parameters schema: %w", err)
+	doc, bad := boundNumbers(doc)
+	if bad != "" {
+		return nil, fmt.Errorf("parameters schema: number %.40s does not fit a 64-bit float", bad)
 	}
-	sch, err := c.Compile("tool.json")
+	sch, err := compileDoc(doc)
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
 	}
@@ -51,6 +49,38 @@ func CompileSchema(params json.RawMessage) (*Schema, error) {
 	s := &Schema{raw: raw, sch: sch}
 	schemaCache.Store(key, s)
 	return s, nil
+}
+
+// compileDoc compiles a decoded schema. The validator is third-party code
+// fed with what plugins and MCP servers describe: a panic in it is this
+// schema's error, never the host's end.
+func compileDoc(doc any) (sch *jsonschema.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
+		}
+	}()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("tool.json")
+}
+
+// errValidatorPanic marks a panic of the schema validator (compileDoc,
+// Schema.check), which the fuzz targets look for.
+var errValidatorPanic = errors.New("the JSON Schema validator failed")
+
+// check validates v against s, a validator panic being an error.
+func (s *Schema) check(v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
+		}
+	}()
+	return s.sch.Validate(v)
 }
 
 type noLoader struct{}
@@ -73,7 +103,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if s.raw != nil {
 		v = coerce(v, s.raw)
 	}
-	if err := s.sch.Validate(v); err != nil {
+	if err := s.check(v); err != nil {
 		return nil, validationError(toolName, errorLines(err), raw)
 	}
 	out, err := encodeOrdered(v, order)
@@ -84,7 +114,7 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 }
 
 // valid reports whether v passes s, for the union branches of coercion.
-func (s *Schema) valid(v any) bool { return s.sch.Validate(v) == nil }
+func (s *Schema) valid(v any) bool { return s.check(v) == nil }
 
 func validationError(toolName string, lines []string, received []byte) error {
 	list := "Unknown validation error"
