@@ -389,11 +389,13 @@ func (p *Plugin) Close() {
 }
 
 // decodeStrict decodes one JSON value into v, refusing unknown fields and
-// trailing data, with errors that say so.
+// trailing data, with errors that say so. Invalid UTF-8 becomes U+FFFD
+// everywhere, raw fields included (validText).
 func decodeStrict(b []byte, v any) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("the output is not JSON: %.120q", b)
 	}
+	b = validText(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -136,10 +136,10 @@ func toolResult(r *wireResult) (res host.ToolResult, isError bool, err error) {
 
 // wireResult is an execute output (or an update) as the host reads it.
 type wireResult struct {
-	Content   []sdk.Content   `json:"content"`
-	Details   json.RawMessage `json:"details"`
-	IsError   bool            `json:"isError"`
-	Terminate *bool           `json:"terminate"`
+	Content   blockList[sdk.Content] `json:"content"`
+	Details   json.RawMessage        `json:"details"`
+	IsError   bool                   `json:"isError"`
+	Terminate *bool                  `json:"terminate"`
 }
 
 // hostContent checks and converts content blocks: text, or image with
