@@ -237,7 +237,7 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 			}
 		}
 		if err == nil {
-			fresh, _, observed, err = loadNow(bctx, rt, path, wasm, opts, sum)
+			fresh, observed, err = loadSafely(bctx, rt, path, wasm, opts, sum)
 		}
 		switch {
 		case err != nil:
@@ -255,6 +255,19 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 		}
 	}()
 	return p, nil
+}
+
+// loadSafely is loadNow in a goroutine of its own making: a panic there
+// (in a third-party decoder or compiler fed with what the plugin says)
+// would end the process, so it is the load's error instead.
+func loadSafely(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string) (p *Plugin, observed runtime.Observed, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, fmt.Errorf("loading panicked: %v", v)
+		}
+	}()
+	p, _, observed, err = loadNow(ctx, rt, path, wasm, opts, sum)
+	return p, observed, err
 }
 
 // describe checks a describe output against the module and the grants,
