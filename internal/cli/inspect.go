@@ -50,10 +50,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	out := env.Stdout
-	// Names and descriptions are the plugin's text: printable, as a
-	// hostile module's export names may hold escape sequences that rewrite
-	// the very screen meant to judge it.
-	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\n", path, m.Size(), m.SHA256(), printable(strings.Join(m.Exports(), " ")))
+	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\n", path, m.Size(), m.SHA256(), strings.Join(m.Exports(), " "))
 	printImports(out, m.Imports())
 	// The description is shown whatever the plugin needs: inspect grants
 	// nothing, and a plugin that needs a directory (fs) or a host (fetch)
@@ -62,7 +59,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		defer p.Close()
 		b, _ := marshalJSON(p.Description(), "  ")
-		fmt.Fprintf(out, "describe %s\n", printable(string(b)))
+		fmt.Fprintf(out, "describe %s\n", b)
 		return ExitOK
 	}
 	if grantHint(err.Error()) == "" {
@@ -75,7 +72,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	b, _ := marshalJSON(d, "  ")
-	fmt.Fprintf(out, "describe %s\n", printable(string(b)))
+	fmt.Fprintf(out, "describe %s\n", b)
 	_, missing, _ := strings.Cut(err.Error(), "not given: ")
 	fmt.Fprintf(out, "needs    %s\n         granted by: plugin call %s; agent.toml [tool.grants]\n", printable(missing), strings.TrimPrefix(grantHint(err.Error()), "grant them with "))
 	return ExitOK
@@ -126,6 +123,6 @@ func printImports(w io.Writer, imports []string) {
 			label = ""
 		}
 		ns := slices.Compact(slices.Sorted(slices.Values(names[m])))
-		fmt.Fprintf(w, "%-8s %-*s  %s\n", label, width, printable(m), printable(strings.Join(ns, " ")))
+		fmt.Fprintf(w, "%-8s %-*s  %s\n", label, width, m, strings.Join(ns, " "))
 	}
 }
