@@ -129,3 +129,93 @@ func TestRawOutputsAreValidUTF8(t *testing.T) {
 		t.Errorf("after: %v, %v", after, err)
 	}
 }
+
+// updatePlugin is a module whose execute emits update as a partial result,
+// then outputs result; describe outputs describe. Each text is copied from
+// a data segment into an Extism block, byte by byte, as ConstPlugin does.
+func updatePlugin(describe, update, result string) []byte {
+	const (
+		fAlloc = iota
+		fStoreU8
+		fOutputSet
+		fEmitUpdate
+	)
+	var data []byte
+	// block copies text into a new block, whose offset it leaves in local
+	// 1 (local 0 counts the bytes).
+	block := func(text string) []byte {
+		start, n := wasmbuild.SLEB(int64(len(data))), wasmbuild.SLEB(int64(len(text)))
+		data = append(data, text...)
+		var b []byte
+		for _, part := range [][]byte{
+			{0x42, 0, 0x21, 0}, // i = 0
+			{0x42}, n, {0x10, fAlloc, 0x21, 1},
+			{0x02, 0x40, 0x03, 0x40},            // block loop
+			{0x20, 0, 0x42}, n, {0x5a, 0x0d, 1}, // i >= n: out
+			{0x20, 1, 0x20, 0, 0x7c},                         // off + i
+			{0x20, 0, 0x42}, start, {0x7c, 0xa7, 0x2d, 0, 0}, // data[start+i]
+			{0x10, fStoreU8},
+			{0x20, 0, 0x42, 1, 0x7c, 0x21, 0}, // i++
+			{0x0c, 0, 0x0b, 0x0b},
+		} {
+			b = append(b, part...)
+		}
+		return b
+	}
+	output := func(text string) []byte {
+		b := append(block(text), 0x20, 1, 0x42)
+		b = append(b, wasmbuild.SLEB(int64(len(text)))...)
+		return append(b, 0x10, fOutputSet, 0x41, 0)
+	}
+	describeBody := output(describe)
+	execute := append(block(update), 0x20, 1, 0x10, fEmitUpdate)
+	execute = append(execute, output(result)...)
+	i64, i32 := wasmbuild.I64, wasmbuild.I32
+	return wasmbuild.Module{
+		Imports: []wasmbuild.Import{
+			{Module: "extism:host/env", Name: "alloc", Func: wasmbuild.Func{Params: []byte{i64}, Results: []byte{i64}}},
+			{Module: "extism:host/env", Name: "store_u8", Func: wasmbuild.Func{Params: []byte{i64, i32}}},
+			{Module: "extism:host/env", Name: "output_set", Func: wasmbuild.Func{Params: []byte{i64, i64}}},
+			{Module: "extism:host/user", Name: "emit_update", Func: wasmbuild.Func{Params: []byte{i64}}},
+		},
+		Funcs: []wasmbuild.Func{
+			{Results: []byte{i32}, Locals: []byte{i64, i64}, Body: describeBody},
+			{Results: []byte{i32}, Locals: []byte{i64, i64}, Body: execute},
+		},
+		Exports:     map[string]uint32{"describe": 4, "execute": 5},
+		MemoryPages: uint32(len(data)>>16 + 1),
+		Data:        data,
+	}.Encode()
+}
+
+// An update is held to what a result is: valid UTF-8 once the host passes
+// it on, at most MaxContentBlocks blocks, text or image blocks only. On the
+// old main an update passed on raw bytes, any number of blocks, and blocks
+// of any type.
+func TestUpdatesAreHeldLikeResults(t *testing.T) {
+	describe := `{"abi":1,"name":"u","tools":[{"name":"t","description":"d"}]}`
+	for _, c := range []struct{ update, want string }{
+		{"{\"content\":[],\"details\":\"\xff\"}", `{"content":[],"details":"` + "\ufffd" + `"}`},
+		{`{"content":[` + strings.Repeat(`{},`, wasmtool.MaxContentBlocks) + `{}]}`, "MaxContentBlocks"},
+		{`{"content":[{"type":"video"}]}`, `type "video" is not text or image`},
+	} {
+		p, err := wasmtool.LoadBytes(context.Background(), rt(t), "u.wasm", updatePlugin(describe, c.update, `{"content":[]}`), wasmtool.Options{Name: "u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		_, err = p.Tools()[0].Execute(context.Background(), "c1", []byte(`{}`), func(partial any) {
+			got = append(got, string(partial.(json.RawMessage)))
+		})
+		p.Close()
+		if !strings.HasPrefix(c.want, "{") {
+			if err == nil || !strings.Contains(err.Error(), c.want) || len(got) != 0 {
+				t.Fatalf("err = %v, %d updates", err, len(got))
+			}
+			continue
+		}
+		if err != nil || len(got) != 1 || got[0] != c.want {
+			t.Fatalf("updates %q, err = %v", got, err)
+		}
+	}
+}

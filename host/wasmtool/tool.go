@@ -78,8 +78,11 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 		if err := decodeStrict(payload, &r); err != nil {
 			return fmt.Errorf("the update is not a result: %w", err)
 		}
+		if _, err := hostContent(r.Content); err != nil {
+			return fmt.Errorf("the update is not a result: %w", err)
+		}
 		if onUpdate != nil {
-			onUpdate(json.RawMessage(payload))
+			onUpdate(json.RawMessage(validText(payload)))
 		}
 		return nil
 	}}
