@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
+	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // constPlugin loads a module whose exports each output a fixed text.
@@ -130,62 +134,76 @@ func TestRawOutputsAreValidUTF8(t *testing.T) {
 	}
 }
 
-// updatePlugin is a module whose execute emits update as a partial result,
-// then outputs result; describe outputs describe. Each text is copied from
-// a data segment into an Extism block, byte by byte, as ConstPlugin does.
-func updatePlugin(describe, update, result string) []byte {
-	const (
-		fAlloc = iota
-		fStoreU8
-		fOutputSet
-		fEmitUpdate
-	)
-	var data []byte
-	// block copies text into a new block, whose offset it leaves in local
-	// 1 (local 0 counts the bytes).
-	block := func(text string) []byte {
-		start, n := wasmbuild.SLEB(int64(len(data))), wasmbuild.SLEB(int64(len(text)))
-		data = append(data, text...)
-		var b []byte
-		for _, part := range [][]byte{
-			{0x42, 0, 0x21, 0}, // i = 0
-			{0x42}, n, {0x10, fAlloc, 0x21, 1},
-			{0x02, 0x40, 0x03, 0x40},            // block loop
-			{0x20, 0, 0x42}, n, {0x5a, 0x0d, 1}, // i >= n: out
-			{0x20, 1, 0x20, 0, 0x7c},                         // off + i
-			{0x20, 0, 0x42}, start, {0x7c, 0xa7, 0x2d, 0, 0}, // data[start+i]
-			{0x10, fStoreU8},
-			{0x20, 0, 0x42, 1, 0x7c, 0x21, 0}, // i++
-			{0x0c, 0, 0x0b, 0x0b},
-		} {
-			b = append(b, part...)
+// textCode writes the code of hand-made Extism modules: each text is
+// copied from a data segment into an Extism block, byte by byte, as
+// ConstPlugin does. Its functions have two i64 locals; imports are
+// textImports.
+type textCode struct{ data []byte }
+
+const (
+	fAlloc = iota
+	fStoreU8
+	fOutputSet
+	fEmitUpdate
+	textImportCount
+)
+
+var textImports = []wasmbuild.Import{
+	{Module: "extism:host/env", Name: "alloc", Func: wasmbuild.Func{Params: []byte{wasmbuild.I64}, Results: []byte{wasmbuild.I64}}},
+	{Module: "extism:host/env", Name: "store_u8", Func: wasmbuild.Func{Params: []byte{wasmbuild.I64, wasmbuild.I32}}},
+	{Module: "extism:host/env", Name: "output_set", Func: wasmbuild.Func{Params: []byte{wasmbuild.I64, wasmbuild.I64}}},
+	{Module: "extism:host/user", Name: "emit_update", Func: wasmbuild.Func{Params: []byte{wasmbuild.I64}}},
+}
+
+// block copies text into a new block, whose offset it leaves in local 1
+// (local 0 counts the bytes).
+func (c *textCode) block(text string) []byte {
+	start, n := wasmbuild.SLEB(int64(len(c.data))), wasmbuild.SLEB(int64(len(text)))
+	c.data = append(c.data, text...)
+	var b []byte
+	for _, part := range [][]byte{
+		{0x42, 0, 0x21, 0}, // i = 0
+		{0x42}, n, {0x10, fAlloc, 0x21, 1},
+		{0x02, 0x40, 0x03, 0x40},            // block loop
+		{0x20, 0, 0x42}, n, {0x5a, 0x0d, 1}, // i >= n: out
+		{0x20, 1, 0x20, 0, 0x7c},                         // off + i
+		{0x20, 0, 0x42}, start, {0x7c, 0xa7, 0x2d, 0, 0}, // data[start+i]
+		{0x10, fStoreU8},
+		{0x20, 0, 0x42, 1, 0x7c, 0x21, 0}, // i++
+		{0x0c, 0, 0x0b, 0x0b},
+	} {
+		b = append(b, part...)
+	}
+	return b
+}
+
+// output sets text as the output and returns 0.
+func (c *textCode) output(text string) []byte {
+	b := append(c.block(text), 0x20, 1, 0x42)
+	b = append(b, wasmbuild.SLEB(int64(len(text)))...)
+	return append(b, 0x10, fOutputSet, 0x41, 0)
+}
+
+// module is the module of these exports, each a () -> i32 body.
+func (c *textCode) module(bodies map[string][]byte) []byte {
+	m := wasmbuild.Module{Imports: textImports, Exports: map[string]uint32{}, Data: c.data, MemoryPages: uint32(len(c.data)>>16 + 1)}
+	for _, name := range []string{"describe", "execute", "prepare_arguments"} {
+		if body, ok := bodies[name]; ok {
+			m.Exports[name] = uint32(textImportCount + len(m.Funcs))
+			m.Funcs = append(m.Funcs, wasmbuild.Func{Results: []byte{wasmbuild.I32}, Locals: []byte{wasmbuild.I64, wasmbuild.I64}, Body: body})
 		}
-		return b
 	}
-	output := func(text string) []byte {
-		b := append(block(text), 0x20, 1, 0x42)
-		b = append(b, wasmbuild.SLEB(int64(len(text)))...)
-		return append(b, 0x10, fOutputSet, 0x41, 0)
-	}
-	describeBody := output(describe)
-	execute := append(block(update), 0x20, 1, 0x10, fEmitUpdate)
-	execute = append(execute, output(result)...)
-	i64, i32 := wasmbuild.I64, wasmbuild.I32
-	return wasmbuild.Module{
-		Imports: []wasmbuild.Import{
-			{Module: "extism:host/env", Name: "alloc", Func: wasmbuild.Func{Params: []byte{i64}, Results: []byte{i64}}},
-			{Module: "extism:host/env", Name: "store_u8", Func: wasmbuild.Func{Params: []byte{i64, i32}}},
-			{Module: "extism:host/env", Name: "output_set", Func: wasmbuild.Func{Params: []byte{i64, i64}}},
-			{Module: "extism:host/user", Name: "emit_update", Func: wasmbuild.Func{Params: []byte{i64}}},
-		},
-		Funcs: []wasmbuild.Func{
-			{Results: []byte{i32}, Locals: []byte{i64, i64}, Body: describeBody},
-			{Results: []byte{i32}, Locals: []byte{i64, i64}, Body: execute},
-		},
-		Exports:     map[string]uint32{"describe": 4, "execute": 5},
-		MemoryPages: uint32(len(data)>>16 + 1),
-		Data:        data,
-	}.Encode()
+	return m.Encode()
+}
+
+// updatePlugin is a module whose execute emits update as a partial result,
+// then outputs result; describe outputs describe.
+func updatePlugin(describe, update, result string) []byte {
+	var c textCode
+	d := c.output(describe)
+	execute := append(c.block(update), 0x20, 1, 0x10, fEmitUpdate)
+	execute = append(execute, c.output(result)...)
+	return c.module(map[string][]byte{"describe": d, "execute": execute})
 }
 
 // An update is held to what a result is: valid UTF-8 once the host passes
@@ -217,5 +235,46 @@ func TestUpdatesAreHeldLikeResults(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0] != c.want {
 			t.Fatalf("updates %q, err = %v", got, err)
 		}
+	}
+}
+
+// Agent.Abort stops a plugin's prepare_arguments that loops forever (its
+// timeout is ten minutes): the call ends as an error result, the run as
+// aborted. On the old main prepare_arguments ran with no context, and the
+// run waited for the plugin's timeout.
+func TestAbortStopsPrepareArguments(t *testing.T) {
+	var c textCode
+	wasm := c.module(map[string][]byte{
+		"describe":          c.output(`{"abi":1,"name":"prep","tools":[{"name":"t","description":"d","prepareArguments":true}]}`),
+		"execute":           c.output(`{"content":[]}`),
+		"prepare_arguments": {0x03, 0x40, 0x0c, 0, 0x0b, 0x41, 0}, // loop br 0 end; i32.const 0
+	})
+	p, err := wasmtool.LoadBytes(context.Background(), rt(t), "prep.wasm", wasm, wasmtool.Options{Name: "prep", Grants: runtime.Grants{Timeout: 10 * time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m := scripted.Of(scripted.Turn{Content: calls(call("c1", "t", `{}`))}, scripted.Turn{Content: host.Text("done")})
+	a := host.NewAgent(host.AgentOptions{Model: m, Tools: p.Tools()})
+	started := make(chan struct{})
+	var once sync.Once
+	a.Subscribe(func(ctx context.Context, e host.Event) error {
+		if _, ok := e.(host.ToolExecutionStartEvent); ok {
+			once.Do(func() { close(started) })
+		}
+		return nil
+	})
+	done := make(chan error, 1)
+	go func() { done <- a.PromptText(context.Background(), "go") }()
+	<-started
+	time.Sleep(50 * time.Millisecond)
+	a.Abort()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end after Abort")
+	}
+	if got := results(a.State().Messages); len(got) != 1 || !strings.Contains(got[0], "abort") {
+		t.Fatalf("results = %q", got)
 	}
 }

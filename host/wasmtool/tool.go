@@ -20,8 +20,9 @@ type tool struct {
 }
 
 var (
-	_ host.Tool             = (*tool)(nil)
-	_ host.ArgumentPreparer = (*tool)(nil)
+	_ host.Tool                    = (*tool)(nil)
+	_ host.ArgumentPreparer        = (*tool)(nil)
+	_ host.ContextArgumentPreparer = (*tool)(nil)
 )
 
 func (t *tool) Info() host.ToolInfo {
@@ -43,9 +44,15 @@ func hints(a *sdk.Annotations) host.ToolHints {
 	return host.ToolHints{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 }
 
-// PrepareArguments calls prepare_arguments for tools that ask for it (the
-// host's interface gives it no context: the plugin's timeout bounds it).
+// PrepareArguments is PrepareArgumentsContext without a context: the
+// plugin's timeout bounds it.
 func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	return t.PrepareArgumentsContext(context.Background(), args)
+}
+
+// PrepareArgumentsContext calls prepare_arguments for tools that ask for
+// it; it ends with ctx, as every call of the plugin does.
+func (t *tool) PrepareArgumentsContext(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	if !t.spec.PrepareArguments {
 		return args, nil
 	}
@@ -53,11 +60,11 @@ func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp, err := t.p.plugin(context.Background())
+	rp, err := t.p.plugin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out, err := rp.Call(context.Background(), sdk.ExportPrepareArguments, in, nil)
+	out, err := rp.Call(ctx, sdk.ExportPrepareArguments, in, nil)
 	if err != nil {
 		return nil, callErr(err)
 	}
