@@ -278,3 +278,23 @@ func TestAbortStopsPrepareArguments(t *testing.T) {
 		t.Fatalf("results = %q", got)
 	}
 }
+
+// An image's MIME type goes into a data URL: only a bare image/NAME is
+// taken. On the old main any text after "image/" was, parameters, commas
+// and all.
+func TestImageTypesAreBare(t *testing.T) {
+	for _, c := range []struct {
+		mime string
+		ok   bool
+	}{
+		{"image/png", true}, {"image/svg+xml", true}, {"image/vnd.ms-photo", true}, {"image/x-icon", true},
+		{"image/png;base64,iVBORw0KGgo=#", false}, {"image/png,x", false}, {"image/", false}, {"image/-x", false},
+		{"image/png ", false}, {"image/p\x00ng", false}, {"image/" + strings.Repeat("a", 128), false}, {"text/html", false}, {"", false},
+	} {
+		b, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "image", "data": "aGk=", "mimeType": c.mime}}})
+		_, _, err := wasmtool.ParseResult(b)
+		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "not an image type")) {
+			t.Errorf("%q: err = %v", c.mime, err)
+		}
+	}
+}

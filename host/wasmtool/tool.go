@@ -2,11 +2,9 @@ package wasmtool
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/runtime"
@@ -164,11 +162,8 @@ func hostContent(blocks []sdk.Content) (host.Contents, error) {
 			}
 			cs = append(cs, host.TextContent{Text: b.Text})
 		case "image":
-			if b.MimeType == "" || !strings.HasPrefix(b.MimeType, "image/") {
-				return nil, fmt.Errorf("content[%d]: image mimeType %q is not an image type", i, b.MimeType)
-			}
-			if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
-				return nil, fmt.Errorf("content[%d]: image data is not base64: %v", i, err)
+			if err := checkImage(b.MimeType, b.Data); err != nil {
+				return nil, fmt.Errorf("content[%d]: %w", i, err)
 			}
 			cs = append(cs, host.ImageContent{Data: b.Data, MimeType: b.MimeType})
 		default:
