@@ -73,30 +73,27 @@ func TestHookRewriteWithHostileNumber(t *testing.T) {
 // before they are decoded (8 MiB of empty blocks decoded to 220 MiB).
 func TestContentBlocksAreBounded(t *testing.T) {
 	blocks := func(n int) string {
-		return `{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":"x"},`, n), ",") + `]}`
+		return `{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text"},`, n), ",") + `]}`
 	}
+	for _, n := range []int{wasmtool.MaxContentBlocks, wasmtool.MaxContentBlocks + 1} {
+		res, _, err := wasmtool.ParseResult([]byte(blocks(n)))
+		if over := n > wasmtool.MaxContentBlocks; over != (err != nil) || (!over && len(res.Content) != n) {
+			t.Fatalf("%d blocks: %d back, err = %v", n, len(res.Content), err)
+		}
+	}
+	// Through a plugin, as a result and as an after_tool_call rewrite.
 	describe := `{"abi":1,"name":"many","tools":[{"name":"t","description":"d"}],"hooks":["afterToolCall"]}`
-	for _, c := range []struct {
-		n    int
-		fail bool
-	}{{wasmtool.MaxContentBlocks, false}, {wasmtool.MaxContentBlocks + 1, true}} {
-		p, err := constPlugin(t, map[string]string{"describe": describe, "execute": blocks(c.n), "after_tool_call": blocks(c.n)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := p.Tools()[0].Execute(context.Background(), "c1", []byte(`{}`), nil)
-		if c.fail != (err != nil) || (err == nil && len(res.Content) != c.n) {
-			t.Fatalf("%d blocks: %d back, err = %v", c.n, len(res.Content), err)
-		}
-		ac := &host.AfterToolCallContext{ToolCallContext: host.ToolCallContext{ToolCall: call("c1", "t", `{}`), Args: []byte(`{}`)}, Result: host.ToolResult{Content: host.Text("x")}}
-		_, aerr := p.AfterToolCall().AfterToolCall(context.Background(), ac)
-		for _, err := range []error{err, aerr} {
-			if c.fail && (err == nil || !strings.Contains(err.Error(), "MaxContentBlocks") || !strings.Contains(err.Error(), "plugin const")) {
-				t.Fatalf("%d blocks: err = %v", c.n, err)
-			}
-			if !c.fail && err != nil {
-				t.Fatalf("%d blocks: err = %v", c.n, err)
-			}
+	over := blocks(wasmtool.MaxContentBlocks + 1)
+	p, err := constPlugin(t, map[string]string{"describe": describe, "execute": over, "after_tool_call": over})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Tools()[0].Execute(context.Background(), "c1", []byte(`{}`), nil)
+	ac := &host.AfterToolCallContext{ToolCallContext: host.ToolCallContext{ToolCall: call("c1", "t", `{}`), Args: []byte(`{}`)}, Result: host.ToolResult{Content: host.Text("x")}}
+	_, aerr := p.AfterToolCall().AfterToolCall(context.Background(), ac)
+	for _, err := range []error{err, aerr} {
+		if err == nil || !strings.Contains(err.Error(), "MaxContentBlocks") || !strings.Contains(err.Error(), "plugin const") {
+			t.Fatalf("err = %v", err)
 		}
 	}
 }
