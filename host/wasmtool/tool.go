@@ -69,7 +69,7 @@ func (t *tool) PrepareArgumentsContext(ctx context.Context, args json.RawMessage
 	if !json.Valid(out) {
 		return nil, fmt.Errorf("plugin %s: prepare_arguments: the output is not JSON: %.120q", t.p.Name(), out)
 	}
-	return out, nil
+	return validText(out), nil
 }
 
 func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onUpdate host.UpdateFunc) (host.ToolResult, error) {
