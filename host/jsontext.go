@@ -16,7 +16,8 @@ const MaxArgumentDepth = 128
 // decodeOrdered decodes one JSON value the way the loop accepts tool-call
 // arguments: valid UTF-8, no lone surrogate escapes, no duplicate object
 // keys, no nesting deeper than MaxArgumentDepth, numbers that fit a float64,
-// nothing after the value. Numbers stay json.Number, so no precision is lost.
+// nothing after the value. Numbers stay json.Number, so no precision is lost
+// (but for numbers too long or too far out for exact arithmetic: boundedNumber).
 // It also returns the order of every object's keys, for encodeOrdered.
 func decodeOrdered(raw []byte) (any, *keyOrder, error) {
 	if !utf8.Valid(raw) {
@@ -58,10 +59,11 @@ func decodeValue(dec *json.Decoder, depth int) (any, *keyOrder, error) {
 		}
 		return nil, nil, fmt.Errorf("unexpected %q", t)
 	case json.Number:
-		if _, err := strconv.ParseFloat(string(t), 64); err != nil {
-			return nil, nil, fmt.Errorf("number %s does not fit a 64-bit float", t)
+		n, ok := boundedNumber(t)
+		if _, err := strconv.ParseFloat(string(t), 64); err != nil || !ok {
+			return nil, nil, fmt.Errorf("number %.40s does not fit a 64-bit float", t)
 		}
-		return t, nil, nil
+		return n, nil, nil
 	default:
 		return t, nil, nil
 	}

@@ -85,6 +85,15 @@ type ArgumentPreparer interface {
 	PrepareArguments(args json.RawMessage) (json.RawMessage, error)
 }
 
+// ContextArgumentPreparer is an optional interface of a [Tool] that is an
+// [ArgumentPreparer] whose work can end with the run: the loop calls
+// PrepareArgumentsContext, with the run's context, instead of
+// PrepareArguments, so that an abort stops a plugin's prepare_arguments at
+// once rather than at its timeout.
+type ContextArgumentPreparer interface {
+	PrepareArgumentsContext(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
+}
+
 // ToolFunc is a tool made of its description and a function.
 type ToolFunc struct {
 	ToolInfo

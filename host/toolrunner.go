@@ -103,7 +103,7 @@ func (tr *ToolRunner) prepare(ctx context.Context, c *Context, msg *AssistantMes
 		return nil, immediate(call, fmt.Sprintf("Tool %s not found", call.Name)), "invalid"
 	}
 	args, err := safely("tool "+call.Name, func() (json.RawMessage, error) {
-		return prepareArguments(tool, call)
+		return prepareArguments(ctx, tool, call)
 	})
 	if err != nil {
 		return nil, immediate(call, err.Error()), "invalid"
@@ -118,15 +118,19 @@ func (tr *ToolRunner) prepare(ctx context.Context, c *Context, msg *AssistantMes
 	return p, nil, ""
 }
 
-// prepareArguments runs the tool's PrepareArguments, if any, and validates
-// the outcome against the tool's schema.
-func prepareArguments(tool Tool, call ToolCall) (json.RawMessage, error) {
+// prepareArguments runs the tool's PrepareArgumentsContext or
+// PrepareArguments, if any, and validates the outcome against the tool's
+// schema.
+func prepareArguments(ctx context.Context, tool Tool, call ToolCall) (json.RawMessage, error) {
 	args := call.Arguments
-	if p, ok := tool.(ArgumentPreparer); ok {
-		var err error
-		if args, err = p.PrepareArguments(args); err != nil {
-			return nil, err
-		}
+	var err error
+	if p, ok := tool.(ContextArgumentPreparer); ok {
+		args, err = p.PrepareArgumentsContext(ctx, args)
+	} else if p, ok := tool.(ArgumentPreparer); ok {
+		args, err = p.PrepareArguments(args)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return validate(tool, call.Name, args)
 }

@@ -26,8 +26,9 @@ type Grants struct {
 	// not the name itself), either with ":port" for that port only.
 	// Redirects are checked against the same list.
 	Hosts []string
-	// Credentials are headers the host adds to requests to granted hosts;
-	// the plugin never sees them.
+	// Credentials are headers the host adds to requests to granted hosts,
+	// over https (or http to a loopback address) only; the plugin never
+	// sees them.
 	Credentials []Credential
 	// Config values are read by the plugin with Extism's config_get.
 	Config map[string]string

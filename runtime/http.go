@@ -334,8 +334,8 @@ type Credential struct {
 }
 
 // credentialTransport sets each credential on the requests (redirects
-// included) whose URL its host pattern allows, and removes that header
-// from every other request.
+// included) whose URL its host pattern allows, if they are private, and
+// removes that header from every other request.
 type credentialTransport struct {
 	pl   *Plugin
 	next http.RoundTripper
@@ -350,11 +350,26 @@ func (t *credentialTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		req.Header.Del(c.Header)
 	}
 	for _, c := range t.pl.creds {
-		if c.pattern.allows(req.URL) {
+		if c.pattern.allows(req.URL) && private(req.URL) {
 			req.Header.Set(c.Header, c.Value)
 		}
 	}
 	return t.next.RoundTrip(req)
+}
+
+// private reports whether a request to u is one nobody on the way can
+// read: https, or http to a loopback address named as such (the only way
+// a plugin reaches one, dialGuard). A credential granted for a host goes
+// only there: over plain http, a plugin could otherwise have the host
+// send the secret in the clear ("http://api.github.com/", or a redirect
+// to it), for anyone on the network path to read.
+func private(u *url.URL) bool {
+	if u.Scheme == "https" {
+		return true
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 type credential struct {

@@ -409,6 +409,13 @@ func configured(t host.Tool, info host.ToolInfo) host.Tool {
 func (t *configuredTool) Info() host.ToolInfo { return t.info }
 
 func (t *configuredTool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	return t.PrepareArgumentsContext(context.Background(), args)
+}
+
+func (t *configuredTool) PrepareArgumentsContext(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	if p, ok := t.Tool.(host.ContextArgumentPreparer); ok {
+		return p.PrepareArgumentsContext(ctx, args)
+	}
 	if p, ok := t.Tool.(host.ArgumentPreparer); ok {
 		return p.PrepareArguments(args)
 	}

@@ -3,6 +3,7 @@ package wasmtool
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzPluginOutputs feeds arbitrary bytes to every decoder of plugin
@@ -16,6 +17,7 @@ func FuzzPluginOutputs(f *testing.F) {
 		`{"arguments":{"path":"/work/a"},"ask":"ok?"}`, `{"arguments":[1]}`, `{"arguments":null}`, `{"abi":1,"name":"g","hooks":["beforeToolCall"],"gate":true}`,
 		`{"content":[],"details":null,"isError":false,"terminate":null}`,
 		`{}`, `null`, `[]`, `{"content":null}`, "\xff",
+		"{\"content\":[],\"details\":{\"\xff\":\"\xc3\"}}", "{\"arguments\":{\"a\":\"\xed\xa0\x80\"}}",
 	} {
 		for k := range 4 {
 			f.Add([]byte(s), uint8(k))
@@ -31,8 +33,12 @@ func FuzzPluginOutputs(f *testing.F) {
 			}
 		case 1:
 			if r, _, err := parseResult(out); err == nil {
-				if _, err := json.Marshal(r); err != nil {
+				b, err := json.Marshal(r)
+				if err != nil {
 					t.Fatalf("accepted result does not encode: %v", err)
+				}
+				if !utf8.Valid(b) || len(r.Content) > MaxContentBlocks {
+					t.Fatalf("accepted result encodes as invalid UTF-8 or has %d blocks: %q", len(r.Content), b)
 				}
 			}
 		case 2:
@@ -40,13 +46,17 @@ func FuzzPluginOutputs(f *testing.F) {
 			if err == nil && r == nil {
 				t.Fatal("nil result without an error")
 			}
-			if err == nil && r.Args != nil && (!json.Valid(r.Args) || r.Args[0] != '{') {
+			if err == nil && r.Args != nil && (!json.Valid(r.Args) || r.Args[0] != '{' || !utf8.Valid(r.Args)) {
 				t.Fatalf("accepted arguments that are not an object: %s", r.Args)
 			}
 		case 3:
 			if r, err := parseAfter(out); err == nil {
-				if _, err := json.Marshal(r); err != nil {
+				b, err := json.Marshal(r)
+				if err != nil {
 					t.Fatalf("accepted after-result does not encode: %v", err)
+				}
+				if !utf8.Valid(b) || len(r.Content) > MaxContentBlocks {
+					t.Fatalf("accepted after-result encodes as invalid UTF-8 or has %d blocks: %q", len(r.Content), b)
 				}
 			}
 		}

@@ -116,10 +116,10 @@ func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext
 // ones, keep the result's value.
 func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
 	var r struct {
-		Content   []sdk.Content   `json:"content"`
-		Details   json.RawMessage `json:"details"`
-		IsError   *bool           `json:"isError"`
-		Terminate *bool           `json:"terminate"`
+		Content   blockList[sdk.Content] `json:"content"`
+		Details   json.RawMessage        `json:"details"`
+		IsError   *bool                  `json:"isError"`
+		Terminate *bool                  `json:"terminate"`
 	}
 	if err := decodeStrict(out, &r); err != nil {
 		return nil, err

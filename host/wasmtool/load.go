@@ -237,7 +237,7 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 			}
 		}
 		if err == nil {
-			fresh, _, observed, err = loadNow(bctx, rt, path, wasm, opts, sum)
+			fresh, observed, err = loadSafely(bctx, rt, path, wasm, opts, sum)
 		}
 		switch {
 		case err != nil:
@@ -255,6 +255,19 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 		}
 	}()
 	return p, nil
+}
+
+// loadSafely is loadNow in a goroutine of its own making: a panic there
+// (in a third-party decoder or compiler fed with what the plugin says)
+// would end the process, so it is the load's error instead.
+func loadSafely(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string) (p *Plugin, observed runtime.Observed, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p, err = nil, fmt.Errorf("loading panicked: %v", v)
+		}
+	}()
+	p, _, observed, err = loadNow(ctx, rt, path, wasm, opts, sum)
+	return p, observed, err
 }
 
 // describe checks a describe output against the module and the grants,
@@ -389,11 +402,13 @@ func (p *Plugin) Close() {
 }
 
 // decodeStrict decodes one JSON value into v, refusing unknown fields and
-// trailing data, with errors that say so.
+// trailing data, with errors that say so. Invalid UTF-8 becomes U+FFFD
+// everywhere, raw fields included (validText).
 func decodeStrict(b []byte, v any) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("the output is not JSON: %.120q", b)
 	}
+	b = validText(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

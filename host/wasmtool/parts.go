@@ -66,10 +66,10 @@ func parseResultParts(head []byte, parts []string) (res host.ToolResult, isError
 
 // headResult is the head of an execute output in parts.
 type headResult struct {
-	Content   []headContent   `json:"content"`
-	Details   json.RawMessage `json:"details"`
-	IsError   bool            `json:"isError"`
-	Terminate *bool           `json:"terminate"`
+	Content   blockList[headContent] `json:"content"`
+	Details   json.RawMessage        `json:"details"`
+	IsError   bool                   `json:"isError"`
+	Terminate *bool                  `json:"terminate"`
 }
 
 type headContent struct {

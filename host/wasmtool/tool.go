@@ -2,11 +2,9 @@ package wasmtool
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/runtime"
@@ -20,8 +18,9 @@ type tool struct {
 }
 
 var (
-	_ host.Tool             = (*tool)(nil)
-	_ host.ArgumentPreparer = (*tool)(nil)
+	_ host.Tool                    = (*tool)(nil)
+	_ host.ArgumentPreparer        = (*tool)(nil)
+	_ host.ContextArgumentPreparer = (*tool)(nil)
 )
 
 func (t *tool) Info() host.ToolInfo {
@@ -43,9 +42,15 @@ func hints(a *sdk.Annotations) host.ToolHints {
 	return host.ToolHints{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
 }
 
-// PrepareArguments calls prepare_arguments for tools that ask for it (the
-// host's interface gives it no context: the plugin's timeout bounds it).
+// PrepareArguments is PrepareArgumentsContext without a context: the
+// plugin's timeout bounds it.
 func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
+	return t.PrepareArgumentsContext(context.Background(), args)
+}
+
+// PrepareArgumentsContext calls prepare_arguments for tools that ask for
+// it; it ends with ctx, as every call of the plugin does.
+func (t *tool) PrepareArgumentsContext(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	if !t.spec.PrepareArguments {
 		return args, nil
 	}
@@ -53,18 +58,18 @@ func (t *tool) PrepareArguments(args json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp, err := t.p.plugin(context.Background())
+	rp, err := t.p.plugin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out, err := rp.Call(context.Background(), sdk.ExportPrepareArguments, in, nil)
+	out, err := rp.Call(ctx, sdk.ExportPrepareArguments, in, nil)
 	if err != nil {
 		return nil, callErr(err)
 	}
 	if !json.Valid(out) {
 		return nil, fmt.Errorf("plugin %s: prepare_arguments: the output is not JSON: %.120q", t.p.Name(), out)
 	}
-	return out, nil
+	return validText(out), nil
 }
 
 func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onUpdate host.UpdateFunc) (host.ToolResult, error) {
@@ -78,8 +83,11 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 		if err := decodeStrict(payload, &r); err != nil {
 			return fmt.Errorf("the update is not a result: %w", err)
 		}
+		if _, err := hostContent(r.Content); err != nil {
+			return fmt.Errorf("the update is not a result: %w", err)
+		}
 		if onUpdate != nil {
-			onUpdate(json.RawMessage(payload))
+			onUpdate(json.RawMessage(validText(payload)))
 		}
 		return nil
 	}}
@@ -136,10 +144,10 @@ func toolResult(r *wireResult) (res host.ToolResult, isError bool, err error) {
 
 // wireResult is an execute output (or an update) as the host reads it.
 type wireResult struct {
-	Content   []sdk.Content   `json:"content"`
-	Details   json.RawMessage `json:"details"`
-	IsError   bool            `json:"isError"`
-	Terminate *bool           `json:"terminate"`
+	Content   blockList[sdk.Content] `json:"content"`
+	Details   json.RawMessage        `json:"details"`
+	IsError   bool                   `json:"isError"`
+	Terminate *bool                  `json:"terminate"`
 }
 
 // hostContent checks and converts content blocks: text, or image with
@@ -154,11 +162,8 @@ func hostContent(blocks []sdk.Content) (host.Contents, error) {
 			}
 			cs = append(cs, host.TextContent{Text: b.Text})
 		case "image":
-			if b.MimeType == "" || !strings.HasPrefix(b.MimeType, "image/") {
-				return nil, fmt.Errorf("content[%d]: image mimeType %q is not an image type", i, b.MimeType)
-			}
-			if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
-				return nil, fmt.Errorf("content[%d]: image data is not base64: %v", i, err)
+			if err := checkImage(b.MimeType, b.Data); err != nil {
+				return nil, fmt.Errorf("content[%d]: %w", i, err)
 			}
 			cs = append(cs, host.ImageContent{Data: b.Data, MimeType: b.MimeType})
 		default:
