@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,17 +46,26 @@ func (m *Model) explain(err error, x *exchange, chunks int) error {
 		}
 		text += ")"
 	}
-	if len(m.opts.APIKey) >= minScrubbedKey {
-		text = strings.ReplaceAll(text, m.opts.APIKey, "[api key]")
-	}
-	for name, vs := range m.opts.Headers {
-		for _, v := range vs {
-			if len(v) >= minScrubbedKey {
-				text = strings.ReplaceAll(text, v, "[header "+name+"]")
-			}
+	return errors.New(m.scrub(text))
+}
+
+// scrub takes the API key and the configured headers' values out of
+// text, the longest first (a value may hold another: "Bearer KEY").
+func (m *Model) scrub(text string) string {
+	type secret struct{ value, label string }
+	secrets := []secret{{m.opts.APIKey, "[api key]"}}
+	for _, name := range slices.Sorted(maps.Keys(m.opts.Headers)) {
+		for _, v := range m.opts.Headers[name] {
+			secrets = append(secrets, secret{v, "[header " + name + "]"})
 		}
 	}
-	return errors.New(text)
+	slices.SortStableFunc(secrets, func(a, b secret) int { return len(b.value) - len(a.value) })
+	for _, s := range secrets {
+		if len(s.value) >= minScrubbedKey {
+			text = strings.ReplaceAll(text, s.value, s.label)
+		}
+	}
+	return text
 }
 
 func what(err error, x *exchange, chunks int, timeout time.Duration) string {

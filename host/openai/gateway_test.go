@@ -95,7 +95,7 @@ func TestHeadersOverrideAndStaySecret(t *testing.T) {
 	if msg.StopReason != host.StopReasonError {
 		t.Fatalf("stop %s", msg.StopReason)
 	}
-	if strings.Contains(msg.ErrorMessage, secret) || !strings.Contains(msg.ErrorMessage, "auth Token [header") {
+	if strings.Contains(msg.ErrorMessage, secret) || !strings.Contains(msg.ErrorMessage, "auth [header Authorization]") || !strings.Contains(msg.ErrorMessage, "bad key [header Api-Key]") {
 		t.Fatalf("error text: %s", msg.ErrorMessage)
 	}
 	if !strings.Contains(msg.ErrorMessage, "api-version=2024-10-21") {
