@@ -174,9 +174,44 @@ func escapeSeparators(b []byte) []byte {
 // indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order.
 func indentJSON(raw []byte) string {
 	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
+	if nestedOver(raw, maxIndentDepth) || json.Indent(&b, raw, "", "  ") != nil {
 		s, _ := encodeJSON(string(raw))
 		return string(s)
 	}
 	return b.String()
+}
+
+// maxIndentDepth is encoding/json's nesting limit: json.Indent fails on
+// JSON nested deeper.
+const maxIndentDepth = 10000
+
+// nestedOver reports whether raw nests arrays and objects more than limit
+// deep (brackets in strings aside). Past maxIndentDepth json.Indent
+// fails, but only after writing the indentation of every level up to
+// it: some 100 MB (two spaces a level, on each level's line) from a
+// model's 20 KB of brackets.
+func nestedOver(raw []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }

@@ -21,13 +21,14 @@ import (
 // difference it shrinks the scenario and reports the seed, the smallest
 // scenario that still differs and the first differing event of each side.
 //
-// WASMAGENT_PIDIFF_N sets the number of scenarios (default 200),
+// WASMAGENT_PIDIFF_N sets the number of scenarios (default 200; 40 under
+// the race detector, race_on_test.go),
 // WASMAGENT_PIDIFF_SEED the first seed (default 1; scenario i has seed
 // SEED+i), so a failure is replayed with WASMAGENT_PIDIFF_SEED=s
 // WASMAGENT_PIDIFF_N=1.
 func TestMatchesPiGenerated(t *testing.T) {
 	node := piNode(t)
-	n, seed := envInt(t, "WASMAGENT_PIDIFF_N", 200), envInt(t, "WASMAGENT_PIDIFF_SEED", 1)
+	n, seed := envInt(t, "WASMAGENT_PIDIFF_N", piGeneratedScenarios), envInt(t, "WASMAGENT_PIDIFF_SEED", 1)
 	if testing.Short() {
 		n = min(n, 40)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/rtshare"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
@@ -40,6 +41,8 @@ type Setup struct {
 	onClose func()
 	loaded  map[string]loaded // by the key of the entry: tool[i], hook[i]
 	start   *wasmtool.Start   // holds the background loads (HoldLoads)
+
+	closeRuntime func() // closes Runtime, or not if shared (internal/rtshare)
 }
 
 // Audit is the listener that writes the audit log ([audit] path), or nil
@@ -109,7 +112,8 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		}
 	}()
 	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), Logger: opts.Logger, Observer: opts.RuntimeObserver}
-	if s.Runtime, err = runtime.New(ctx, rtOpts); err != nil {
+	// A fresh runtime, unless a test shares one (internal/rtshare).
+	if s.Runtime, s.closeRuntime, err = rtshare.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
 	// Every problem of the file at once, as Load reports them.
@@ -170,8 +174,8 @@ func (s *Setup) Close() {
 	for _, p := range s.plugins {
 		p.Close()
 	}
-	if s.Runtime != nil {
-		s.Runtime.Close(context.Background())
+	if s.closeRuntime != nil {
+		s.closeRuntime()
 	}
 }
 

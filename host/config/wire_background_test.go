@@ -9,6 +9,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/internal/configtest"
+	"github.com/wasmagent/wasmagent/internal/rtshare"
 )
 
 // Wired with Background, a configuration whose descriptions are cached
@@ -47,7 +48,7 @@ tools = ["ma*"]
 			t.Fatal(err)
 		}
 		configtest.NoPools(f)
-		s, err := f.Wire(context.Background(), config.WireOptions{Background: true})
+		s, err := f.Wire(rtshare.Share(context.Background()), config.WireOptions{Background: true})
 		if err != nil {
 			t.Fatal(err)
 		}

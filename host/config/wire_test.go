@@ -11,6 +11,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/internal/configtest"
+	"github.com/wasmagent/wasmagent/internal/rtshare"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -31,6 +32,9 @@ func write(t *testing.T, body string, turns ...string) string {
 	return path
 }
 
+// wire loads and wires path on the runtime this test process shares
+// (internal/rtshare), so that calc and probe are compiled once, not once
+// per test.
 func wire(t *testing.T, path string) (*config.Setup, error) {
 	t.Helper()
 	f, err := config.Load(path)
@@ -38,7 +42,7 @@ func wire(t *testing.T, path string) (*config.Setup, error) {
 		return nil, err
 	}
 	configtest.NoPools(f)
-	s, err := f.Wire(context.Background(), config.WireOptions{})
+	s, err := f.Wire(rtshare.Share(context.Background()), config.WireOptions{})
 	if err == nil {
 		t.Cleanup(s.Close)
 	}
@@ -180,7 +184,7 @@ func TestRootSample(t *testing.T) {
 	}
 	f.Runtime.CacheDir = wasmbuild.TestCacheDir()
 	configtest.NoPools(f)
-	setup, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
+	setup, err := f.Wire(rtshare.Share(context.Background()), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/mcp"
 	"github.com/wasmagent/wasmagent/internal/configtest"
+	"github.com/wasmagent/wasmagent/internal/rtshare"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
@@ -27,6 +28,8 @@ type wired struct {
 	config string
 }
 
+// wire wires it on the runtime the tests of this process share
+// (internal/rtshare): the plugins are compiled once, not once per test.
 func wire(t *testing.T, extra string) *wired {
 	t.Helper()
 	w := writeConfig(t, extra)
@@ -35,7 +38,7 @@ func wire(t *testing.T, extra string) *wired {
 		t.Fatal(err)
 	}
 	configtest.NoPools(f)
-	s, err := f.Wire(context.Background(), config.WireOptions{NoModel: true})
+	s, err := f.Wire(rtshare.Share(context.Background()), config.WireOptions{NoModel: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,99 @@
+package host
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// maxIndentDepth is encoding/json's own limit: JSON nested that deep is
+// valid, one level more is not.
+func TestMaxIndentDepthIsJSONs(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+	}
+	if !json.Valid(nest(maxIndentDepth)) || json.Valid(nest(maxIndentDepth+1)) {
+		t.Fatalf("encoding/json's nesting limit is not %d", maxIndentDepth)
+	}
+	if nestedOver(nest(maxIndentDepth), maxIndentDepth) || !nestedOver(nest(maxIndentDepth+1), maxIndentDepth) {
+		t.Fatal("nestedOver is wrong at the limit")
+	}
+	// Brackets in strings, after escaped quotes, are text.
+	s := []byte(`["\"` + strings.Repeat("[{", maxIndentDepth) + `\\"]`)
+	if !json.Valid(s) || nestedOver(s, 1) {
+		t.Fatalf("brackets in a string count: %.40s", s)
+	}
+	// The arguments of a deeply nested call: the same text as before,
+	// JSON.stringify of the raw string, without indenting first.
+	deep := []byte(strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000))
+	want, _ := encodeJSON(string(deep))
+	if got := indentJSON(deep); got != string(want) {
+		t.Fatal("a call nested past the limit is shown otherwise")
+	}
+}
+
+// genNested writes a random JSON value nested exactly depth deep, with
+// strings that hold brackets, quotes and escapes.
+func genNested(rng *rand.Rand, b *strings.Builder, depth int) {
+	if depth == 0 {
+		strs := []string{`"x"`, `"[{"`, `"\"]}"`, `"\\"`, `"\\\"[["`, `1`, `null`, `"}]"`}
+		b.WriteString(strs[rng.IntN(len(strs))])
+		return
+	}
+	obj := rng.IntN(2) == 0
+	if obj {
+		b.WriteString(`{"k[":`)
+	} else {
+		b.WriteString(`[`)
+	}
+	// Siblings, less deep, before the deepest child.
+	for range rng.IntN(3) {
+		genNested(rng, b, rng.IntN(depth))
+		if obj {
+			b.WriteString(`,"k}":`)
+		} else {
+			b.WriteString(`,`)
+		}
+	}
+	genNested(rng, b, depth-1)
+	if obj {
+		b.WriteString(`}`)
+	} else {
+		b.WriteString(`]`)
+	}
+}
+
+// nestedOver(v, limit) holds exactly when v is nested more than limit
+// deep, whatever its strings hold.
+func TestNestedOverGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 13))
+	for range 300 {
+		var b strings.Builder
+		depth := rng.IntN(12)
+		genNested(rng, &b, depth)
+		raw := []byte(b.String())
+		if !json.Valid(raw) {
+			t.Fatalf("generated invalid JSON: %s", raw)
+		}
+		for limit := 0; limit <= depth+1; limit++ {
+			if got := nestedOver(raw, limit); got != (depth > limit) {
+				t.Fatalf("nestedOver(%s, %d) = %v; it is %d deep", raw, limit, got, depth)
+			}
+		}
+	}
+}
+
+// Whatever the model sends, indentJSON skips json.Indent only where
+// json.Indent fails: the text is what it was.
+func FuzzNestedOverOnlyInvalid(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"[["}]}`))
+	f.Add([]byte(`"\"[[["`))
+	f.Add([]byte(strings.Repeat("[", maxIndentDepth+1)))
+	f.Add([]byte(`["\\"]]]]`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if nestedOver(raw, maxIndentDepth) && json.Valid(raw) {
+			t.Fatalf("nestedOver skips the indentation of valid JSON: %.80q", raw)
+		}
+	})
+}

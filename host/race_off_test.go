@@ -1,0 +1,7 @@
+//go:build !race
+
+package host_test
+
+// piGeneratedScenarios is TestMatchesPiGenerated's default count (see
+// race_on_test.go).
+const piGeneratedScenarios = 200
