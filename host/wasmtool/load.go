@@ -302,9 +302,9 @@ func (p *Plugin) describe(out []byte) error {
 // adopt takes d as the plugin's description: its needs against the
 // grants, its tools.
 func (p *Plugin) adopt(d *sdk.Description) error {
-	missing, unused := CheckNeeds(d.Needs, p.grants)
-	if len(missing) > 0 {
-		return fmt.Errorf("the plugin needs grants it was not given: %s", strings.Join(missing, "; "))
+	unmet, unused := checkNeeds(d.Needs, p.grants)
+	if unmet != nil {
+		return &MissingGrantsError{Missing: unmet}
 	}
 	p.desc, p.unused = d, unused
 	for _, spec := range d.Tools {

@@ -15,15 +15,27 @@ import (
 // no need asks for. With no declared needs, nothing is missing and nothing
 // can be called unused.
 func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
+	unmet, unused := checkNeeds(n, g)
+	return needTexts(unmet), unused
+}
+
+// MissingGrantsError is a plugin whose description asks for what it was
+// not granted: Missing holds those needs, as the plugin declared them.
+type MissingGrantsError struct {
+	Missing *sdk.Needs
+}
+
+func (e *MissingGrantsError) Error() string {
+	return "the plugin needs grants it was not given: " + strings.Join(needTexts(e.Missing), "; ")
+}
+
+// checkNeeds is CheckNeeds with the required needs no grant meets as
+// they were declared (nil when there are none).
+func checkNeeds(n *sdk.Needs, g runtime.Grants) (unmet *sdk.Needs, unused []string) {
 	if n == nil {
 		return nil, nil
 	}
-	why := func(s string) string {
-		if s == "" {
-			return ""
-		}
-		return " (" + s + ")"
-	}
+	var u sdk.Needs
 	usedDir := map[int]bool{}
 	for _, need := range n.Paths {
 		found := false
@@ -33,15 +45,7 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 			}
 		}
 		if !found && !need.Optional {
-			mode := "read-only"
-			if need.Write {
-				mode = "read-write"
-			}
-			what := "directory " + need.Guest
-			if need.Guest == sdk.AnyGrant {
-				what = "at least one directory"
-			}
-			missing = append(missing, fmt.Sprintf("%s (%s)%s", what, mode, why(need.Why)))
+			u.Paths = append(u.Paths, need)
 		}
 	}
 	for i, d := range g.Dirs {
@@ -58,11 +62,7 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 			}
 		}
 		if !found && !need.Optional {
-			what := "host " + need.Host
-			if need.Host == sdk.AnyGrant {
-				what = "at least one host"
-			}
-			missing = append(missing, what+why(need.Why))
+			u.Hosts = append(u.Hosts, need)
 		}
 	}
 	for _, h := range g.Hosts {
@@ -74,7 +74,7 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 	for _, need := range n.Config {
 		usedKey[need.Key] = true
 		if _, ok := g.Config[need.Key]; !ok && !need.Optional {
-			missing = append(missing, fmt.Sprintf("config value %s%s", need.Key, why(need.Why)))
+			u.Config = append(u.Config, need)
 		}
 	}
 	for k := range g.Config {
@@ -83,7 +83,47 @@ func CheckNeeds(n *sdk.Needs, g runtime.Grants) (missing, unused []string) {
 		}
 	}
 	slices.Sort(unused)
-	return missing, unused
+	if len(u.Paths)+len(u.Hosts)+len(u.Config) == 0 {
+		return nil, unused
+	}
+	return &u, unused
+}
+
+// needTexts says each of n's needs in words, the plugin's why in
+// parentheses.
+func needTexts(n *sdk.Needs) []string {
+	if n == nil {
+		return nil
+	}
+	why := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return " (" + s + ")"
+	}
+	var texts []string
+	for _, need := range n.Paths {
+		mode := "read-only"
+		if need.Write {
+			mode = "read-write"
+		}
+		what := "directory " + need.Guest
+		if need.Guest == sdk.AnyGrant {
+			what = "at least one directory"
+		}
+		texts = append(texts, fmt.Sprintf("%s (%s)%s", what, mode, why(need.Why)))
+	}
+	for _, need := range n.Hosts {
+		what := "host " + need.Host
+		if need.Host == sdk.AnyGrant {
+			what = "at least one host"
+		}
+		texts = append(texts, what+why(need.Why))
+	}
+	for _, need := range n.Config {
+		texts = append(texts, fmt.Sprintf("config value %s%s", need.Key, why(need.Why)))
+	}
+	return texts
 }
 
 // pathWithin reports whether guest path p is dir or inside it.

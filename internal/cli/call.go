@@ -14,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 const callSynopsis = `plugin call [flags] FILE.wasm TOOL ['ARGS_JSON']
@@ -79,7 +80,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		if hint := grantHint(err.Error()); hint != "" {
+		if hint := grantHint(err); hint != "" {
 			fmt.Fprintln(env.Stderr, hint)
 		}
 		return ExitUsage
@@ -223,11 +224,11 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 	return res, ExitOK
 }
 
-// grantHint says which flags of plugin call give the grants a plugin's
-// needs asked for (a load error naming them, "; " between them), or "".
-func grantHint(msg string) string {
-	_, missing, ok := strings.Cut(msg, "needs grants it was not given: ")
-	if !ok {
+// grantHint names the flags that grant what err says a plugin needs and
+// was not given (a *wasmtool.MissingGrantsError), or is "".
+func grantHint(err error) string {
+	var mg *wasmtool.MissingGrantsError
+	if !errors.As(err, &mg) || mg.Missing == nil {
 		return ""
 	}
 	var flags []string
@@ -236,30 +237,21 @@ func grantHint(msg string) string {
 			flags = append(flags, f)
 		}
 	}
-	for _, need := range strings.Split(missing, "; ") {
-		need = strings.TrimPrefix(need, "at least one ")
-		switch {
-		case strings.HasPrefix(need, "directory"):
-			guest, mode := "/work", ""
-			if g, ok := strings.CutPrefix(need, "directory /"); ok {
-				// The rest, a plugin's "why" included, is the plugin's
-				// own text: anything may follow.
-				if f := strings.Fields(g); len(f) > 0 && !strings.HasPrefix(f[0], "(") {
-					guest = "/" + f[0]
-				}
-			}
-			if strings.Contains(need, "(read-write)") {
-				mode = ":rw"
-			}
-			add(fmt.Sprintf("--dir HOST:%s%s (--dir .:%s%s: this directory)", guest, mode, guest, mode))
-		case strings.HasPrefix(need, "host"):
-			add("--host NAME (once for each)")
-		case strings.HasPrefix(need, "config value"):
-			add("--set KEY=VALUE")
+	for _, need := range mg.Missing.Paths {
+		guest, mode := "/work", ""
+		if need.Guest != sdk.AnyGrant && strings.HasPrefix(need.Guest, "/") {
+			guest = need.Guest
 		}
+		if need.Write {
+			mode = ":rw"
+		}
+		add(fmt.Sprintf("--dir HOST:%s%s (--dir .:%s%s: this directory)", guest, mode, guest, mode))
 	}
-	if len(flags) == 0 {
-		return ""
+	if len(mg.Missing.Hosts) > 0 {
+		add("--host NAME (once for each)")
+	}
+	if len(mg.Missing.Config) > 0 {
+		add("--set KEY=VALUE")
 	}
 	return "grant them with " + strings.Join(flags, ", ")
 }

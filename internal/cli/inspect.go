@@ -62,7 +62,8 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(out, "describe %s\n", b)
 		return ExitOK
 	}
-	if grantHint(err.Error()) == "" {
+	var mg *wasmtool.MissingGrantsError
+	if !errors.As(err, &mg) {
 		fmt.Fprintf(env.Stderr, "describe: %s\n", printable(err.Error()))
 		return ExitUsage
 	}
@@ -73,8 +74,8 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 	}
 	b, _ := marshalJSON(d, "  ")
 	fmt.Fprintf(out, "describe %s\n", b)
-	_, missing, _ := strings.Cut(err.Error(), "not given: ")
-	fmt.Fprintf(out, "needs    %s\n         granted by: plugin call %s; agent.toml [tool.grants]\n", printable(missing), strings.TrimPrefix(grantHint(err.Error()), "grant them with "))
+	missing := strings.TrimPrefix(mg.Error(), "the plugin needs grants it was not given: ")
+	fmt.Fprintf(out, "needs    %s\n         granted by: plugin call %s; agent.toml [tool.grants]\n", printable(missing), strings.TrimPrefix(grantHint(mg), "grant them with "))
 	return ExitOK
 }
 

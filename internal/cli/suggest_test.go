@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 // typos are the usual slips of a name: a letter dropped, doubled,
@@ -145,20 +150,27 @@ func TestFlagNeedsValue(t *testing.T) {
 }
 
 // Every kind of need a load error names maps to the plugin call flag that
-// grants it, the guest path and the write mode kept.
+// grants it, the guest path and the write mode kept; a plugin's "why"
+// text, whatever it says, grants nothing.
 func TestGrantHint(t *testing.T) {
-	for _, c := range []struct{ msg, want string }{
-		{"plugin p: the plugin needs grants it was not given: at least one directory (read-only) (why)", "--dir HOST:/work (--dir .:/work: this directory)"},
-		{"x: the plugin needs grants it was not given: directory /data/in (read-write)", "--dir HOST:/data/in:rw (--dir .:/data/in:rw: this directory)"},
-		{"x: the plugin needs grants it was not given: host api.example.com (the API); at least one host", "--host NAME (once for each)"},
-		{"x: the plugin needs grants it was not given: config value token (a host's name in it)", "--set KEY=VALUE"},
-		{"x: the plugin needs grants it was not given: directory /a (read-only); host h; config value k", "--dir HOST:/a (--dir .:/a: this directory), --host NAME (once for each), --set KEY=VALUE"},
+	type needs = sdk.Needs
+	for _, c := range []struct {
+		n    needs
+		want string
+	}{
+		{needs{Paths: []sdk.PathNeed{{Guest: sdk.AnyGrant, Why: "why"}}}, "--dir HOST:/work (--dir .:/work: this directory)"},
+		{needs{Paths: []sdk.PathNeed{{Guest: "/data/in", Write: true}}}, "--dir HOST:/data/in:rw (--dir .:/data/in:rw: this directory)"},
+		{needs{Paths: []sdk.PathNeed{{Guest: "/my data", Why: "x; host h; config value k"}}}, "--dir HOST:/my data (--dir .:/my data: this directory)"},
+		{needs{Hosts: []sdk.HostNeed{{Host: "api.example.com", Why: "the API"}, {Host: sdk.AnyGrant}}}, "--host NAME (once for each)"},
+		{needs{Config: []sdk.ConfigNeed{{Key: "token", Why: "a host's name in it"}}}, "--set KEY=VALUE"},
+		{needs{Paths: []sdk.PathNeed{{Guest: "/a"}}, Hosts: []sdk.HostNeed{{Host: "h"}}, Config: []sdk.ConfigNeed{{Key: "k"}}}, "--dir HOST:/a (--dir .:/a: this directory), --host NAME (once for each), --set KEY=VALUE"},
 	} {
-		if got := grantHint(c.msg); got != "grant them with "+c.want {
-			t.Errorf("%q:\n got %q\nwant %q", c.msg, got, "grant them with "+c.want)
+		err := fmt.Errorf("plugin p: %w", &wasmtool.MissingGrantsError{Missing: &c.n})
+		if got := grantHint(err); got != "grant them with "+c.want {
+			t.Errorf("%v:\n got %q\nwant %q", err, got, "grant them with "+c.want)
 		}
 	}
-	if got := grantHint("open x.wasm: no such file or directory"); got != "" {
-		t.Errorf("a hint for an error that is not about needs: %q", got)
+	if got := grantHint(errors.New("x: the plugin needs grants it was not given: host h")); got != "" {
+		t.Errorf("a hint from an error's text (a plugin may write any text): %q", got)
 	}
 }
