@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+)
+
+// cacheFiles counts the compiled modules wazero has written in dir.
+func cacheFiles(t *testing.T, dir string) int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "wazero-*-"+goruntime.GOARCH+"-"+goruntime.GOOS, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(files)
+}
+
+// clearCacheFiles removes the compiled modules from dir, keeping wazero's
+// directories: a compilation that does not find its module in memory
+// must compile it again and write it.
+func clearCacheFiles(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*"))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func echoCall(t *testing.T, r *Runtime, m *Module) {
+	t.Helper()
+	p, err := r.NewPlugin(m, PluginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if out, err := p.Call(context.Background(), "echo", []byte("shared"), nil); err != nil || string(out) != "shared" {
+		t.Fatalf("echo: %q %v", out, err)
+	}
+}
+
+// Runtimes with one CacheDir share what is compiled in memory, as long as
+// one of them has it open: the second finds the module without reading
+// the directory, the first one's Close leaves the second's plugins
+// working, and once both are closed the code is gone from memory (the
+// next Runtime reads or compiles it again). A Runtime whose options
+// change what is compiled (the stopper) compiles its own.
+func TestRuntimesShareCompiledCode(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	wasm := wasmbuild.EchoPlugin()
+	newRuntime := func(opts Options) *Runtime {
+		t.Helper()
+		opts.CacheDir = dir
+		r, err := New(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r1 := newRuntime(Options{})
+	m1, err := r1.Compile(ctx, "echo.wasm", wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cacheFiles(t, dir) == 0 {
+		t.Fatal("the first compilation wrote nothing")
+	}
+	clearCacheFiles(t, dir)
+
+	r2 := newRuntime(Options{MaxMemoryPages: 100}) // the memory limit changes nothing compiled
+	m2, err := r2.Compile(ctx, "echo.wasm", wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cacheFiles(t, dir); n != 0 {
+		t.Fatalf("the second Runtime compiled the module again (%d files written): it does not share the first one's code", n)
+	}
+
+	ctd := newRuntime(Options{stopper: "ctd"})
+	if _, err := ctd.Compile(ctx, "echo.wasm", wasm); err != nil {
+		t.Fatal(err)
+	}
+	if cacheFiles(t, dir) == 0 {
+		t.Fatal("a Runtime with another stopper used the code compiled for the default one")
+	}
+	ctd.Close(ctx)
+	clearCacheFiles(t, dir)
+
+	if err := r1.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	echoCall(t, r2, m2) // r1's Close took nothing r2 uses
+	if _, err := r1.Compile(ctx, "other.wasm", append(append([]byte(nil), wasm...), 0, 2, 1, 'x')); err == nil {
+		t.Fatal("a closed Runtime compiled a module")
+	}
+	if err := r2.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = m1
+
+	r3 := newRuntime(Options{})
+	defer r3.Close(ctx)
+	m3, err := r3.Compile(ctx, "echo.wasm", wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cacheFiles(t, dir) == 0 {
+		t.Fatal("the code stayed in memory after every Runtime using it closed")
+	}
+	echoCall(t, r3, m3)
+}
+
+// A cache directory removed (or replaced) while the process runs is made
+// again for the next Runtime, whose compilations then work and are
+// written there.
+func TestRemovedCacheDirIsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "cache")
+	wasm := wasmbuild.EchoPlugin()
+	for i := range 3 {
+		r, err := New(ctx, Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := r.Compile(ctx, "echo.wasm", wasm)
+		if err != nil {
+			t.Fatalf("runtime %d: %v", i, err)
+		}
+		echoCall(t, r, m)
+		if cacheFiles(t, dir) == 0 {
+			t.Fatalf("runtime %d wrote nothing in %s", i, dir)
+		}
+		r.Close(ctx)
+		switch i {
+		case 0:
+			os.RemoveAll(dir)
+		case 1: // wazero's directory alone
+			subdirs, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
+			for _, d := range subdirs {
+				os.RemoveAll(d)
+			}
+		}
+	}
+}
