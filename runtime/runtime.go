@@ -58,6 +58,7 @@ type Options struct {
 // Runtime compiles and runs plugins. It is safe for concurrent use.
 type Runtime struct {
 	rt      wazero.Runtime
+	shared  *sharedCache // nil: CacheDir "off"
 	opts    Options
 	log     *slog.Logger
 	mu      sync.Mutex
@@ -113,6 +114,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		WithCloseOnContextDone(opts.stopper == "ctd").
 		WithMemoryLimitPages(opts.MaxMemoryPages).
 		WithCustomSections(false)
+	var shared *sharedCache
 	if opts.CacheDir != "off" {
 		if opts.CacheDir == "" {
 			opts.CacheDir = DefaultCacheDir()
@@ -121,10 +123,12 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg = cfg.WithCompilationCache(c)
+		shared = c
+		cfg = cfg.WithCompilationCache(c.cache)
 	}
 	r := &Runtime{
 		rt:      wazero.NewRuntimeWithConfig(ctx, cfg),
+		shared:  shared,
 		opts:    opts,
 		log:     opts.Logger,
 		modules: map[[sha256.Size]byte]*moduleEntry{},
@@ -147,7 +151,8 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 
 // Close closes every module and plugin compiled by r. Calls in flight end
 // with an error. The machine code of r's modules stays in the process's
-// compilation cache while another Runtime uses it (sharedcache.go).
+// compilation cache while another Runtime uses it, and a while after
+// (sharedcache.go).
 func (r *Runtime) Close(ctx context.Context) error {
 	err := r.rt.Close(ctx)
 	r.mu.Lock()
@@ -166,7 +171,11 @@ func (r *Runtime) Close(ctx context.Context) error {
 	r.mu.Unlock()
 	if !closed {
 		for _, m := range mods {
-			m.compiled.Close(ctx)
+			if r.shared != nil {
+				r.shared.linger(lingerKey{m.sum, r.opts.stopper}, m.compiled)
+			} else {
+				m.compiled.Close(ctx)
+			}
 		}
 	}
 	return err

@@ -1,11 +1,15 @@
 package runtime
 
 import (
+	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -21,6 +25,12 @@ import (
 // Runtimes with different options never share a result they should not
 // (RATIONALE.md, "Why do Runtimes of one process share a compilation
 // cache?").
+//
+// When the last Runtime with a module open closes, the process keeps its
+// machine code a while longer (lingerFor; one holder per module, at most
+// maxLingering modules per cache), so that a Runtime made again soon — a
+// reloaded configuration, the next command of a process that makes a
+// Runtime per command, the next test — finds it in memory too.
 
 // sharedCaches holds the open caches by absolute directory. A cache is
 // never closed: it lives as long as the process, holding only what some
@@ -33,13 +43,78 @@ var sharedCaches = struct {
 type sharedCache struct {
 	cache wazero.CompilationCache
 	dirs  map[string]os.FileInfo // the directory and wazero's own in it, as they were when the cache was opened
+
+	mu        sync.Mutex
+	lingering map[lingerKey]*lingering
+}
+
+// lingerFor is how long a closed Runtime's modules keep their machine
+// code in memory (nanoseconds; a variable for tests).
+var lingerFor atomic.Int64
+
+func init() { lingerFor.Store(int64(30 * time.Second)) }
+
+// maxLingering bounds the modules a cache keeps for closed Runtimes: past
+// it, the one that would go soonest goes now.
+const maxLingering = 16
+
+// lingerKey names what was compiled: the module and the rewrite options.
+type lingerKey struct {
+	sum     [sha256.Size]byte
+	stopper string
+}
+
+type lingering struct {
+	compiled wazero.CompiledModule
+	timer    *time.Timer
+	until    time.Time
+}
+
+// linger keeps compiled, a module of a closed Runtime, for lingerFor,
+// and then closes it; a module already kept under key is closed now in
+// its favour.
+func (s *sharedCache) linger(key lingerKey, compiled wazero.CompiledModule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.lingering[key]; ok {
+		s.drop(key, old)
+	} else if len(s.lingering) >= maxLingering {
+		var first lingerKey
+		var soonest *lingering
+		for k, l := range s.lingering {
+			if soonest == nil || l.until.Before(soonest.until) {
+				first, soonest = k, l
+			}
+		}
+		s.drop(first, soonest)
+	}
+	d := time.Duration(lingerFor.Load())
+	l := &lingering{compiled: compiled, until: time.Now().Add(d)}
+	l.timer = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		if s.lingering[key] == l {
+			delete(s.lingering, key)
+		}
+		s.mu.Unlock()
+		l.compiled.Close(context.Background())
+	})
+	s.lingering[key] = l
+}
+
+// drop forgets l and closes its module, unless its timer has fired: then
+// the timer's function closes it. s.mu is held.
+func (s *sharedCache) drop(key lingerKey, l *lingering) {
+	delete(s.lingering, key)
+	if l.timer.Stop() {
+		l.compiled.Close(context.Background())
+	}
 }
 
 // compilationCache returns the process's cache for dir, made (and the
 // directory with it) when there is none yet, or when the directory was
 // removed or replaced since: wazero writes into the directory it was given,
 // and fails a compilation whose code it cannot write.
-func compilationCache(dir string) (wazero.CompilationCache, error) {
+func compilationCache(dir string) (*sharedCache, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: compilation cache %s: %w", dir, err)
@@ -51,7 +126,7 @@ func compilationCache(dir string) (wazero.CompilationCache, error) {
 	defer sharedCaches.Unlock()
 	if c, ok := sharedCaches.byDir[abs]; ok {
 		if unchanged(c.dirs) {
-			return c.cache, nil
+			return c, nil
 		}
 	}
 	c, err := wazero.NewCompilationCacheWithDir(abs)
@@ -60,8 +135,9 @@ func compilationCache(dir string) (wazero.CompilationCache, error) {
 	}
 	// A replaced cache is left to the Runtimes still using it; its
 	// modules go when they close.
-	sharedCaches.byDir[abs] = &sharedCache{cache: c, dirs: cacheDirs(abs)}
-	return c, nil
+	sc := &sharedCache{cache: c, dirs: cacheDirs(abs), lingering: map[lingerKey]*lingering{}}
+	sharedCaches.byDir[abs] = sc
+	return sc, nil
 }
 
 // cacheDirs is dir and the directories wazero makes in it, one per

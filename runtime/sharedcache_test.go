@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
@@ -105,16 +107,75 @@ func TestRuntimesShareCompiledCode(t *testing.T) {
 	}
 	_ = m1
 
+	// Every Runtime using it closed: the code lingers for the next.
 	r3 := newRuntime(Options{})
-	defer r3.Close(ctx)
 	m3, err := r3.Compile(ctx, "echo.wasm", wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cacheFiles(t, dir) == 0 {
-		t.Fatal("the code stayed in memory after every Runtime using it closed")
+	if n := cacheFiles(t, dir); n != 0 {
+		t.Fatalf("a Runtime made just after the last one closed compiled the module again (%d files written)", n)
 	}
 	echoCall(t, r3, m3)
+
+	// Past the linger, it is gone from memory.
+	defer lingerFor.Store(lingerFor.Load())
+	lingerFor.Store(int64(time.Millisecond))
+	r3.Close(ctx)
+	sc, err := compilationCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		sc.mu.Lock()
+		_, kept := sc.lingering[lingerKey{sha256.Sum256(wasm), ""}]
+		sc.mu.Unlock()
+		if !kept {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the module still lingers 10 s after its linger of 1 ms")
+		}
+	}
+	r4 := newRuntime(Options{})
+	defer r4.Close(ctx)
+	if _, err := r4.Compile(ctx, "echo.wasm", wasm); err != nil {
+		t.Fatal(err)
+	}
+	if cacheFiles(t, dir) == 0 {
+		t.Fatal("the code stayed in memory after every Runtime using it closed and the linger ended")
+	}
+}
+
+// A cache keeps at most maxLingering modules of closed Runtimes, one
+// holder per module however many Runtimes closed it.
+func TestLingeringIsBounded(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	wasm := wasmbuild.EchoPlugin()
+	for range 2 {
+		r, err := New(ctx, Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range maxLingering + 3 {
+			// A custom section named i: different bytes, another module.
+			if _, err := r.Compile(ctx, "echo.wasm", append(append([]byte(nil), wasm...), 0, 2, 1, byte('a'+i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close(ctx)
+	}
+	sc, err := compilationCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.mu.Lock()
+	n := len(sc.lingering)
+	sc.mu.Unlock()
+	if n != maxLingering {
+		t.Fatalf("%d modules lingering, want %d", n, maxLingering)
+	}
 }
 
 // A cache directory removed (or replaced) while the process runs is made
