@@ -49,7 +49,7 @@ type sharedCache struct {
 }
 
 // lingerFor is how long a closed Runtime's modules keep their machine
-// code in memory (nanoseconds; a variable for tests).
+// code in memory (nanoseconds; 0: not at all; a variable for tests).
 var lingerFor atomic.Int64
 
 func init() { lingerFor.Store(int64(30 * time.Second)) }
@@ -89,6 +89,10 @@ func (s *sharedCache) linger(key lingerKey, compiled wazero.CompiledModule) {
 		s.drop(first, soonest)
 	}
 	d := time.Duration(lingerFor.Load())
+	if d <= 0 {
+		compiled.Close(context.Background())
+		return
+	}
 	l := &lingering{compiled: compiled, until: time.Now().Add(d)}
 	l.timer = time.AfterFunc(d, func() {
 		s.mu.Lock()

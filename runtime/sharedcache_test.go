@@ -210,3 +210,50 @@ func TestRemovedCacheDirIsMadeAgain(t *testing.T) {
 		}
 	}
 }
+
+// A Runtime loading a Go plugin (the probe) that another Runtime of the
+// process has open ("memory") against one that must read it from the
+// disk cache ("disk": nothing holds it, nothing lingers). Each iteration
+// makes a Runtime, compiles the plugin and closes the Runtime.
+func BenchmarkRuntimeLoad(b *testing.B) {
+	ctx := context.Background()
+	wasm, err := os.ReadFile(wasmbuild.ForTest(b, "internal/testplugins/probe"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	load := func(b *testing.B, dir string) {
+		r, err := New(ctx, Options{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Compile(ctx, "probe.wasm", wasm); err != nil {
+			b.Fatal(err)
+		}
+		r.Close(ctx)
+	}
+	b.Run("disk", func(b *testing.B) {
+		defer lingerFor.Store(lingerFor.Load())
+		lingerFor.Store(0)
+		dir := b.TempDir()
+		load(b, dir) // fills the disk cache
+		b.ResetTimer()
+		for b.Loop() {
+			load(b, dir)
+		}
+	})
+	b.Run("memory", func(b *testing.B) {
+		dir := b.TempDir()
+		holder, err := New(ctx, Options{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer holder.Close(ctx)
+		if _, err := holder.Compile(ctx, "probe.wasm", wasm); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			load(b, dir)
+		}
+	})
+}
