@@ -49,13 +49,14 @@ func TestCompileOnce(t *testing.T) {
 	}
 }
 
-// Two runtimes (as two processes would) sharing one cache directory, both
-// compiling at once, both work, and the directory then holds the code.
+// Runtimes sharing one cache directory, made, compiling, calling and
+// closed at once from several goroutines, all work, and the directory then
+// holds the code.
 func TestSharedCacheDir(t *testing.T) {
 	dir := t.TempDir()
 	wasm := wasmbuild.EchoPlugin()
 	var wg sync.WaitGroup
-	for range 2 {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

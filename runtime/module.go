@@ -102,19 +102,27 @@ func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Modul
 		}
 		return e.mod, nil
 	}
-	e.err = r.recovered("compile "+name, func() (err error) {
-		e.mod, err = r.compile(ctx, name, sum, wasm)
+	var mod *Module
+	err := r.recovered("compile "+name, func() (err error) {
+		mod, err = r.compile(ctx, name, sum, wasm)
 		return err
 	})
-	if e.err != nil {
+	r.mu.Lock()
+	if err == nil && r.closed {
+		// Close has run and did not see this module: its machine code
+		// must not stay counted in the shared compilation cache.
+		mod.compiled.Close(ctx)
+		mod, err = nil, fmt.Errorf("%s: the runtime is closed", name)
+	}
+	e.mod, e.err = mod, err
+	if err != nil {
 		// A failed compilation is not remembered: the cause (a cancelled
 		// context, say) may not last.
-		r.mu.Lock()
 		delete(r.modules, sum)
-		r.mu.Unlock()
 	}
 	close(e.done)
-	return e.mod, e.err
+	r.mu.Unlock()
+	return mod, err
 }
 
 func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byte, wasm []byte) (*Module, error) {

@@ -58,10 +58,11 @@ type Options struct {
 // Runtime compiles and runs plugins. It is safe for concurrent use.
 type Runtime struct {
 	rt      wazero.Runtime
-	cache   wazero.CompilationCache
+	shared  *sharedCache // nil: CacheDir "off"
 	opts    Options
 	log     *slog.Logger
 	mu      sync.Mutex
+	closed  bool // Close has run: a module compiled since is closed at once
 	modules map[[sha256.Size]byte]*moduleEntry
 	calls   *gate
 }
@@ -113,24 +114,21 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		WithCloseOnContextDone(opts.stopper == "ctd").
 		WithMemoryLimitPages(opts.MaxMemoryPages).
 		WithCustomSections(false)
-	var cache wazero.CompilationCache
+	var shared *sharedCache
 	if opts.CacheDir != "off" {
 		if opts.CacheDir == "" {
 			opts.CacheDir = DefaultCacheDir()
 		}
-		if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
-			return nil, fmt.Errorf("runtime: compilation cache: %w", err)
-		}
-		c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
+		c, err := compilationCache(opts.CacheDir)
 		if err != nil {
-			return nil, fmt.Errorf("runtime: compilation cache %s: %w", opts.CacheDir, err)
+			return nil, err
 		}
-		cache = c
-		cfg = cfg.WithCompilationCache(c)
+		shared = c
+		cfg = cfg.WithCompilationCache(c.cache)
 	}
 	r := &Runtime{
 		rt:      wazero.NewRuntimeWithConfig(ctx, cfg),
-		cache:   cache,
+		shared:  shared,
 		opts:    opts,
 		log:     opts.Logger,
 		modules: map[[sha256.Size]byte]*moduleEntry{},
@@ -152,12 +150,32 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 }
 
 // Close closes every module and plugin compiled by r. Calls in flight end
-// with an error.
+// with an error. The machine code of r's modules stays in the process's
+// compilation cache while another Runtime uses it, and a while after
+// (sharedcache.go).
 func (r *Runtime) Close(ctx context.Context) error {
 	err := r.rt.Close(ctx)
-	if r.cache != nil {
-		if cerr := r.cache.Close(ctx); err == nil {
-			err = cerr
+	r.mu.Lock()
+	closed := r.closed
+	r.closed = true
+	var mods []*Module
+	for _, e := range r.modules {
+		select {
+		case <-e.done:
+			if e.mod != nil {
+				mods = append(mods, e.mod)
+			}
+		default: // still compiling: Compile closes it (closedModule)
+		}
+	}
+	r.mu.Unlock()
+	if !closed {
+		for _, m := range mods {
+			if r.shared != nil {
+				r.shared.linger(lingerKey{m.sum, r.opts.stopper}, m.compiled)
+			} else {
+				m.compiled.Close(ctx)
+			}
 		}
 	}
 	return err

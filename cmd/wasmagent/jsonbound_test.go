@@ -13,8 +13,8 @@ import (
 	"github.com/wasmagent/wasmagent/host/openai/openaitest"
 )
 
-// `run --json` with an 8 MB tool argument (bigArgumentLen) streamed in
-// 4 KB fragments: what the binary writes stays within the bound
+// `run --json` with an 8 MB tool argument (bigArgumentLen; under -race
+// smaller, over a smaller [events] floor) streamed in 4 KB fragments: what the binary writes stays within the bound
 // docs/events.md states (the message's updates within 2 × (floor + ratio
 // × the message), the whole output within 2 × floor + (2 × ratio + 6) ×
 // the message), every message_update carries a state the message went
@@ -31,7 +31,7 @@ func TestRunJSONBigArgument(t *testing.T) {
 	srv := openaitest.Serve(t, s.Finish("tool_calls").Bytes(), (&openaitest.Stream{}).Text("done").Finish("stop").Bytes())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agent.toml")
-	os.WriteFile(path, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"gpt-test\"\nbase_url = %q\napi_key_env = \"WA_E2E_KEY\"\nretries = 0\n", srv.URL+"/v1")), 0o644)
+	os.WriteFile(path, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"gpt-test\"\nbase_url = %q\napi_key_env = \"WA_E2E_KEY\"\nretries = 0\n[events]\nfloor = %d\n", srv.URL+"/v1", bigArgumentFloor)), 0o644)
 	out, errOut, code := run(t, "run", "--json", "--config", path, "go")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
@@ -78,7 +78,7 @@ func TestRunJSONBigArgument(t *testing.T) {
 	if err := sc.Err(); err != nil || final == 0 || lastArgs == "" {
 		t.Fatalf("no whole message (%v)", err)
 	}
-	floor, ratio := int64(eventwire.DefaultFloor), int64(eventwire.DefaultRatio)
+	floor, ratio := int64(bigArgumentFloor), int64(eventwire.DefaultRatio)
 	if updates > 2*(floor+ratio*final) || int64(len(out)) > 2*floor+(2*ratio+6)*final {
 		t.Fatalf("wrote %d bytes of updates and %d in all for a message of %d bytes", updates, len(out), final)
 	}

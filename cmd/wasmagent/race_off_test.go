@@ -2,6 +2,11 @@
 
 package main_test
 
-// bigArgumentLen is the length of TestRunJSONBigArgument's argument (see
-// race_on_test.go).
-const bigArgumentLen = 8_000_000
+import "github.com/wasmagent/wasmagent/host/eventwire"
+
+// bigArgumentLen and bigArgumentFloor are TestRunJSONBigArgument's
+// argument and [events] floor (see race_on_test.go).
+const (
+	bigArgumentLen   = 8_000_000
+	bigArgumentFloor = eventwire.DefaultFloor
+)

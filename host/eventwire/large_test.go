@@ -23,8 +23,8 @@ func bigArgument(size, frag int) []byte {
 	return s.Finish("tool_calls").Bytes()
 }
 
-// An 8 MB argument (bigArgumentSize) streamed in 4 KB fragments from an
-// httptest server:
+// An 8 MB argument (bigArgumentSize; scaled down with the floor under the
+// race detector) streamed in 4 KB fragments from an httptest server:
 // everything the events write stays within the stated bound (the updates
 // within 2 × (floor + ratio × the message); the whole run within
 // 2 × floor + (2 × ratio + 6) × the message), and a pi client reading the
@@ -42,7 +42,7 @@ func TestBigArgument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := eventwire.Options{Mode: mode, Floor: eventwire.DefaultFloor, Ratio: eventwire.DefaultRatio}
+			opts := eventwire.Options{Mode: mode, Floor: bigArgumentFloor, Ratio: eventwire.DefaultRatio}
 			var out bytes.Buffer
 			final, updates := run(t, m, opts, &out)
 			if len(final.Content) != 1 || len(final.Content[0].(host.ToolCall).Arguments) < bigArgumentSize || final.StopReason != host.StopReasonToolUse {

@@ -2,5 +2,11 @@
 
 package eventwire_test
 
-// bigArgumentSize is the argument of TestBigArgument (see race_on_test.go).
-const bigArgumentSize = 8_000_000
+import "github.com/wasmagent/wasmagent/host/eventwire"
+
+// bigArgumentSize and bigArgumentFloor are TestBigArgument's argument and
+// floor (see race_on_test.go).
+const (
+	bigArgumentSize  = 8_000_000
+	bigArgumentFloor = eventwire.DefaultFloor
+)
