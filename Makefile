@@ -121,7 +121,7 @@ FULL_SIZE_TESTS = MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRu
 # The runtime's containment and isolation tests, which make test runs a
 # second time with images off, and with each way of making an instance
 # from its image whatever this system's default (docs/runtime.md, "Images").
-IMAGE_OFF_TESTS = NoAmbientAuthority|UpdateOverLimit|ConcurrencyCaps|FilesStayInside|DeadlineHolds|HostWorkCaps|LateReturnIsAnError|HTTPRequestsCap|NeverTakeTheHostDown|HostPanicFailsOnlyItsCall|SecondCallNeverSeesFirst|ParallelCallsAreIsolated|FailedCallLeavesNothing|TimeoutStopsInfiniteLoop|AbortStopsInfiniteLoop|MemoryGrant|TestImage
+IMAGE_OFF_TESTS = NoAmbientAuthority|UpdateOverLimit|FilesStayInside|HostWorkCaps|LateReturnIsAnError|HTTPRequestsCap|NeverTakeTheHostDown|HostPanicFailsOnlyItsCall|SecondCallNeverSeesFirst|ParallelCallsAreIsolated|FailedCallLeavesNothing|TimeoutStopsInfiniteLoop|AbortStopsInfiniteLoop|MemoryGrant|TestImage
 
 node-deps: npm-deps
 
@@ -176,7 +176,9 @@ FUZZ_TARGETS = \
 	./host:FuzzHookPipeline \
 	./host:FuzzJSNumberRoundTrip \
 	./host:FuzzMarshalEventNoHTMLEscape \
+	./host:FuzzNestedOverOnlyInvalid \
 	./host:FuzzPrepareArguments \
+	./host:FuzzSchemaValidation \
 	./internal/cdp:FuzzDispatch \
 	./internal/cdp:FuzzReadFrames \
 	./internal/cli:FuzzCtrlCReader \
