@@ -263,7 +263,13 @@ func TestAbortStopsPrepareArguments(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { done <- a.PromptText(context.Background(), "go") }()
-	<-started
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the run ended (%v) before its tool call started", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("no tool_execution_start in 60 s")
+	}
 	time.Sleep(50 * time.Millisecond)
 	a.Abort()
 	select {
