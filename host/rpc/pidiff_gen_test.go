@@ -135,7 +135,9 @@ func (g *rpcGen) idle() diffStep {
 		case 6:
 			op = cmd("get_available_models")
 		case 7:
-			op = cmd("set_thinking_level", "level", []string{"off", "minimal", "low", "medium", "high", "xhigh"}[g.rng.IntN(6)])
+			// only off: pi turns every level of a model that does not
+			// reason into off, wasmagent keeps it (docs/rpc.md)
+			op = cmd("set_thinking_level", "level", "off")
 		case 8:
 			op = cmd("set_steering_mode", "mode", []string{"all", "one-at-a-time"}[g.rng.IntN(2)])
 		case 9:

@@ -25,43 +25,52 @@ type diffTurn struct {
 	Hold bool `json:"hold,omitempty"`
 }
 
-// diffServer answers the i-th chat completion request with turn i (past
-// the script, a plain "done" text).
+// diffServer answers the requests of each step with that step's turns in
+// order (past them, a plain "done" text): a step's queued messages take
+// as many turns as the side makes requests for them, and never the next
+// step's.
 type diffServer struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
-	turns   []diffTurn
-	n       int
-	release chan struct{} // closed to let a held stream go on
+	steps   [][]diffTurn
+	step, n int           // the current step, and its requests so far
+	total   int           // requests so far (numbering the calls)
+	release chan struct{} // closed to let the held stream go on
 }
 
-func newDiffServer(t testing.TB, turns []diffTurn) *diffServer {
-	s := &diffServer{turns: turns, release: make(chan struct{})}
+func newDiffServer(t testing.TB, steps [][]diffTurn) *diffServer {
+	s := &diffServer{steps: steps, release: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-// Release lets a held stream go on (once).
+// Step makes step i's turns the answers to the next requests.
+func (s *diffServer) Step(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.step, s.n = i, 0
+}
+
+// Release lets the held stream go on; the next one is held again.
 func (s *diffServer) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.release:
-	default:
-		close(s.release)
-	}
+	close(s.release)
+	s.release = make(chan struct{})
 }
 
 func (s *diffServer) serve(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	s.mu.Lock()
-	i := s.n
-	s.n++
+	i := s.total
+	s.total++
 	tr := diffTurn{Kind: "text", Text: "done"}
-	if i < len(s.turns) {
-		tr = s.turns[i]
+	if s.step < len(s.steps) && s.n < len(s.steps[s.step]) {
+		tr = s.steps[s.step][s.n]
 	}
+	s.n++
+	release := s.release
 	s.mu.Unlock()
 	if tr.Kind == "error" {
 		w.Header().Set("Content-Type", "application/json")
@@ -84,7 +93,7 @@ func (s *diffServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		if j == 0 && tr.Hold {
 			select {
-			case <-s.release:
+			case <-release:
 			case <-r.Context().Done():
 				return
 			}

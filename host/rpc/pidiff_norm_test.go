@@ -18,12 +18,16 @@ import (
 //   - the deliberate differences of docs/rpc.md: no id dropped from the
 //     answer to an unknown command (pi drops it), get_state's extra
 //     autoRetryEnabled and false autoCompactionEnabled, the model's
-//     unknown contextWindow and maxTokens and its input, stats without
-//     contextUsage;
+//     input, stats without contextUsage;
+//   - the message of a message_update and its event's partial (pi writes
+//     them as they are when it gets to writing, not as they were at the
+//     update);
 //   - unless strict, the model adapter's differences from pi-ai's
 //     openai-completions stream (docs/rpc.md): where text_end and
-//     thinking_end come, empty toolcall_delta updates, the scratch
-//     fields of pi's partial tool calls, the thinking block's signature.
+//     thinking_end come, empty toolcall_delta updates, the thinking
+//     block's signature, and that a partial tool call's arguments are a
+//     string until they parse (pi's are always an object, parsed from
+//     the prefix: compared when strict).
 //
 // JSON objects are compared as values (key order is not something a
 // client sees).
@@ -37,14 +41,24 @@ func newRPCNorm(strict bool) *rpcNorm { return &rpcNorm{strict: strict, entries:
 // line returns v normalised as canonical JSON, or "" when the line is
 // one the comparison leaves out (an adapter difference).
 func (n *rpcNorm) line(v map[string]any) string {
-	if !n.strict && v["type"] == "message_update" {
+	if v["type"] == "message_update" {
 		ev, _ := v["assistantMessageEvent"].(map[string]any)
 		switch t := ev["type"]; {
+		case n.strict:
 		case t == "text_end" || t == "thinking_end":
 			return ""
 		case t == "toolcall_delta" && ev["delta"] == "":
 			return ""
 		}
+		// pi writes an update's message when it gets to it, not as it
+		// was at the update: what it holds by then depends on pi's
+		// scheduling. When strict, what is compared is that its tool
+		// calls' arguments are objects, as pi's always are.
+		if n.strict {
+			v["argumentsAreObjects"] = argumentsAreObjects(v["message"])
+		}
+		delete(v, "message")
+		delete(ev, "partial")
 	}
 	if v["type"] == "response" {
 		n.response(v)
@@ -64,6 +78,10 @@ func (n *rpcNorm) response(v map[string]any) {
 	}
 	if rest, ok := strings.CutPrefix(errText, "Failed to parse command: "); ok && rest != "" {
 		v["error"] = "Failed to parse command: <reason>"
+	}
+	if rest, ok := strings.CutPrefix(errText, "Model not found: "); ok {
+		_, id, _ := strings.Cut(rest, "/")
+		v["error"] = "Model not found: <provider>/" + id
 	}
 	data, _ := v["data"].(map[string]any)
 	switch v["command"] {
@@ -99,7 +117,7 @@ func (n *rpcNorm) walk(x any) {
 					}
 					x[k] = n.entries[s]
 				}
-			case "contextWindow", "maxTokens", "input":
+			case "input":
 				if _, isModel := x["baseUrl"]; isModel {
 					x[k] = "<" + k + ">"
 				}
@@ -116,4 +134,17 @@ func (n *rpcNorm) walk(x any) {
 			}
 		}
 	}
+}
+
+func argumentsAreObjects(m any) bool {
+	msg, _ := m.(map[string]any)
+	blocks, _ := msg["content"].([]any)
+	for _, b := range blocks {
+		if b, _ := b.(map[string]any); b["type"] == "toolCall" {
+			if _, ok := b["arguments"].(map[string]any); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -44,10 +44,10 @@ func (s *diffSeq) JSON() string {
 	return string(b)
 }
 
-func (s *diffSeq) turns() []diffTurn {
-	var out []diffTurn
+func (s *diffSeq) turns() [][]diffTurn {
+	var out [][]diffTurn
 	for _, st := range s.Steps {
-		out = append(out, st.Turns...)
+		out = append(out, st.Turns)
 	}
 	return out
 }
@@ -61,6 +61,7 @@ const opTimeout = 30 * time.Second
 func (s *diffSeq) run(p *rpcProc) error {
 	k := 0
 	for si, st := range s.Steps {
+		p.srv.Step(si)
 		for _, op := range st.Ops {
 			k++
 			var want []func(map[string]any) bool

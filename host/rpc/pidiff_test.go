@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,11 @@ import (
 // a node and a wasmagent process, about a second of CPU), WASMAGENT_RPCDIFF_SEED
 // the first seed (default 1; sequence i has seed SEED+i), and
 // WASMAGENT_RPCDIFF_STRICT=1 turns off the normalisation of the model
-// adapter's known differences (docs/rpc.md).
+// adapter's known differences (docs/rpc.md), and WASMAGENT_RPCDIFF_SHRINK=0
+// reports a difference without shrinking it (to survey many seeds fast);
+// WASMAGENT_RPCDIFF_DUMP=DIR writes each side's lines, as they came, to
+// DIR/SEED-pi.jsonl and DIR/SEED-ours.jsonl (each line after the number
+// of the op during which it came).
 func TestRPCMatchesPi(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -37,10 +42,13 @@ func TestRPCMatchesPi(t *testing.T) {
 		if d == "" {
 			continue
 		}
-		small, sd := shrinkRPCSeq(t, node, binary, seq, d, strict)
+		small, sd := seq, d
+		if os.Getenv("WASMAGENT_RPCDIFF_SHRINK") != "0" {
+			small, sd = shrinkRPCSeq(t, node, binary, seq, d, strict)
+		}
 		t.Errorf("seed %d: wasmagent rpc answers differently from pi --mode rpc\nsequence (shrunk): %s\n%s\nreplay: WASMAGENT_RPCDIFF_SEED=%d WASMAGENT_RPCDIFF_N=1 go test ./host/rpc -run TestRPCMatchesPi",
 			seq.Seed, small.JSON(), sd, seq.Seed)
-		if failures++; failures == 3 {
+		if failures++; failures == rpcEnvInt(t, "WASMAGENT_RPCDIFF_MAXFAIL", 3) {
 			t.Fatalf("stopping after %d differing sequences", failures)
 		}
 	}
@@ -80,6 +88,10 @@ func diffRPCSeq(t *testing.T, node, binary string, seq *diffSeq, strict bool) st
 	pi, ours := <-piDone, <-oursDone
 	pi.p.stop()
 	ours.p.stop()
+	if dir := os.Getenv("WASMAGENT_RPCDIFF_DUMP"); dir != "" {
+		dumpRPC(t, dir, seq.Seed, "pi", pi.p.got)
+		dumpRPC(t, dir, seq.Seed, "ours", ours.p.got)
+	}
 	if pi.err != nil {
 		return fmt.Sprintf("pi did not get through the sequence: %v", pi.err)
 	}
@@ -138,4 +150,14 @@ func compareRPC(oursR, oursE, piR, piE []normLine) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func dumpRPC(t *testing.T, dir string, seed uint64, side string, got []gotLine) {
+	var b strings.Builder
+	for _, g := range got {
+		fmt.Fprintf(&b, "%d %s\n", g.op, g.line)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s.jsonl", seed, side)), []byte(b.String()), 0o644); err != nil {
+		t.Errorf("WASMAGENT_RPCDIFF_DUMP: %v", err)
+	}
 }

@@ -6,12 +6,15 @@ import (
 
 // State is what get_state reports.
 type State struct {
-	Model               *Model
-	ThinkingLevel       string
-	IsStreaming         bool
-	SteeringMode        host.QueueMode
-	FollowUpMode        host.QueueMode
-	SessionFile         string // "" while the session has no file
+	Model         *Model
+	ThinkingLevel string
+	IsStreaming   bool
+	SteeringMode  host.QueueMode
+	FollowUpMode  host.QueueMode
+	SessionFile   string // "" while the session has no file
+	// NewFile is, while the session has no file yet, the file it will be
+	// written to, when the store can say (the file store can).
+	NewFile             string
 	SessionID           string
 	SessionName         string
 	MessageCount        int
@@ -31,6 +34,9 @@ func (s *Session) State() State {
 		MessageCount: len(a.Messages), PendingMessageCount: len(s.steerQ) + len(s.followQ),
 		AutoRetry: !s.retry.off,
 	}
+	if pf, ok := s.opts.Store.(interface{ PathFor(Header) string }); ok && s.path == "" {
+		st.NewFile = pf.PathFor(s.header)
+	}
 	if s.model >= 0 && s.model < len(s.opts.Models) {
 		m := s.opts.Models[s.model]
 		st.Model = &m
@@ -48,14 +54,18 @@ func (s *Session) Models() []Model {
 // Messages returns the transcript.
 func (s *Session) Messages() []host.Message { return s.agent.State().Messages }
 
-// LastAssistantText returns the text of the last assistant message, and
-// false when there is none.
+// LastAssistantText returns the text of the last assistant message (not
+// counting an aborted one without content), trimmed, and false when there
+// is none or it has no text: pi's getLastAssistantText.
 func (s *Session) LastAssistantText() (string, bool) {
 	msgs := s.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if m, ok := msgs[i].(*host.AssistantMessage); ok {
-			return m.Content.TextOf(), true
+		m, ok := msgs[i].(*host.AssistantMessage)
+		if !ok || m.StopReason == host.StopReasonAborted && len(m.Content) == 0 {
+			continue
 		}
+		text := host.JSTrim(m.Content.TextOf())
+		return text, text != ""
 	}
 	return "", false
 }
