@@ -28,7 +28,10 @@ func (s *Session) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := State{
-		ThinkingLevel: a.ThinkingLevel, IsStreaming: s.run != nil || a.IsStreaming,
+		// A run that has sent agent_end is no longer streaming (pi's
+		// isStreaming), though it may still be settling or waiting to
+		// retry.
+		ThinkingLevel: a.ThinkingLevel, IsStreaming: s.run != nil && !s.run.ended.Load() || a.IsStreaming,
 		SteeringMode: s.steerMode, FollowUpMode: s.followMode,
 		SessionFile: s.path, SessionID: s.header.ID, SessionName: s.name,
 		MessageCount: len(a.Messages), PendingMessageCount: len(s.steerQ) + len(s.followQ),
