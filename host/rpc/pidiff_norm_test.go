@@ -24,8 +24,7 @@ import (
 //     update);
 //   - unless strict, the model adapter's differences from pi-ai's
 //     openai-completions stream (docs/rpc.md): where text_end and
-//     thinking_end come, empty toolcall_delta updates, the thinking
-//     block's signature, and that a partial tool call's arguments are a
+//     thinking_end come, and that a partial tool call's arguments are a
 //     string until they parse (pi's are always an object, parsed from
 //     the prefix: compared when strict).
 //
@@ -46,8 +45,6 @@ func (n *rpcNorm) line(v map[string]any) string {
 		switch t := ev["type"]; {
 		case n.strict:
 		case t == "text_end" || t == "thinking_end":
-			return ""
-		case t == "toolcall_delta" && ev["delta"] == "":
 			return ""
 		}
 		// pi writes an update's message when it gets to it, not as it
@@ -123,10 +120,6 @@ func (n *rpcNorm) walk(x any) {
 				}
 			case "partialArgs", "streamIndex":
 				if !n.strict && x["type"] == "toolCall" {
-					delete(x, k)
-				}
-			case "thinkingSignature":
-				if !n.strict && x["type"] == "thinking" {
 					delete(x, k)
 				}
 			default:
