@@ -27,11 +27,11 @@ func (s *Session) State() State {
 	a := s.agent.State()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A run that has sent agent_end is no longer streaming (pi's
+	// isStreaming), though it may still be settling or waiting to retry.
+	ended := s.run != nil && s.run.ended.Load()
 	st := State{
-		// A run that has sent agent_end is no longer streaming (pi's
-		// isStreaming), though it may still be settling or waiting to
-		// retry.
-		ThinkingLevel: a.ThinkingLevel, IsStreaming: s.run != nil && !s.run.ended.Load() || a.IsStreaming,
+		ThinkingLevel: a.ThinkingLevel, IsStreaming: !ended && (s.run != nil || a.IsStreaming),
 		SteeringMode: s.steerMode, FollowUpMode: s.followMode,
 		SessionFile: s.path, SessionID: s.header.ID, SessionName: s.name,
 		MessageCount: len(a.Messages), PendingMessageCount: len(s.steerQ) + len(s.followQ),
