@@ -59,18 +59,22 @@ func (g *rpcGen) text() string {
 }
 
 // answer is the model's last turn of a run: text, thinking, an error or
-// a cut stream, after up to two calls to a tool neither side has.
-func (g *rpcGen) answer() []diffTurn {
+// a cut stream, after up to two calls to a tool neither side has. With
+// auto-retry on, only a plain run fails (its op waits for the retry).
+func (g *rpcGen) answer(canFail bool) []diffTurn {
 	var turns []diffTurn
 	for range g.rng.IntN(3) {
 		turns = append(turns, diffTurn{Kind: "call", Text: g.text()})
 	}
 	kinds := []string{"text", "text", "thinking", "error", "cut"}
+	if !canFail {
+		kinds = kinds[:3]
+	}
 	return append(turns, diffTurn{Kind: kinds[g.rng.IntN(len(kinds))], Text: g.text()})
 }
 
 func (g *rpcGen) run(retry bool) diffStep {
-	turns := g.answer()
+	turns := g.answer(true)
 	op := cmd("prompt", "message", g.text())
 	op.Ends = 1
 	if last := turns[len(turns)-1].Kind; retry && (last == "error" || last == "cut") {
@@ -110,7 +114,7 @@ func (g *rpcGen) held() diffStep {
 		abort.Ends = 1
 		return diffStep{Turns: st.Turns, Ops: append(st.Ops, abort)}
 	}
-	st.Turns = append(st.Turns, g.answer()...)
+	st.Turns = append(st.Turns, g.answer(!g.retry)...)
 	return diffStep{Turns: st.Turns, Ops: append(st.Ops, diffOp{Release: true, Ends: 1})}
 }
 

@@ -93,12 +93,14 @@ func (s *Session) retrying(ctx context.Context, f func(context.Context) error) e
 		}
 		delay := p.BaseDelay << (attempt - 1)
 		s.emit(ctx, AutoRetryStartEvent{Attempt: attempt, MaxAttempts: p.Max, DelayMs: delay.Milliseconds(), ErrorMessage: failed})
+		// as pi: the failed message leaves the transcript as the wait
+		// begins (get_state's messageCount during it), cancelled or not
+		s.dropLast()
 		if !s.wait(ctx, delay) {
 			s.takeRetry()
 			s.emit(ctx, AutoRetryEndEvent{Attempt: attempt, FinalError: "Retry cancelled"})
 			return nil
 		}
-		s.dropLast()
 		s.mu.Lock()
 		s.retry.attempt = attempt
 		s.mu.Unlock()
