@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,7 +20,7 @@ type rpcProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan []byte
-	stderr bytes.Buffer
+	stderr syncBuffer
 	srv    *diffServer
 	// provider is the name of the provider the side's model is under
 	// ("$PROVIDER" in a command stands for it).
@@ -35,11 +36,11 @@ type gotLine struct {
 	v    map[string]any
 }
 
-// piArgs starts pi-coding-agent 0.73.1 in RPC mode with nothing of its own
+// startPi starts pi-coding-agent 0.73.1 in RPC mode with nothing of its own
 // (no built-in tools, extensions, skills, templates or context files),
 // offline, on the model "m" of a provider "mock" that models.json in a
 // temporary agent directory points at srv.
-func startPi(t testing.TB, node string, srv *diffServer) *rpcProc {
+func startPi(t testing.TB, node string, srv *diffServer) (*rpcProc, error) {
 	dir := t.TempDir()
 	agentDir := filepath.Join(dir, "agent")
 	os.MkdirAll(agentDir, 0o755)
@@ -53,14 +54,12 @@ func startPi(t testing.TB, node string, srv *diffServer) *rpcProc {
 		"--session-dir", filepath.Join(dir, "sessions"), "--system-prompt", "You are a test.")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_TELEMETRY=0", "HOME="+dir)
-	p := startProc(t, cmd, srv)
-	p.provider = "mock"
-	return p
+	return startProc(t, cmd, srv, "mock")
 }
 
 // startOurs starts `wasmagent rpc` on the model "m" of an OpenAI-compatible
 // server at srv.
-func startOurs(t testing.TB, binary string, srv *diffServer) *rpcProc {
+func startOurs(t testing.TB, binary string, srv *diffServer) (*rpcProc, error) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "agent.toml")
 	cfg := fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\nretries = 0\n[agent]\nsystem_prompt = \"You are a test.\"\n[sessions]\ndir = %q\n",
@@ -69,24 +68,23 @@ func startOurs(t testing.TB, binary string, srv *diffServer) *rpcProc {
 	cmd := exec.Command(binary, "rpc", "--config", config)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	p := startProc(t, cmd, srv)
-	p.provider = "openai"
-	return p
+	return startProc(t, cmd, srv, "openai")
 }
 
-func startProc(t testing.TB, cmd *exec.Cmd, srv *diffServer) *rpcProc {
-	p := &rpcProc{cmd: cmd, lines: make(chan []byte, 4096), srv: srv}
+// startProc starts cmd (from any goroutine: it reports, never fails t).
+func startProc(t testing.TB, cmd *exec.Cmd, srv *diffServer, provider string) (*rpcProc, error) {
+	p := &rpcProc{cmd: cmd, lines: make(chan []byte, 4096), srv: srv, provider: provider}
 	cmd.Stderr = &p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", cmd.Path, err)
+		return nil, fmt.Errorf("%s: %v", cmd.Path, err)
 	}
 	p.in = in
 	go func() {
@@ -98,7 +96,7 @@ func startProc(t testing.TB, cmd *exec.Cmd, srv *diffServer) *rpcProc {
 		close(p.lines)
 	}()
 	t.Cleanup(p.stop)
-	return p
+	return p, nil
 }
 
 // stop closes stdin (both sides end then) and waits, killing a process
@@ -145,7 +143,7 @@ func (p *rpcProc) await(op int, timeout time.Duration, want ...func(map[string]a
 		select {
 		case line, ok := <-p.lines:
 			if !ok {
-				return fmt.Errorf("the process ended\nstderr: %s", p.stderr.Bytes())
+				return fmt.Errorf("the process ended\nstderr: %s", p.stderr.String())
 			}
 			var v map[string]any
 			if err := json.Unmarshal(line, &v); err != nil {
@@ -158,4 +156,23 @@ func (p *rpcProc) await(op int, timeout time.Duration, want ...func(map[string]a
 		}
 	}
 	return nil
+}
+
+// syncBuffer is the stderr of a side: written by exec's copier, read on
+// an error.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -78,15 +78,25 @@ func diffRPCSeq(t *testing.T, node, binary string, seq *diffSeq, strict bool) st
 		err error
 	}
 	piDone, oursDone := make(chan result, 1), make(chan result, 1)
+	piSrv, oursSrv := newDiffServer(t, seq.turns()), newDiffServer(t, seq.turns())
 	go func() {
-		p := startPi(t, node, newDiffServer(t, seq.turns()))
-		piDone <- result{p, seq.run(p)}
+		p, err := startPi(t, node, piSrv)
+		if err == nil {
+			err = seq.run(p)
+		}
+		piDone <- result{p, err}
 	}()
 	go func() {
-		p := startOurs(t, binary, newDiffServer(t, seq.turns()))
-		oursDone <- result{p, seq.run(p)}
+		p, err := startOurs(t, binary, oursSrv)
+		if err == nil {
+			err = seq.run(p)
+		}
+		oursDone <- result{p, err}
 	}()
 	pi, ours := <-piDone, <-oursDone
+	if pi.p == nil || ours.p == nil {
+		t.Fatalf("starting the sides: pi: %v; wasmagent: %v", pi.err, ours.err)
+	}
 	pi.p.stop()
 	ours.p.stop()
 	if dir := os.Getenv("WASMAGENT_RPCDIFF_DUMP"); dir != "" {
