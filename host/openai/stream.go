@@ -208,7 +208,9 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 	if frag := tc.Function.Arguments; frag != "" {
 		b := append(a.args[tc.Index], frag...)
 		a.args[tc.Index] = b
-		call.Arguments = json.RawMessage(b[:len(b):len(b)])
+		// while streaming, the value of the prefix, as pi-ai gives it
+		// (the call's end puts back the text as the server sent it)
+		call.Arguments = streamingArgs(b)
 		a.msg.Content[i] = call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: frag, Partial: a.snapshot()})
 		return nil
@@ -224,16 +226,19 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 func (a *assembler) endAll() {
 	a.endOpen()
 	idx := make([]int, 0, len(a.calls))
-	for _, i := range a.calls {
+	raw := map[int][]byte{}
+	for tc, i := range a.calls {
 		idx = append(idx, i)
+		raw[i] = a.args[tc]
 	}
 	sort.Ints(idx)
 	for _, i := range idx {
 		call := a.msg.Content[i].(host.ToolCall)
+		call.Arguments = json.RawMessage(raw[i])
 		if len(call.Arguments) == 0 {
 			call.Arguments = json.RawMessage("{}")
-			a.msg.Content[i] = call
 		}
+		a.msg.Content[i] = call
 		c := call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &c, Partial: a.snapshot()})
 	}

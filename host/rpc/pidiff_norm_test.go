@@ -21,12 +21,10 @@ import (
 //     input, stats without contextUsage;
 //   - the message of a message_update and its event's partial (pi writes
 //     them as they are when it gets to writing, not as they were at the
-//     update);
-//   - unless strict, the model adapter's differences from pi-ai's
+//     update), but whether their tool calls' arguments are objects;
+//   - unless strict, the model adapter's difference from pi-ai's
 //     openai-completions stream (docs/rpc.md): where text_end and
-//     thinking_end come, and that a partial tool call's arguments are a
-//     string until they parse (pi's are always an object, parsed from
-//     the prefix: compared when strict).
+//     thinking_end come.
 //
 // JSON objects are compared as values (key order is not something a
 // client sees).
@@ -49,11 +47,9 @@ func (n *rpcNorm) line(v map[string]any) string {
 		}
 		// pi writes an update's message when it gets to it, not as it
 		// was at the update: what it holds by then depends on pi's
-		// scheduling. When strict, what is compared is that its tool
-		// calls' arguments are objects, as pi's always are.
-		if n.strict {
-			v["argumentsAreObjects"] = argumentsAreObjects(v["message"])
-		}
+		// scheduling. What is compared is that its tool calls'
+		// arguments are objects, as pi's always are.
+		v["argumentsAreObjects"] = argumentsAreObjects(v["message"])
 		delete(v, "message")
 		delete(ev, "partial")
 	}
