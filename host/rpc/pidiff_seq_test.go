@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -31,8 +32,8 @@ type diffOp struct {
 	Answer string `json:"answer,omitempty"`
 	// Release lets the held stream go on.
 	Release bool `json:"release,omitempty"`
-	// Ends agent_end events, and with Update a message_update, are
-	// awaited too.
+	// Ends agent_end events, and with Update the first chunk's delta
+	// update, are awaited too.
 	Ends   int  `json:"ends,omitempty"`
 	Update bool `json:"update,omitempty"`
 	// Retry: an auto_retry_end is awaited too.
@@ -95,7 +96,14 @@ func (s *diffSeq) run(p *rpcProc) error {
 				want = append(want, func(v map[string]any) bool { return v["type"] == "auto_retry_end" })
 			}
 			if op.Update {
-				want = append(want, func(v map[string]any) bool { return v["type"] == "message_update" })
+				// the first chunk's delta: its last update (pi writes
+				// its events late; waiting for the first, a start, let
+				// the delta come after the next command's answer)
+				want = append(want, func(v map[string]any) bool {
+					ev, _ := v["assistantMessageEvent"].(map[string]any)
+					t, _ := ev["type"].(string)
+					return v["type"] == "message_update" && strings.HasSuffix(t, "_delta")
+				})
 			}
 			if err := p.await(k, opTimeout, want...); err != nil {
 				return fmt.Errorf("step %d, op %d: %v", si+1, k, err)
