@@ -29,6 +29,10 @@ func isJSSpace(r rune) bool {
 // jsTrim is String.prototype.trim.
 func jsTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
 
+// JSTrim is JavaScript's String.prototype.trim, for the doors that answer
+// as pi does (a session name, the last answer's text).
+func JSTrim(s string) string { return jsTrim(s) }
+
 // jsStringToNumber is JavaScript's Number(string).
 func jsStringToNumber(s string) float64 {
 	s = jsTrim(s)

@@ -111,11 +111,12 @@ func TestText(t *testing.T) {
 }
 
 // Two tool calls whose argument fragments interleave are put together by
-// index.
+// index; as in pi-ai, each call's first piece (its id and name, no
+// arguments) is an update too.
 func TestParallelToolCalls(t *testing.T) {
 	s := fileServer(t, "openai_parallel_tools")
 	msg, types := stream(t, model(t, s.URL, nil), context.Background(), hello)
-	want := "start toolcall_start:0 toolcall_start:1 toolcall_delta:0 toolcall_delta:1 toolcall_delta:0 toolcall_delta:1 toolcall_end:0 toolcall_end:1 done"
+	want := "start toolcall_start:0 toolcall_delta:0 toolcall_start:1 toolcall_delta:1 toolcall_delta:0 toolcall_delta:1 toolcall_delta:0 toolcall_delta:1 toolcall_end:0 toolcall_end:1 done"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
 	}

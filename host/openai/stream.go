@@ -33,6 +33,8 @@ type assembler struct {
 	args     map[int64][]byte
 	finish   string
 	started  bool
+	// reasoningField is the field the latest reasoning came in
+	reasoningField string
 }
 
 func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *assembler {
@@ -80,7 +82,8 @@ func (a *assembler) chunk(c oai.ChatCompletionChunk) error {
 			continue // n > 1 is never asked for
 		}
 		d := ch.Delta
-		if r := reasoning(d); r != "" {
+		if r, field := reasoning(d); r != "" {
+			a.reasoningField = field
 			if err := a.appendText(true, r); err != nil {
 				return err
 			}
@@ -102,21 +105,23 @@ func (a *assembler) chunk(c oai.ChatCompletionChunk) error {
 	return nil
 }
 
-// reasoning is the thinking text of a delta: compatible servers send it as
-// reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (OpenRouter,
-// newer vLLM, Ollama); openai-go has no field for either.
-func reasoning(d oai.ChatCompletionChunkChoiceDelta) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
+// reasoning is the thinking text of a delta and the field it came in:
+// compatible servers send it as reasoning_content (DeepSeek, vLLM,
+// llama.cpp), reasoning (OpenRouter, newer vLLM, Ollama) or
+// reasoning_text; openai-go has no field for any. The first non-empty
+// one counts, as in pi-ai.
+func reasoning(d oai.ChatCompletionChunkChoiceDelta) (text, field string) {
+	for _, k := range []string{"reasoning_content", "reasoning", "reasoning_text"} {
 		// Extra fields are never Valid() in openai-go; their raw JSON is
 		// what counts (null and non-strings are skipped).
 		if f, ok := d.JSON.ExtraFields[k]; ok {
 			var s string
 			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-				return s
+				return s, k
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // appendText adds to the open text (or thinking) block, starting one, and
@@ -137,7 +142,9 @@ func (a *assembler) appendText(thinking bool, s string) error {
 			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
 		}
 		if thinking {
-			a.msg.Content = append(a.msg.Content, host.ThinkingContent{})
+			// pi-ai keeps the field the reasoning came in as the block's
+			// signature, to send it back the same way.
+			a.msg.Content = append(a.msg.Content, host.ThinkingContent{ThinkingSignature: a.reasoningField})
 		} else {
 			a.msg.Content = append(a.msg.Content, host.TextContent{})
 		}
@@ -201,12 +208,17 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 	if frag := tc.Function.Arguments; frag != "" {
 		b := append(a.args[tc.Index], frag...)
 		a.args[tc.Index] = b
-		call.Arguments = json.RawMessage(b[:len(b):len(b)])
+		// while streaming, the value of the prefix, as pi-ai gives it
+		// (the call's end puts back the text as the server sent it)
+		call.Arguments = streamingArgs(b)
 		a.msg.Content[i] = call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: frag, Partial: a.snapshot()})
 		return nil
 	}
 	a.msg.Content[i] = call
+	// as pi-ai: every piece of a call is an update, one without arguments
+	// too (its delta is empty)
+	a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Partial: a.snapshot()})
 	return nil
 }
 
@@ -214,16 +226,19 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 func (a *assembler) endAll() {
 	a.endOpen()
 	idx := make([]int, 0, len(a.calls))
-	for _, i := range a.calls {
+	raw := map[int][]byte{}
+	for tc, i := range a.calls {
 		idx = append(idx, i)
+		raw[i] = a.args[tc]
 	}
 	sort.Ints(idx)
 	for _, i := range idx {
 		call := a.msg.Content[i].(host.ToolCall)
+		call.Arguments = json.RawMessage(raw[i])
 		if len(call.Arguments) == 0 {
 			call.Arguments = json.RawMessage("{}")
-			a.msg.Content[i] = call
 		}
+		a.msg.Content[i] = call
 		c := call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &c, Partial: a.snapshot()})
 	}

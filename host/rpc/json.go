@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host/session"
@@ -29,9 +30,20 @@ type costJSON struct {
 	CacheWrite float64 `json:"cacheWrite"`
 }
 
+// toModelJSON describes m as pi does a model of models.json: what the
+// configuration does not say (the context window, the answer's length)
+// is pi's default for such a model.
 func toModelJSON(m session.Model) modelJSON {
-	return modelJSON{ID: m.Info.ID, Name: m.Info.ID, API: m.Info.API, Provider: m.Info.Provider, Input: []string{"text", "image"}}
+	return modelJSON{ID: m.Info.ID, Name: m.Info.ID, API: m.Info.API, Provider: m.Info.Provider, BaseURL: m.BaseURL,
+		Input: []string{"text", "image"}, ContextWindow: piContextWindow, MaxTokens: cmp.Or(m.MaxTokens, piMaxTokens)}
 }
+
+// pi's defaults for a models.json model that does not say
+// (pi-coding-agent's model registry).
+const (
+	piContextWindow = 128000
+	piMaxTokens     = 16384
+)
 
 func stateJSON(st session.State) map[string]any {
 	out := map[string]any{
@@ -50,8 +62,8 @@ func stateJSON(st session.State) map[string]any {
 	if st.Model != nil {
 		out["model"] = toModelJSON(*st.Model)
 	}
-	if st.SessionFile != "" {
-		out["sessionFile"] = st.SessionFile
+	if f := cmp.Or(st.SessionFile, st.NewFile); f != "" {
+		out["sessionFile"] = f // pi names the file before it writes it
 	}
 	if st.SessionName != "" {
 		out["sessionName"] = st.SessionName
@@ -75,8 +87,8 @@ func statsJSON(sess *session.Session) map[string]any {
 		},
 		"cost": c.Tokens.Cost.Total,
 	}
-	if st.SessionFile != "" {
-		out["sessionFile"] = st.SessionFile
+	if f := cmp.Or(st.SessionFile, st.NewFile); f != "" {
+		out["sessionFile"] = f
 	}
 	return out
 }

@@ -167,7 +167,7 @@ func (s *Server) respond(c Command, data any, err error) error {
 }
 
 // nullData marks a success whose data is JSON null (pi's cycle_model with
-// one model, get_last_assistant_text with none).
+// one model).
 type nullData struct{}
 
 func (nullData) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
@@ -210,7 +210,11 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		case "follow_up":
 			return nil, sess.FollowUp(ctx, m)
 		}
-		return nil, sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
+		err = sess.Prompt(ctx, m, session.Behavior(c.StreamingBehavior))
+		if errors.Is(err, session.ErrBusy) {
+			return nil, errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.") // pi's words
+		}
+		return nil, err
 	case "abort":
 		sess.Abort()
 		return nil, sess.Wait(ctx)
@@ -241,7 +245,7 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 	case "get_last_assistant_text":
 		text, ok := sess.LastAssistantText()
 		if !ok {
-			return map[string]any{"text": nil}, nil
+			return map[string]any{}, nil // pi's {text: undefined}
 		}
 		return map[string]any{"text": text}, nil
 	case "get_session_stats":
@@ -261,6 +265,9 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		}
 		return map[string]any{"models": out}, nil
 	case "set_model":
+		if !hasModel(sess, c.Provider, c.ModelID) {
+			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID) // pi's words
+		}
 		m, err := sess.SetModel(ctx, c.Provider, c.ModelID)
 		if err != nil {
 			return nil, err
@@ -307,6 +314,15 @@ func userMessage(c Command) (*host.UserMessage, error) {
 		content = append(content, img)
 	}
 	return &host.UserMessage{Content: content, Timestamp: nowMillis()}, nil
+}
+
+func hasModel(sess *session.Session, provider, id string) bool {
+	for _, m := range sess.Models() {
+		if m.Info.Provider == provider && m.Info.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func cycleModel(ctx context.Context, sess *session.Session) (any, error) {

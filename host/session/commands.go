@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -290,19 +289,20 @@ func (s *Session) ForkPoints() []ForkPoint {
 
 // SetName records the session's display name.
 func (s *Session) SetName(ctx context.Context, name string) error {
-	name = strings.TrimSpace(name)
+	name = host.JSTrim(name)
 	if name == "" {
-		return errors.New("session name: empty")
+		return errors.New("Session name cannot be empty") // pi's words
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.entryLocked(TypeSessionInfo)
 	e.Name = name
 	if err := s.appendLocked(ctx, []Entry{e}); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	s.name = name
-	return nil
+	s.mu.Unlock()
+	return s.emit(ctx, SessionInfoChangedEvent{Name: name})
 }
 
 // SetThinkingLevel sets the thinking level for the next run and records

@@ -30,6 +30,15 @@ type AutoRetryEndEvent struct {
 	FinalError string `json:"finalError,omitempty"`
 }
 
+// SessionInfoChangedEvent is pi's session_info_changed: the session's
+// name was set.
+type SessionInfoChangedEvent struct {
+	Name string `json:"name"`
+}
+
+// EventType implements Event.
+func (SessionInfoChangedEvent) EventType() string { return "session_info_changed" }
+
 // EventType implements Event.
 func (QueueUpdateEvent) EventType() string { return "queue_update" }
 

@@ -313,8 +313,7 @@ func (s *FileStore) Create(_ context.Context, h Header, entries []Entry) (Log, e
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
-	name := strings.NewReplacer(":", "-", ".", "-").Replace(h.Timestamp) + "_" + h.ID + ".jsonl"
-	path := filepath.Join(s.Dir, name)
+	path := s.PathFor(h)
 	lock, err := lockFile(path+".lock", h.ID)
 	if err != nil {
 		return nil, err
@@ -336,6 +335,13 @@ func (s *FileStore) Create(_ context.Context, h Header, entries []Entry) (Log, e
 		return nil, err
 	}
 	return l, nil
+}
+
+// PathFor returns the file Create makes for a session with header h (pi
+// too names a new session's file before it writes it).
+func (s *FileStore) PathFor(h Header) string {
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(h.Timestamp) + "_" + h.ID + ".jsonl"
+	return filepath.Join(s.Dir, name)
 }
 
 // Path returns the file a Log created by this store writes, or "".

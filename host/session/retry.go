@@ -24,10 +24,18 @@ var DefaultRetry = RetryPolicy{Max: 3, BaseDelay: 2 * time.Second}
 type retryState struct {
 	off    bool
 	cancel context.CancelFunc
+	// attempt is the retry under way whose end is not told yet (0: none):
+	// as pi, its auto_retry_end follows the first assistant message that
+	// did not fail (retried), else the run's end.
+	attempt int
 }
 
-// transient matches the error texts pi retries.
-var transient = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|service.?unavailable|server.?error|internal.?error|connection.?(error|reset|refused)|fetch failed|other side closed|timed? ?out|ECONNRESET`)
+// transient matches the error texts pi retries: pi-coding-agent 0.73.1's
+// list (_isRetryableError), and the words wasmagent's own adapters use
+// for the same failures (529, a connection reset or closed mid-response,
+// a response cut off).
+var transient = regexp.MustCompile(`(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay` +
+	`|\b529\b|connection.?reset|ECONNRESET|connection closed|cut off`)
 
 // where is the request a model adapter names at the end of its error
 // text, "(POST https://host/v1/chat/completions, redirected to …, 3
@@ -69,8 +77,8 @@ func (s *Session) retrying(ctx context.Context, f func(context.Context) error) e
 		off := s.retry.off || p.Max <= 0
 		s.mu.Unlock()
 		if err != nil || failed == "" || off || ctx.Err() != nil {
-			if attempt > 1 {
-				end := AutoRetryEndEvent{Success: failed == "" && err == nil, Attempt: attempt - 1}
+			if n := s.takeRetry(); n > 0 {
+				end := AutoRetryEndEvent{Success: failed == "" && err == nil, Attempt: n}
 				if !end.Success {
 					end.FinalError = failed
 				}
@@ -79,18 +87,50 @@ func (s *Session) retrying(ctx context.Context, f func(context.Context) error) e
 			return err
 		}
 		if attempt > p.Max {
+			s.takeRetry()
 			s.emit(ctx, AutoRetryEndEvent{Attempt: attempt - 1, FinalError: failed})
 			return nil
 		}
 		delay := p.BaseDelay << (attempt - 1)
 		s.emit(ctx, AutoRetryStartEvent{Attempt: attempt, MaxAttempts: p.Max, DelayMs: delay.Milliseconds(), ErrorMessage: failed})
+		// as pi: the failed message leaves the transcript as the wait
+		// begins (get_state's messageCount during it), cancelled or not
+		s.dropLast()
 		if !s.wait(ctx, delay) {
+			s.takeRetry()
 			s.emit(ctx, AutoRetryEndEvent{Attempt: attempt, FinalError: "Retry cancelled"})
 			return nil
 		}
-		s.dropLast()
+		s.mu.Lock()
+		s.retry.attempt = attempt
+		s.mu.Unlock()
 		err = s.agent.Continue(ctx)
 	}
+}
+
+// takeRetry returns the retry whose end is not told yet, and forgets it.
+func (s *Session) takeRetry() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.retry.attempt
+	s.retry.attempt = 0
+	return n
+}
+
+// retriedAnswer tells, as pi, the end of a retry at the first assistant
+// message after it that did not fail.
+func (s *Session) retriedAnswer(ctx context.Context, e host.Event) error {
+	end, ok := e.(host.MessageEndEvent)
+	if !ok {
+		return nil
+	}
+	if m, ok := end.Message.(*host.AssistantMessage); !ok || m.StopReason == host.StopReasonError {
+		return nil
+	}
+	if n := s.takeRetry(); n > 0 {
+		return s.emit(ctx, AutoRetryEndEvent{Success: true, Attempt: n})
+	}
+	return nil
 }
 
 // transientFailure returns the error text of a last assistant message

@@ -39,6 +39,11 @@ type Options struct {
 type Model struct {
 	Info  host.ModelInfo
 	Model host.Model
+	// BaseURL and MaxTokens are what the configuration says of the
+	// server and the answer's length ("" and 0: not said), for the doors
+	// that describe a model as pi does.
+	BaseURL   string
+	MaxTokens int
 }
 
 // Session is one conversation: an Agent and the log that keeps it. Every
@@ -317,7 +322,10 @@ func (s *Session) forward(ctx context.Context, e host.Event) error {
 			}
 		}
 	}
-	return s.emit(ctx, e)
+	if err := s.emit(ctx, e); err != nil {
+		return err
+	}
+	return s.retriedAnswer(ctx, e)
 }
 
 func (s *Session) appendMessages(ctx context.Context, msgs ...host.Message) error {

@@ -6,12 +6,15 @@ import (
 
 // State is what get_state reports.
 type State struct {
-	Model               *Model
-	ThinkingLevel       string
-	IsStreaming         bool
-	SteeringMode        host.QueueMode
-	FollowUpMode        host.QueueMode
-	SessionFile         string // "" while the session has no file
+	Model         *Model
+	ThinkingLevel string
+	IsStreaming   bool
+	SteeringMode  host.QueueMode
+	FollowUpMode  host.QueueMode
+	SessionFile   string // "" while the session has no file
+	// NewFile is, while the session has no file yet, the file it will be
+	// written to, when the store can say (the file store can).
+	NewFile             string
 	SessionID           string
 	SessionName         string
 	MessageCount        int
@@ -24,12 +27,18 @@ func (s *Session) State() State {
 	a := s.agent.State()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A run that has sent agent_end is no longer streaming (pi's
+	// isStreaming), though it may still be settling or waiting to retry.
+	ended := s.run != nil && s.run.ended.Load()
 	st := State{
-		ThinkingLevel: a.ThinkingLevel, IsStreaming: s.run != nil || a.IsStreaming,
+		ThinkingLevel: a.ThinkingLevel, IsStreaming: !ended && (s.run != nil || a.IsStreaming),
 		SteeringMode: s.steerMode, FollowUpMode: s.followMode,
 		SessionFile: s.path, SessionID: s.header.ID, SessionName: s.name,
 		MessageCount: len(a.Messages), PendingMessageCount: len(s.steerQ) + len(s.followQ),
 		AutoRetry: !s.retry.off,
+	}
+	if pf, ok := s.opts.Store.(interface{ PathFor(Header) string }); ok && s.path == "" {
+		st.NewFile = pf.PathFor(s.header)
 	}
 	if s.model >= 0 && s.model < len(s.opts.Models) {
 		m := s.opts.Models[s.model]
@@ -48,14 +57,18 @@ func (s *Session) Models() []Model {
 // Messages returns the transcript.
 func (s *Session) Messages() []host.Message { return s.agent.State().Messages }
 
-// LastAssistantText returns the text of the last assistant message, and
-// false when there is none.
+// LastAssistantText returns the text of the last assistant message (not
+// counting an aborted one without content), trimmed, and false when there
+// is none or it has no text: pi's getLastAssistantText.
 func (s *Session) LastAssistantText() (string, bool) {
 	msgs := s.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if m, ok := msgs[i].(*host.AssistantMessage); ok {
-			return m.Content.TextOf(), true
+		m, ok := msgs[i].(*host.AssistantMessage)
+		if !ok || m.StopReason == host.StopReasonAborted && len(m.Content) == 0 {
+			continue
 		}
+		text := host.JSTrim(m.Content.TextOf())
+		return text, text != ""
 	}
 	return "", false
 }

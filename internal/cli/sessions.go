@@ -59,7 +59,11 @@ func models(s *config.Setup) []session.Model {
 	if d, ok := s.Model.(host.ModelDescriber); ok {
 		info = d.ModelInfo()
 	}
-	return []session.Model{{Info: info, Model: s.Model}}
+	base := s.File.Model.BaseURL
+	if base == "" && s.File.Model.Provider == "openai" {
+		base = "https://api.openai.com/v1" // openai-go's default
+	}
+	return []session.Model{{Info: info, Model: s.Model, BaseURL: base, MaxTokens: int(s.File.Model.MaxTokens)}}
 }
 
 // open opens the session the flags name, reporting problems on stderr.

@@ -35,7 +35,7 @@ func RandomMessage(rng *rand.Rand, maxWord, maxFrag int) (*Stream, host.Contents
 			for _, f := range frags(t) {
 				s.Reasoning(f)
 			}
-			want = append(want, host.ThinkingContent{Thinking: t})
+			want = append(want, host.ThinkingContent{Thinking: t, ThinkingSignature: "reasoning_content"})
 		}
 		t := word() + " <&> " + word()
 		for _, f := range frags(t) {
