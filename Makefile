@@ -155,6 +155,7 @@ FUZZ_TARGETS = \
 	./host/mcp:FuzzStdioLine \
 	./host/openai:FuzzErrorResponse \
 	./host/openai:FuzzStream \
+	./host/openai:FuzzStreamingArgs \
 	./host/rpc:FuzzAnswer \
 	./host/rpc:FuzzDecodeCommand \
 	./host/scripted:FuzzParse \
