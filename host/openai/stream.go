@@ -35,11 +35,22 @@ type assembler struct {
 	started  bool
 	// reasoningField is the field the latest reasoning came in
 	reasoningField string
+	// parseBudget is how many more bytes of partial tool-call arguments
+	// this message may parse (streamingParseBudget at the start)
+	parseBudget int
 }
+
+// streamingParseBudget bounds the bytes of partial arguments one message
+// parses to give its updates pi-ai's partial values: an argument of up to
+// about 14 KB in pieces of 100 bytes gets them all; a bigger one keeps the
+// value of the last prefix parsed until the call ends, which gives the
+// text as it was sent (a variable for tests).
+var streamingParseBudget = 1 << 20
 
 func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *assembler {
 	return &assembler{
-		emit: emit,
+		emit:        emit,
+		parseBudget: streamingParseBudget,
 		msg: &host.AssistantMessage{
 			Content: host.Contents{}, API: info.API, Provider: info.Provider, Model: info.ID,
 			StopReason: host.StopReasonStop, Timestamp: time.Now().UnixMilli(),
@@ -209,8 +220,14 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 		b := append(a.args[tc.Index], frag...)
 		a.args[tc.Index] = b
 		// while streaming, the value of the prefix, as pi-ai gives it
-		// (the call's end puts back the text as the server sent it)
-		call.Arguments = streamingArgs(b)
+		// (the call's end puts back the text as the server sent it);
+		// each parse reads the whole prefix, so past the message's
+		// parse budget the last value stays (pi parses every prefix:
+		// quadratic, minutes for a 16 MiB argument in small pieces)
+		if len(b) <= a.parseBudget {
+			a.parseBudget -= len(b)
+			call.Arguments = streamingArgs(b)
+		}
 		a.msg.Content[i] = call
 		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: frag, Partial: a.snapshot()})
 		return nil
