@@ -86,8 +86,8 @@ func TestValidationWorkIsBounded(t *testing.T) {
 // list is pi's.
 func TestMismatchListIsBounded(t *testing.T) {
 	s := itemsSchema(t, anyOfTree(9))
-	_, err := s.validateArguments("t", stringsArg(60), smallBudget(1<<20))
-	if err == nil || !strings.Contains(err.Error(), "root: listing how these arguments miss the tool's schema takes more than 1048576 steps (host.MaxValidationWork)") {
+	_, err := s.validateArguments("t", stringsArg(60), smallBudget(1<<22))
+	if err == nil || !strings.Contains(err.Error(), "root: listing how these arguments miss the tool's schema takes more than 4194304 steps (host.MaxValidationWork)") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = s.validateArguments("t", stringsArg(2), smallBudget(1<<20))
@@ -295,4 +295,41 @@ func countEvaluations(t *testing.T, schema string, value json.RawMessage) int {
 	}
 	_ = sch.Validate(v)
 	return n
+}
+
+// BenchmarkValidationWorkBound measures what a hostile schema can make one
+// call cost within MaxValidationWork: the reviewer's anyOf tree as items,
+// with 10,000 elements (refused when counted) and 1,000 (counted, then
+// coerced until the bound runs out), the $ref fan-out, and for scale a
+// 1 MiB argument against a plain schema.
+func BenchmarkValidationWorkBound(b *testing.B) {
+	var t testing.T
+	tree := itemsSchema(&t, anyOfTree(11))
+	plain := itemsSchema(&t, `{"type":"number"}`)
+	var defs strings.Builder
+	for i := range 22 {
+		next := `{"$ref":"#/$defs/d` + strconv.Itoa(i+1) + `"}`
+		defs.WriteString(`"d` + strconv.Itoa(i) + `":{"anyOf":[` + next + `,` + next + `]},`)
+	}
+	defs.WriteString(`"d22":{"type":"integer"}`)
+	fan, err := CompileSchema(json.RawMessage(`{"type":"object","$defs":{` + defs.String() + `},"properties":{"a":{"$ref":"#/$defs/d0"}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		s    *Schema
+		arg  json.RawMessage
+	}{
+		{"tree/10000", tree, stringsArg(10000)},
+		{"tree/1000", tree, stringsArg(1000)},
+		{"reffanout", fan, json.RawMessage(`{"a":"x"}`)},
+		{"plain/1MiB", plain, json.RawMessage(`{"a":[` + strings.Repeat(`1,`, 1<<19-5) + `1]}`)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				_, _ = c.s.ValidateArguments("t", c.arg)
+			}
+		})
+	}
 }

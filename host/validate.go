@@ -321,7 +321,7 @@ func (s *Schema) coerceUnion(v any, branches []any, b *workBudget) any {
 		if nodes < 0 {
 			nodes = countNodes(v)
 		}
-		if !b.charge(nodes) || !b.charge(checks(sub.sch, v, b.left)) {
+		if !b.charge(callWork+nodes) || !b.charge(checks(sub.sch, v, b.left)) {
 			return v
 		}
 		candidate := s.coerce(deepCopy(v), m, b)
