@@ -239,9 +239,10 @@ func genValue(r *rand.Rand, depth int) string {
 
 // Over a generated family of union-heavy schemas and arguments, every call
 // is charged no more than MaxValidationWork, its coercion walk never
-// outruns what it was charged, and the profile a charge is drawn from
-// bounds the subschemas the validator really evaluates (counted by a
-// vocabulary the validator calls on every subschema).
+// outruns what it was charged, the count a charge is drawn from bounds the
+// subschemas the validator really evaluates (counted by a vocabulary the
+// validator calls on every subschema), and the validity-only check
+// through "not" agrees with the full one.
 func TestUnionHeavySchemasStayInBudget(t *testing.T) {
 	r := rand.New(rand.NewSource(6))
 	for i := range 150 {
@@ -262,6 +263,9 @@ func TestUnionHeavySchemasStayInBudget(t *testing.T) {
 			}
 			evaluated := countEvaluations(t, schema, out)
 			v, _, _ := decodeOrdered(out)
+			if s.valid(v) != (s.check(v) == nil) {
+				t.Fatalf("%s against %s: valid says %v, the full check %v", out, schema, s.valid(v), s.check(v))
+			}
 			if bound := checks(s.sch, v, math.MaxInt32); evaluated > bound {
 				t.Fatalf("%s against %s: %d subschemas evaluated, profile bound %d", out, schema, evaluated, bound)
 			}
