@@ -8,7 +8,8 @@ import (
 
 // MaxValidationWork bounds the work of one ValidateArguments call, in
 // steps: a value node checked against one subschema, or copied for a union
-// branch (a reference followed weighs refWork, a branch tried callWork).
+// branch (a reference followed weighs refWork, a branch tried callWork, a
+// string read whole by a keyword one step per stringWork bytes).
 // The schema comes from a plugin or an MCP server, so within
 // MaxSchemaObjects and MaxSchemaDepth it could still make one call cost
 // minutes of host CPU, outside any plugin's deadline: a binary tree of
@@ -35,6 +36,18 @@ const refWork = 16
 // callWork is what one call of the validator costs before its first check
 // (measured: about 10 µs a union branch tried, against 0.2 µs a check).
 const callWork = 32
+
+// stringWork is how many bytes of a string a keyword that reads it
+// (pattern, format, lengths, const, enum) scans in one check's time.
+const stringWork = 16
+
+// scansStrings reports whether s has a keyword whose check of a string
+// reads all of it: a 1 MiB string against 300 patterns is 300 checks but
+// 300 MiB read (0.9 s).
+func scansStrings(s *jsonschema.Schema) bool {
+	return s.Pattern != nil || s.Format != nil || s.MinLength != nil || s.MaxLength != nil ||
+		s.ContentEncoding != nil || s.ContentMediaType != nil || s.Const != nil || s.Enum != nil
+}
 
 // workBudget is the steps one ValidateArguments call has left.
 type workBudget struct {
@@ -125,6 +138,9 @@ func checks(sch *jsonschema.Schema, v any, limit int) int {
 			return
 		}
 		n++
+		if str, ok := v.(string); ok && scansStrings(s) {
+			n += len(str) / stringWork
+		}
 		ref(s.Ref, v, id)
 		ref(s.RecursiveRef, v, id)
 		if s.DynamicRef != nil {
@@ -155,6 +171,7 @@ func checks(sch *jsonschema.Schema, v any, limit int) int {
 				child(s.PropertyNames, k)
 				child(s.Properties[k], e)
 				for _, p := range s.PatternProperties {
+					n += len(k) / stringWork // the pattern is matched against the name
 					child(p, e)
 				}
 				if a, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
