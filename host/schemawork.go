@@ -77,6 +77,46 @@ func (b *workBudget) overBudget(what string) string {
 	return fmt.Sprintf("%s takes more than %d steps (host.MaxValidationWork)", what, b.limit)
 }
 
+// wholeValueReads is how many times checking an array or object against s
+// reads all of it: uniqueItems hashes every element, const and each enum
+// value compare with the whole value.
+func wholeValueReads(s *jsonschema.Schema) int {
+	k := 0
+	if s.UniqueItems {
+		k++
+	}
+	if s.Const != nil {
+		k++
+	}
+	if s.Enum != nil {
+		k += len(s.Enum.Values)
+	}
+	return k
+}
+
+// nodesUpTo is how many value nodes v holds, counting stopped past limit.
+func nodesUpTo(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n++; n > limit {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
 // countNodes is how many value nodes v holds.
 func countNodes(v any) int {
 	n := 1
@@ -140,6 +180,12 @@ func checks(sch *jsonschema.Schema, v any, limit int) int {
 		n++
 		if str, ok := v.(string); ok && scansStrings(s) {
 			n += len(str) / stringWork
+		}
+		if k := wholeValueReads(s); k > 0 {
+			switch v.(type) {
+			case map[string]any, []any:
+				n += k * nodesUpTo(v, limit-n+1)
+			}
 		}
 		ref(s.Ref, v, id)
 		ref(s.RecursiveRef, v, id)

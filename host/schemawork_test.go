@@ -212,6 +212,37 @@ func TestLongStringsWeighTheirLength(t *testing.T) {
 	}
 }
 
+// uniqueItems, const and enum read a whole array or object at each check:
+// 300 of them against an array of 100,000 elements is 30 million reads,
+// charged as such; one uniqueItems on a plain array is not near the bound.
+func TestWholeValueReadsAreCharged(t *testing.T) {
+	arr := `[` + strings.Repeat(`1,`, 99999) + `2]`
+	many := strings.Repeat(`{"uniqueItems":true},`, 299) + `{"uniqueItems":true}`
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"allOf":[` + many + `]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ValidateArguments("t", json.RawMessage(`{"a":`+arr+`}`))
+	if err == nil || !strings.Contains(err.Error(), "(host.MaxValidationWork)") {
+		t.Fatalf("err = %.200v", err)
+	}
+	s, err = CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var distinct strings.Builder
+	for i := range 100000 {
+		distinct.WriteString(strconv.Itoa(i) + ",")
+	}
+	b := newWorkBudget()
+	if _, err := s.validateArguments("t", json.RawMessage(`{"a":[`+distinct.String()+`-1]}`), b); err != nil {
+		t.Fatalf("err = %.200v", err)
+	}
+	if 80*charged(b) > MaxValidationWork { // 8 million elements would fit
+		t.Fatalf("%d steps for 100,000 elements", charged(b))
+	}
+}
+
 // countingVocab counts every subschema the validator evaluates.
 type countingVocab struct{ n *int }
 
