@@ -402,3 +402,31 @@ func BenchmarkValidationWorkBound(b *testing.B) {
 		})
 	}
 }
+
+// The validity-only check through "not" resolves the schema's references
+// and reads its draft as the schema alone does, whatever its $id.
+func TestValidityCheckKeepsReferences(t *testing.T) {
+	for _, schema := range []string{
+		`{"$id":"https://example.com/tool","type":"object","$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`,
+		`{"$id":"urn:tool","type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"type":"integer"}}}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}}}`,
+		`{"type":"object","properties":{"a":{"$anchor":"n","type":"integer"},"b":{"$ref":"#n"}}}`,
+		`{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object","properties":{"a":{"type":"array","items":[{"type":"integer"}],"additionalItems":false}}}`,
+	} {
+		s, err := CompileSchema(json.RawMessage(schema))
+		if err != nil {
+			t.Fatalf("%s: %v", schema, err)
+		}
+		seen := map[bool]bool{}
+		for _, arg := range []string{`{"a":1,"b":2}`, `{"a":"x","b":2}`, `{"a":1,"b":"x"}`, `{"a":[1]}`, `{"a":[1,2]}`} {
+			v, _, _ := decodeOrdered(json.RawMessage(arg))
+			seen[s.valid(v)] = true
+			if s.valid(v) != (s.check(v) == nil) {
+				t.Errorf("%s against %s: valid says %v, the full check %v", arg, schema, s.valid(v), s.check(v))
+			}
+		}
+		if !seen[true] || !seen[false] {
+			t.Errorf("%s: the arguments are all valid or all invalid: %v", schema, seen)
+		}
+	}
+}
