@@ -18,8 +18,9 @@ import (
 
 // Schema is a compiled JSON Schema for tool arguments.
 type Schema struct {
-	raw map[string]any // the decoded schema, walked by the coercion pass
-	sch *jsonschema.Schema
+	raw   map[string]any // the decoded schema, walked by the coercion pass
+	sch   *jsonschema.Schema
+	isNot *jsonschema.Schema // {"not": sch}: validity without the error tree (Schema.valid)
 
 	branchMu sync.Mutex
 	branches map[unsafe.Pointer]*Schema // compiled union branches of raw (Schema.branch)
@@ -52,12 +53,12 @@ func CompileSchema(params json.RawMessage) (*Schema, error) {
 	if bad != "" {
 		return nil, fmt.Errorf("parameters schema: number %.40s does not fit a 64-bit float", bad)
 	}
-	sch, err := compileDoc(doc)
+	sch, isNot, err := compileDoc(doc)
 	if err != nil {
 		return nil, fmt.Errorf("parameters schema: %w", err)
 	}
 	raw, _ := doc.(map[string]any)
-	s := &Schema{raw: raw, sch: sch}
+	s := &Schema{raw: raw, sch: sch, isNot: isNot}
 	schemaCache.Store(key, s)
 	return s, nil
 }
@@ -105,10 +106,14 @@ func schemaObjects(v any, limit int) int {
 	return n
 }
 
-// compileDoc compiles a decoded schema. The validator is third-party code
-// fed with what plugins and MCP servers describe: a panic in it is this
-// schema's error, never the host's end.
-func compileDoc(doc any) (sch *jsonschema.Schema, err error) {
+// compileDoc compiles a decoded schema, and beside it {"not": schema} as
+// a resource of its own (so that the schema's own references still
+// resolve against itself): the validator checks "not" for validity alone,
+// without building the error tree that made a failed check 10 to 30 times
+// dearer. The validator is third-party code fed with what plugins and MCP
+// servers describe: a panic in it is this schema's error, never the
+// host's end.
+func compileDoc(doc any) (sch, isNot *jsonschema.Schema, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
@@ -118,9 +123,16 @@ func compileDoc(doc any) (sch *jsonschema.Schema, err error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
 	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.Compile("tool.json")
+	if err := c.AddResource("tool-not.json", map[string]any{"not": map[string]any{"$ref": "tool.json"}}); err != nil {
+		return nil, nil, err
+	}
+	if sch, err = c.Compile("tool.json"); err != nil {
+		return nil, nil, err
+	}
+	isNot, err = c.Compile("tool-not.json")
+	return sch, isNot, err
 }
 
 // errValidatorPanic marks a panic of the schema validator (compileDoc,
@@ -145,8 +157,13 @@ func (noLoader) Load(url string) (any, error) {
 
 // ValidateArguments decodes raw strictly, applies pi's coercion pass and
 // validates the result against s. It returns the coerced arguments, or an
-// error whose text is pi's "Validation failed for tool …" message.
+// error whose text is pi's "Validation failed for tool …" message. Its
+// work is bounded by MaxValidationWork whatever the schema and raw.
 func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.RawMessage, error) {
+	return s.validateArguments(toolName, raw, newWorkBudget())
+}
+
+func (s *Schema) validateArguments(toolName string, raw json.RawMessage, b *workBudget) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
@@ -154,11 +171,20 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	if err != nil {
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
-	if s.raw != nil {
-		v = s.coerce(v, s.raw)
+	n := checks(s.sch, v, b.left) // the coercion walk outside unions, and the check after
+	if b.charge(n) && s.raw != nil {
+		v = s.coerce(v, s.raw, b)
 	}
-	if err := s.check(v); err != nil {
-		return nil, validationError(toolName, errorLines(err), raw)
+	if b.over {
+		return nil, validationError(toolName, []string{"root: " + b.overBudget("checking these arguments against the tool's schema")}, raw)
+	}
+	if !s.valid(v) {
+		if !b.charge(errorWork * n) {
+			return nil, validationError(toolName, []string{"root: " + b.overBudget("listing how these arguments miss the tool's schema")}, raw)
+		}
+		if err := s.check(v); err != nil {
+			return nil, validationError(toolName, errorLines(err), raw)
+		}
 	}
 	out, err := encodeOrdered(v, order)
 	if err != nil {
@@ -167,8 +193,22 @@ func (s *Schema) ValidateArguments(toolName string, raw json.RawMessage) (json.R
 	return out, nil
 }
 
-// valid reports whether v passes s, for the union branches of coercion.
-func (s *Schema) valid(v any) bool { return s.check(v) == nil }
+// valid reports whether v passes s, checking {"not": s} so that the
+// validator stops at the first mismatch and builds no error tree. A
+// validator panic is a failed check.
+func (s *Schema) valid(v any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	var ve *jsonschema.ValidationError
+	if !errors.As(s.isNot.Validate(v), &ve) || len(ve.Causes) != 1 {
+		return false
+	}
+	_, ok = ve.Causes[0].ErrorKind.(*kind.Not)
+	return ok
+}
 
 func validationError(toolName string, lines []string, received []byte) error {
 	list := "Unknown validation error"
@@ -227,17 +267,21 @@ func errorText(e *jsonschema.ValidationError) string {
 // coerceWithJsonSchema): scalars are converted towards the declared type
 // before validation, recursing into properties, additionalProperties,
 // items, and the anyOf/oneOf/allOf branches.
-func (s *Schema) coerce(v any, schema map[string]any) any {
+func (s *Schema) coerce(v any, schema map[string]any, b *workBudget) any {
+	if b.over {
+		return v
+	}
+	b.coerced++
 	if all, ok := schema["allOf"].([]any); ok {
 		for _, sub := range all {
 			if m, ok := sub.(map[string]any); ok {
-				v = s.coerce(v, m)
+				v = s.coerce(v, m, b)
 			}
 		}
 	}
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if branches, ok := schema[kw].([]any); ok {
-			v = s.coerceUnion(v, branches)
+			v = s.coerceUnion(v, branches, b)
 		}
 	}
 	types := schemaTypes(schema)
@@ -251,34 +295,49 @@ func (s *Schema) coerce(v any, schema map[string]any) any {
 		}
 	}
 	if obj, ok := v.(map[string]any); ok && contains(types, "object") {
-		s.coerceObject(obj, schema)
+		s.coerceObject(obj, schema, b)
 	}
 	if arr, ok := v.([]any); ok && contains(types, "array") {
-		s.coerceArray(arr, schema)
+		s.coerceArray(arr, schema, b)
 	}
 	return v
 }
 
-func (s *Schema) coerceUnion(v any, branches []any) any {
-	for _, b := range branches {
-		m, ok := b.(map[string]any)
+// coerceUnion tries the branches in order on a copy of v each, keeping
+// the first copy the branch accepts. The copy, its coercion and its check
+// are charged to b before they are done; a branch that does not compile on
+// its own accepts nothing, so its copy is not even made.
+func (s *Schema) coerceUnion(v any, branches []any, b *workBudget) any {
+	nodes := -1
+	for _, br := range branches {
+		m, ok := br.(map[string]any)
 		if !ok {
 			continue
 		}
-		candidate := s.coerce(deepCopy(v), m)
-		if sub := s.branch(m); sub != nil && sub.valid(candidate) {
+		sub := s.branch(m)
+		if sub == nil {
+			continue
+		}
+		if nodes < 0 {
+			nodes = countNodes(v)
+		}
+		if !b.charge(callWork+nodes) || !b.charge(checks(sub.sch, v, b.left)) {
+			return v
+		}
+		candidate := s.coerce(deepCopy(v), m, b)
+		if !b.over && sub.valid(candidate) {
 			return candidate
 		}
 	}
 	return v
 }
 
-func (s *Schema) coerceObject(obj map[string]any, schema map[string]any) {
+func (s *Schema) coerceObject(obj map[string]any, schema map[string]any, b *workBudget) {
 	props, _ := schema["properties"].(map[string]any)
 	for k, ps := range props {
 		if val, present := obj[k]; present {
 			if m, ok := ps.(map[string]any); ok {
-				obj[k] = s.coerce(val, m)
+				obj[k] = s.coerce(val, m, b)
 			}
 		}
 	}
@@ -288,24 +347,24 @@ func (s *Schema) coerceObject(obj map[string]any, schema map[string]any) {
 	}
 	for k, val := range obj {
 		if _, defined := props[k]; !defined {
-			obj[k] = s.coerce(val, extra)
+			obj[k] = s.coerce(val, extra, b)
 		}
 	}
 }
 
-func (s *Schema) coerceArray(arr []any, schema map[string]any) {
+func (s *Schema) coerceArray(arr []any, schema map[string]any, b *workBudget) {
 	switch items := schema["items"].(type) {
 	case []any:
 		for i := range arr {
 			if i < len(items) {
 				if m, ok := items[i].(map[string]any); ok {
-					arr[i] = s.coerce(arr[i], m)
+					arr[i] = s.coerce(arr[i], m, b)
 				}
 			}
 		}
 	case map[string]any:
 		for i := range arr {
-			arr[i] = s.coerce(arr[i], items)
+			arr[i] = s.coerce(arr[i], items, b)
 		}
 	}
 }

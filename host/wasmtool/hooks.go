@@ -126,7 +126,7 @@ func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
 	}
 	res := &host.AfterToolCallResult{IsError: r.IsError, Terminate: r.Terminate}
 	if r.Content != nil {
-		cs, err := hostContent(r.Content)
+		cs, err := HostContent(r.Content)
 		if err != nil {
 			return nil, err
 		}

@@ -83,7 +83,7 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 		if err := decodeStrict(payload, &r); err != nil {
 			return fmt.Errorf("the update is not a result: %w", err)
 		}
-		if _, err := hostContent(r.Content); err != nil {
+		if _, err := HostContent(r.Content); err != nil {
 			return fmt.Errorf("the update is not a result: %w", err)
 		}
 		if onUpdate != nil {
@@ -131,7 +131,7 @@ func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
 
 // toolResult checks and converts a decoded result.
 func toolResult(r *wireResult) (res host.ToolResult, isError bool, err error) {
-	content, err := hostContent(r.Content)
+	content, err := HostContent(r.Content)
 	if err != nil {
 		return res, false, err
 	}
@@ -150,9 +150,11 @@ type wireResult struct {
 	Terminate *bool                  `json:"terminate"`
 }
 
-// hostContent checks and converts content blocks: text, or image with
-// base64 data and a MIME type.
-func hostContent(blocks []sdk.Content) (host.Contents, error) {
+// HostContent checks and converts content blocks as the ABI defines them
+// (docs/abi.md): text, or image with base64 data and a bare image MIME
+// type (checkImage). Every reader of ABI content blocks goes through it,
+// so that what one accepts the others do.
+func HostContent(blocks []sdk.Content) (host.Contents, error) {
 	cs := make(host.Contents, 0, len(blocks))
 	for i, b := range blocks {
 		switch b.Type {

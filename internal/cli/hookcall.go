@@ -91,6 +91,9 @@ func (c *hookCall) decode(raw []byte) error {
 	if len(c.in.Args) == 0 {
 		c.in.Args = c.in.ToolCall.Arguments
 	}
+	if _, err := wasmtool.HostContent(c.in.Result.Content); err != nil { // what a plugin's tool could not return
+		return fmt.Errorf("CALL_JSON: result.%v", err)
+	}
 	return nil
 }
 
@@ -163,10 +166,7 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 			return nil, c.noHook(env, sdk.HookAfterToolCall, p)
 		}
 		var content host.Contents
-		if content, err = hostContents(c.in.Result.Content); err != nil {
-			fmt.Fprintf(env.Stderr, "CALL_JSON: result.content: %v\n", err)
-			return nil, ExitUsage
-		}
+		content, _ = wasmtool.HostContent(c.in.Result.Content) // checked in decode
 		res := host.ToolResult{Content: content}
 		if len(c.in.Result.Details) > 0 {
 			res.Details = c.in.Result.Details
@@ -196,20 +196,4 @@ func (c *hookCall) noHook(env Env, hook string, p *wasmtool.Plugin) int {
 	}
 	fmt.Fprintf(env.Stderr, "%s has no %s hook (its hooks: %s)\n", c.file, hook, has)
 	return ExitUsage
-}
-
-// hostContents turns the ABI's content blocks into the host's.
-func hostContents(blocks []sdk.Content) (host.Contents, error) {
-	out := make(host.Contents, 0, len(blocks))
-	for i, b := range blocks {
-		switch b.Type {
-		case "text":
-			out = append(out, host.TextContent{Text: b.Text})
-		case "image":
-			out = append(out, host.ImageContent{Data: b.Data, MimeType: b.MimeType})
-		default:
-			return nil, fmt.Errorf("[%d]: type %q is neither text nor image", i, b.Type)
-		}
-	}
-	return out, nil
 }
