@@ -57,15 +57,19 @@ func TestRunJSONBigArgument(t *testing.T) {
 			continue // the first answer is the one under test
 		}
 		got := string(e.Message.Content[0].Arguments)
-		var partial string
-		if json.Unmarshal(e.Message.Content[0].Arguments, &partial) == nil {
-			got = partial // arguments not yet JSON travel as a string
-		}
 		switch e.Type {
 		case "message_update":
 			updates += int64(len(sc.Bytes()) + 1)
-			if got != "{}" && !strings.HasPrefix(args, got) {
-				t.Fatalf("an update's arguments are not a prefix of the final ones: %.60q", got)
+			// As pi-ai's: the value of the prefix streamed so far, an
+			// object whose expression is a prefix of the final one.
+			var partial struct {
+				Expression *string `json:"expression"`
+			}
+			if err := json.Unmarshal(e.Message.Content[0].Arguments, &partial); err != nil {
+				t.Fatalf("an update's arguments are not an object: %.60q (%v)", got, err)
+			}
+			if partial.Expression != nil && !strings.HasPrefix(args, `{"expression":"`+*partial.Expression) {
+				t.Fatalf("an update's expression is not a prefix of the final one: %.60q", *partial.Expression)
 			}
 			lastArgs = got
 		case "message_end":
