@@ -25,14 +25,14 @@ func TestFailoverAfterSIGKILL(t *testing.T) {
 	c := startTestCluster(t)
 	hosts := make([]*child, 3)
 	for i := range hosts {
-		hosts[i] = startHost(t, c, fmt.Sprintf("host%d", i), hostScript(i, 4000))
+		hosts[i] = startHost(t, c, fmt.Sprintf("host%d", i), hostScript(i, 12000))
 	}
 	code, body := hosts[0].call(t, "POST", "/v1/sessions", `{}`)
 	var info struct{ ID string }
 	if json.Unmarshal([]byte(body), &info); code != 201 {
 		t.Fatalf("create: %d %s", code, body)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	watchers := make([]*sseClient, 3)
 	for i, h := range hosts {
@@ -45,7 +45,8 @@ func TestFailoverAfterSIGKILL(t *testing.T) {
 	// (h<i>-call): it is killed as soon as a client sees the call start,
 	// not after a look-up of the lease, which on a loaded machine (load
 	// 20) once came after the 4 s call had ended and the lease was given
-	// back.
+	// back. The call sleeps 12 s: at load 8 a client saw the start of a
+	// 4 s call only after it had ended.
 	victim := -1
 	waitFor(t, 30*time.Second, "the tool to start", func() bool {
 		for _, e := range watchers[0].snapshot() {

@@ -156,7 +156,10 @@ func TestStopsWhileHostBeats(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
 				t.Fatalf("err = %v, want a deadline exit", err)
 			}
-			if beats < 3 {
+			// Each beat forces a GC: without fuel the first one waits for
+			// the guest to stop, so at most one beat lands. Two show a GC
+			// that ran while the guest did (three failed once at load 8).
+			if beats < 2 {
 				t.Fatalf("the host goroutine beat %d times in %v", beats, took)
 			}
 			t.Logf("stopped after %v; the host goroutine beat %d times", took, beats)
