@@ -110,18 +110,3 @@ func TestImportSignatureMismatch(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
-
-// A Go program built without -buildmode=c-shared runs main and exits when
-// instantiated: the error says how to build it.
-func TestCommandModuleIsRefused(t *testing.T) {
-	m := compile(t, "internal/testplugins/command")
-	p, err := rt(t).NewPlugin(m, runtime.PluginOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Call(context.Background(), "describe", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "-buildmode=c-shared") {
-		t.Fatalf("err = %v", err)
-	}
-}

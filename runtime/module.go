@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -221,7 +222,30 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
 	}
+	if goCommand(facts) {
+		return 0, 0, fmt.Errorf("is a Go program built without -buildmode=c-shared (it exports _start, not _initialize): its main would run and exit at every call; a plugin must be a library (a WASI reactor): build it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared")
+	}
 	return minPages, len(facts.Memories), nil
+}
+
+// goCommand reports whether facts are those of a module Go's own
+// toolchain linked as a command: it exports _start but no initialiser,
+// and carries the custom sections Go's linker writes (its build ID, or
+// the producers section naming Go's compiler). Its _start runs main and
+// then always exits, so it can never serve a call; refused at load, it
+// is refused before its megabytes are compiled, and by config validate
+// and plugin inspect too. Other commands (a C program's _start returns
+// when main does) are run as Extism runs them (instance.initialize).
+func goCommand(facts wasmbin.Facts) bool {
+	exports := map[string]bool{}
+	for _, name := range facts.Funcs {
+		exports[name] = true
+	}
+	if !exports["_start"] || exports["_initialize"] || exports["__wasm_call_ctors"] {
+		return false
+	}
+	_, buildID := facts.Custom["go:buildid"]
+	return buildID || bytes.Contains(facts.Custom["producers"], []byte("\x0eGo cmd/compile"))
 }
 
 // checkImports refuses, at load time rather than at the first call, a

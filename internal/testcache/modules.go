@@ -19,8 +19,9 @@ type module struct {
 
 // testModules builds every plugin the tests build through wasmbuild, in
 // the file the tests get: each Go package with a main.go under plugins/
-// and internal/testplugins/ (but command, built the wrong way on purpose),
-// and each directory there with a package.json (AssemblyScript, or WAT
+// and internal/testplugins/ (command too, built the wrong way on purpose:
+// the runtime refuses it at load, before compiling it, so the prewarm
+// only builds it), and each directory there with a package.json (AssemblyScript, or WAT
 // assembled by wabt) when node and npm are on PATH. A new plugin in those
 // directories is found without a change here. only, if not empty, keeps
 // just the directories it lists (comma-separated).
@@ -36,7 +37,7 @@ func testModules(only string) ([]module, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if !e.IsDir() || e.Name() == "command" || (only != "" && !slices.Contains(strings.Split(only, ","), dir+"/"+e.Name())) {
+			if !e.IsDir() || (only != "" && !slices.Contains(strings.Split(only, ","), dir+"/"+e.Name())) {
 				continue
 			}
 			m, err := buildModule(root, dir+"/"+e.Name())

@@ -28,6 +28,11 @@ type Facts struct {
 	Memories []Memory
 	Tables   []Table
 	Globals  []string // imported globals, as "module.name"
+	// Funcs are the names the module exports functions under.
+	Funcs []string
+	// Custom are the module's custom sections, by name (the last of a
+	// name); each body aliases the module's bytes.
+	Custom map[string][]byte
 }
 
 // String names the memory for error messages.
@@ -46,8 +51,9 @@ func describe(kind string, i uint32, imp string, exps []string) string {
 	return fmt.Sprintf("%s %d (not exported)", kind, i)
 }
 
-// ReadFacts reads the limits of every memory and table of wasm. It reads
-// only the import, table, memory and export sections; it does not
+// ReadFacts reads the limits of every memory and table of wasm, the
+// names of its function exports and its custom sections. It reads only
+// the import, table, memory, export and custom sections; it does not
 // validate the rest of the module.
 func ReadFacts(wasm []byte) (Facts, error) {
 	secs, err := Sections(wasm)
@@ -73,6 +79,16 @@ func ReadFacts(wasm []byte) (Facts, error) {
 			}
 		case SecExport:
 			err = f.readExports(r)
+		case SecCustom:
+			// A name that does not read is not refused here: custom
+			// sections are not the host's business, wazero decides.
+			if name, _ := r.Name(); r.Err == nil {
+				if f.Custom == nil {
+					f.Custom = map[string][]byte{}
+				}
+				f.Custom[name] = r.B[r.Pos:]
+			}
+			continue
 		default:
 			continue
 		}
@@ -123,6 +139,8 @@ func (f *Facts) readExports(r *Reader) error {
 		kind := r.Byte()
 		idx := r.U32()
 		switch {
+		case kind == KindFunc:
+			f.Funcs = append(f.Funcs, name)
 		case kind == KindMemory && idx < uint32(len(f.Memories)):
 			f.Memories[idx].Exports = append(f.Memories[idx].Exports, name)
 		case kind == KindTable && idx < uint32(len(f.Tables)):

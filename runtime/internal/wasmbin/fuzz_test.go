@@ -8,13 +8,15 @@ import (
 )
 
 // FuzzReadFacts: ReadFacts never panics, and on every module wazero
-// accepts it finds the same exported memories, with the same limits.
+// accepts it finds the same exported memories, with the same limits, and
+// the same exported functions.
 func FuzzReadFacts(f *testing.F) {
 	sec := func(id byte, b ...byte) []byte { return AppendSection(nil, id, b) }
 	f.Add([]byte(Header))
 	f.Add(append([]byte(Header), sec(SecMemory, 1, 0x01, 0x01, 0x02)...))
 	f.Add(append(append([]byte(Header), sec(SecMemory, 1, 0x00, 0x02)...), sec(SecExport, 1, 1, 'm', KindMemory, 0)...))
 	f.Add(append([]byte(Header), sec(SecImport, 1, 1, 'e', 1, 'm', KindMemory, 0x00, 0x01)...))
+	f.Add(append([]byte(Header), sec(SecCustom, 10, 'g', 'o', ':', 'b', 'u', 'i', 'l', 'd', 'i', 'd', 'x')...))
 	ctx := context.Background()
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	f.Fuzz(func(t *testing.T, wasm []byte) {
@@ -41,6 +43,18 @@ func FuzzReadFacts(f *testing.F) {
 			max, hasMax := def.Max()
 			if !ok || m.Min != uint64(def.Min()) || m.HasMax != hasMax || (hasMax && m.Max != uint64(max)) {
 				t.Fatalf("memory %q: facts %+v, wazero min %d max %d/%v", name, m, def.Min(), max, hasMax)
+			}
+		}
+		funcs := map[string]bool{}
+		for _, name := range facts.Funcs {
+			funcs[name] = true
+		}
+		if len(funcs) != len(c.ExportedFunctions()) {
+			t.Fatalf("exported functions: facts %q, wazero %d", facts.Funcs, len(c.ExportedFunctions()))
+		}
+		for name := range c.ExportedFunctions() {
+			if !funcs[name] {
+				t.Fatalf("function %q: wazero exports it, facts %q do not", name, facts.Funcs)
 			}
 		}
 	})
