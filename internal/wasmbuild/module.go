@@ -234,7 +234,11 @@ func DescribeOnly(d string) []byte { return ConstPlugin(map[string]string{"descr
 // each output a fixed text: outputs maps export names to texts. Each
 // export copies its text from a data segment into an Extism block, byte
 // by byte, as a small hand-written plugin would.
-func ConstPlugin(outputs map[string]string) []byte {
+func ConstPlugin(outputs map[string]string) []byte { return ConstModule(outputs).Encode() }
+
+// ConstModule is ConstPlugin's module, for a test to add to before
+// encoding it (an initialiser, say).
+func ConstModule(outputs map[string]string) Module {
 	const (
 		fAlloc = iota
 		fStoreU8
@@ -278,5 +282,5 @@ func ConstPlugin(outputs map[string]string) []byte {
 		Exports:     exports,
 		MemoryPages: pages,
 		Data:        data,
-	}.Encode()
+	}
 }
