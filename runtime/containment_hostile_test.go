@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,52 +209,6 @@ func mustCompile(t testing.TB, r *runtime.Runtime, wasm []byte) *runtime.Module 
 	return m
 }
 
-// mutate changes wasm in one of several ways a broken or hostile file
-// would differ from a real one: a byte set anywhere, a byte set in a
-// section other than code, a section dropped, duplicated or swapped, a
-// cut at a section boundary.
-func mutate(rng *rand.Rand, wasm []byte, anywhere bool) []byte {
-	secs := sections(wasm)
-	head := wasm[:8]
-	pick := func() int {
-		for range 20 {
-			i := rng.IntN(len(secs))
-			if anywhere || (secs[i][0] != 10 && secs[i][0] != 11 && secs[i][0] != 0) {
-				return i
-			}
-		}
-		return 0
-	}
-	switch rng.IntN(6) {
-	case 0, 1:
-		out := slices.Clone(wasm)
-		if anywhere {
-			out[8+rng.IntN(len(out)-8)] = byte(rng.Uint32())
-			return out
-		}
-		i := pick()
-		at := 8
-		for _, s := range secs[:i] {
-			at += len(s)
-		}
-		out[at+1+rng.IntN(len(secs[i])-1)] = byte(rng.Uint32())
-		return out
-	case 2:
-		i := pick()
-		return slices.Concat(head, slices.Concat(secs[:i]...), slices.Concat(secs[i+1:]...))
-	case 3:
-		i := pick()
-		return slices.Concat(head, slices.Concat(secs[:i+1]...), secs[i], slices.Concat(secs[i+1:]...))
-	case 4:
-		i, j := pick(), pick()
-		secs = slices.Clone(secs)
-		secs[i], secs[j] = secs[j], secs[i]
-		return slices.Concat(head, slices.Concat(secs...))
-	default:
-		return slices.Concat(head, slices.Concat(secs[:rng.IntN(len(secs)+1)]...))
-	}
-}
-
 // Mutations of real plugins, each loaded with a pool on and called: the
 // process survives every one. A fixed seed set runs here; FuzzHostileModule
 // runs open-ended.
@@ -265,7 +218,7 @@ func TestMutatedPluginsNeverTakeTheHostDown(t *testing.T) {
 	echo := wasmbuild.EchoPlugin()
 	counts := map[string]int{}
 	for i := range 300 {
-		wasm := mutate(rng, echo, true)
+		wasm := wasmbuild.Mutate(rng, echo, true)
 		o := h.run(t, fmt.Sprintf("echo-%d", i), wasm, runtime.Grants{MemoryPages: 16, Timeout: 200 * time.Millisecond})
 		counts[o.stage]++
 	}
@@ -273,23 +226,25 @@ func TestMutatedPluginsNeverTakeTheHostDown(t *testing.T) {
 		t.Logf("echo mutations: %v; -short: no calc mutations", counts)
 		return
 	}
-	calc, err := os.ReadFile(wasmbuild.ForTest(t, "plugins/calc"))
+	calc, err := os.ReadFile(wasmbuild.ForTest(t, wasmbuild.MutatedPlugin))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A calc mutation that loads is a Go plugin compiled (15 MB of
 	// machine code, 15 s and more of CPU under the race detector on a
-	// machine whose cache does not hold it yet). Under -race the first 3
-	// of the same 8 run (calc-2 loads and is called); make test runs
-	// this test without the race detector three more times, all 8.
-	n := 8
+	// machine whose cache does not hold it yet): make test's prewarm
+	// compiles the same mutations, without the race detector. Under
+	// -race the first 3 of the same 8 run (calc-2 loads and is called);
+	// make test runs this test without the race detector three more
+	// times, all 8.
+	n := wasmbuild.MutationCount
 	if runtime.RaceEnabled {
 		n = 3
 	}
-	for i := range n {
-		wasm := mutate(rng, calc, false)
+	for i, wasm := range wasmbuild.PluginMutations(calc, n) {
 		o := h.run(t, fmt.Sprintf("calc-%d", i), wasm, runtime.Grants{Timeout: time.Second})
 		counts["calc "+o.stage]++
+		t.Logf("calc-%d: %s %v", i, o.stage, o.err)
 	}
 	t.Logf("outcomes: %v", counts)
 }

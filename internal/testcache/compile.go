@@ -35,6 +35,8 @@ import (
 //     it compiled, the same in any cache directory of one version, and
 //     the rewrite cache's entries are keyed the same way; so the test
 //     cache's entries are linked there (mirror);
+//   - the mutations of wasmbuild.MutatedPlugin a runtime test loads
+//     (compileMutations), the same way;
 //   - as it is, through Extism go-sdk, into extismcompat.CacheDir, for
 //     the plugins the runtime's compatibility tests run on go-sdk
 //     (extismcompat.Plugins; they check that they run no other large
@@ -69,7 +71,35 @@ func compileAll(mods []module) error {
 		}
 		fmt.Printf("  %-32s %.1fs%s\n", m.name, took.Seconds(), note)
 	}
+	if err := compileMutations(ctx, rt, mods); err != nil {
+		return err
+	}
 	return warmDefault()
+}
+
+// compileMutations compiles, through rt, the mutations of
+// wasmbuild.MutatedPlugin that runtime's
+// TestMutatedPluginsNeverTakeTheHostDown loads (wasmbuild.PluginMutations,
+// the same bytes there and here): those that load are Go plugins
+// compiled, which the race run would otherwise compile itself.
+func compileMutations(ctx context.Context, rt *runtime.Runtime, mods []module) error {
+	i := slices.IndexFunc(mods, func(m module) bool { return m.name == wasmbuild.MutatedPlugin })
+	if i < 0 {
+		return nil
+	}
+	wasm, err := os.ReadFile(mods[i].path)
+	if err != nil {
+		return err
+	}
+	for j, mutation := range wasmbuild.PluginMutations(wasm, wasmbuild.MutationCount) {
+		start := time.Now()
+		note := ""
+		if _, err := rt.Compile(ctx, fmt.Sprintf("%s mutation %d", wasmbuild.MutatedPlugin, j), mutation); err != nil {
+			note = " (refused, as most are)"
+		}
+		fmt.Printf("  %-32s %.1fs%s\n", fmt.Sprintf("%s mutation %d", wasmbuild.MutatedPlugin, j), time.Since(start).Seconds(), note)
+	}
+	return nil
 }
 
 // warmDefault fills runtime.DefaultCacheDir for mods by linking the test
