@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wasmagent/wasmagent/internal/extismcompat"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
@@ -34,7 +35,11 @@ func reportMisses(w io.Writer) error {
 		filepath.Join(wasmbuild.TestCacheDir(), "wazero-*"),
 		filepath.Join(extismcompat.CacheDir(), "wazero-*"),
 		// Not the directory wasmagent itself uses.
-		filepath.Join(runtime.DefaultCacheDir(), "wazero-"+wasmbuild.TestBinaryWazeroVersion+"-*"))
+		filepath.Join(runtime.DefaultCacheDir(), "wazero-"+wasmbuild.TestBinaryWazeroVersion+"-*"),
+		// The fuel rewrite of a Go plugin (megabytes, seconds of CPU
+		// under the race detector too), shared with wasmagent itself
+		// in the default directory.
+		filepath.Join(wasmbuild.TestCacheDir(), "rewrite"))
 	if err != nil {
 		return err
 	}
@@ -42,7 +47,7 @@ func reportMisses(w io.Writer) error {
 		fmt.Fprintln(w, "testcache: the tests compiled no module of 1 MiB or more themselves: the prewarm had them all")
 		return nil
 	}
-	fmt.Fprintf(w, "testcache: the tests compiled %d modules of 1 MiB or more themselves, which the prewarm missed (internal/testcache: modules.go, compile.go):\n", len(misses))
+	fmt.Fprintf(w, "testcache: the tests compiled %d modules of 1 MiB or more themselves, which the prewarm missed: a test that loads a Go plugin (or bytes made from one) the prewarm does not compile the same way (internal/testcache: modules.go, compile.go), or, under the race detector, several times the CPU; the time says which job:\n", len(misses))
 	for _, m := range misses {
 		fmt.Fprintln(w, "  "+m)
 	}
@@ -51,11 +56,12 @@ func reportMisses(w io.Writer) error {
 
 // compiledSince lists the wazero cache entries (in the directories that
 // match patterns) of at least size bytes written after the time since, as
-// "<size> MB <path>", largest first.
+// "<size> MB <time written> <path>", largest first.
 func compiledSince(since int64, size int64, patterns ...string) ([]string, error) {
 	type entry struct {
 		path string
 		size int64
+		when time.Time
 	}
 	var found []entry
 	for _, pattern := range patterns {
@@ -70,7 +76,7 @@ func compiledSince(since int64, size int64, patterns ...string) ([]string, error
 					return nil // gone meanwhile
 				}
 				if info.Size() >= size && info.ModTime().UnixNano() > since {
-					found = append(found, entry{path, info.Size()})
+					found = append(found, entry{path, info.Size(), info.ModTime()})
 				}
 				return nil
 			})
@@ -84,7 +90,7 @@ func compiledSince(since int64, size int64, patterns ...string) ([]string, error
 	})
 	out := make([]string, len(found))
 	for i, e := range found {
-		out[i] = fmt.Sprintf("%5.1f MB %s", float64(e.size)/1e6, e.path)
+		out[i] = fmt.Sprintf("%5.1f MB %s %s", float64(e.size)/1e6, e.when.Format("15:04:05"), e.path)
 	}
 	return out, nil
 }
