@@ -112,6 +112,7 @@ test: plugins npm-deps
 		:: -env WASMAGENT_TEST_IMAGES=off ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \
 		:: -env WASMAGENT_TEST_IMAGES=map ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \
 		:: -env WASMAGENT_TEST_IMAGES=copy ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)'
+	@$(GO) run ./internal/testcache -report
 
 # The tests make test runs again without the race detector, at full size
 # (pi's generated scenarios: 200 here, 40 under the race detector, which
