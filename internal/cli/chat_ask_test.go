@@ -121,6 +121,9 @@ func TestChatAsk(t *testing.T) {
 			io.WriteString(p.feed, c.answer+"\n")
 		}
 		waitFor(t, &p.out, fmt.Sprintf("answer %d\n", i))
+		// The run's summary line ends it: a prompt typed before would be
+		// a steer (under load the answer shows well before the end).
+		waitCount(t, &p.errOut, " turns · ", i+1)
 		if last := lastLine(p.errOut.String(), "echo ("); !strings.HasPrefix(last, c.result) {
 			t.Fatalf("call %d (%q): %q, want %q, in:\n%s", i, c.answer, last, c.result, p.errOut.String())
 		}
