@@ -52,3 +52,27 @@ func TestMadeByMake(t *testing.T) {
 		write(path, old)
 	}
 }
+
+// A Go plugin's build target is seeded with the file make plugins wrote
+// only when the target is not there: a build of its own is never
+// replaced (go build decides, by the build ID, whether either is up to
+// date).
+func TestSeedFromMake(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "plugins", "calc"), 0o700)
+	target := filepath.Join(t.TempDir(), "calc.build")
+	seedFromMake(root, "plugins/calc", target)
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("seeded from a file make plugins never wrote")
+	}
+	os.WriteFile(filepath.Join(root, "plugins", "calc", "calc.wasm"), []byte("made"), 0o600)
+	seedFromMake(root, "plugins/calc", target)
+	if b, _ := os.ReadFile(target); string(b) != "made" {
+		t.Fatalf("target %q, want make's file", b)
+	}
+	os.WriteFile(target, []byte("ours"), 0o600)
+	seedFromMake(root, "plugins/calc", target)
+	if b, _ := os.ReadFile(target); string(b) != "ours" {
+		t.Fatalf("target %q: a build of its own was replaced", b)
+	}
+}

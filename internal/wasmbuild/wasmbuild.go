@@ -8,7 +8,9 @@ package wasmbuild
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,6 +200,7 @@ func buildCachedIn(root, dir, pkg string) (string, error) {
 	}
 	removeStamp(path)
 	target := filepath.Join(dir, name+".build")
+	seedFromMake(root, pkg, target)
 	if err := buildIn(context.Background(), root, env, pkg, target, flags...); err != nil {
 		return "", err
 	}
@@ -208,4 +211,20 @@ func buildCachedIn(root, dir, pkg string) (string, error) {
 		writeStamp(key, path, "-")
 	}
 	return path, nil
+}
+
+// seedFromMake copies the file make plugins wrote for the Go plugin pkg
+// (pkg/<name>.wasm, built with the same flags) to target, where go build
+// writes, if target is not there yet: go build then finds the file it
+// would link, by its build ID, and does not link it again (it links it
+// if the file is from other sources or flags).
+func seedFromMake(root, pkg, target string) {
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(root, pkg, filepath.Base(pkg)+".wasm"))
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile(target, b, 0o600)
 }
