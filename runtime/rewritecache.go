@@ -26,7 +26,7 @@ import (
 //
 // An entry is keyed by the sha256 of the module, the rewrite options
 // (the stopper), and the rewriter's version: the sha256 of its own
-// source (the code below, module.go's rewrite and image.go's template,
+// source (the code below, module.go's rewrite, compilecost.go's caps, image.go's template,
 // and the fuel, image and wasmbin packages, embedded in the binary), so
 // that any change to what the rewrite does misses every older entry, with
 // nobody to remember to bump a number. An entry ends with the sha256 of
@@ -35,7 +35,7 @@ import (
 // trusted as the compilation cache beside it is (which holds machine
 // code): the checksum is against accidents, not against its owner.
 
-//go:embed rewritecache.go module.go image.go
+//go:embed rewritecache.go module.go image.go compilecost.go
 var rewriterSource embed.FS
 
 // rewriteFormat is the version of the entry's layout.

@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
+)
+
+// Compiling is bounded by a cost measured on the code before wazero sees
+// it (RATIONALE.md, "Why is a module's compile cost measured, and what
+// does it count?"). wazero's optimising compiler cannot be stopped once
+// it has started on a function, and its passes are quadratic or worse in
+// how deep the function's blocks and local reads sit in its dominator
+// tree (a run of sequential ifs or br_ifs), in its branch edges times the
+// locals written (phi arguments), and in its loop nesting. So each
+// function is weighed in these (internal/fuel/cost.go counts them), in
+// units of about 25 ns of one core's compile time on the machine
+// SECURITY.md measured on:
+//
+//	cost = blockDepths + readDepths + phiWeight·branches·(written+1) + loopWeight·joins·loopDepth
+//
+// A module whose function costs more than MaxFunctionCompileCost, or
+// whose functions together cost more than MaxModuleCompileCost, is
+// refused before it is compiled.
+const (
+	// MaxFunctionCompileCost bounds one function's cost: 2 to 5 s of one
+	// core on the measured machine for the costliest shapes at the cap,
+	// while the costliest real functions measured cost under a hundredth
+	// of it (a Go switch of 3,000 cases, 40,000 branch edges in one
+	// function, 2.4e7).
+	MaxFunctionCompileCost = 1.5e8
+	// MaxModuleCompileCost bounds the sum over a module's functions that
+	// cost more than minCountedCost each: ten functions at the cap. (The
+	// cheaper ones compile in time linear in their size, as any code.)
+	MaxModuleCompileCost = 10 * MaxFunctionCompileCost
+	minCountedCost       = 1e6 // about 25 ms
+
+	phiWeight  = 200
+	loopWeight = 12
+)
+
+// ErrCompileCost: the module's code would cost wazero's compiler more
+// than the host allows. Load errors that match it are [*CompileCostError].
+var ErrCompileCost = errors.New("the module's code is too costly to compile")
+
+// CompileCostError names the function (or the whole module, Func -1)
+// whose compile cost is over the cap, the cost, the cap, and the counts
+// the costliest function's cost is made of. It matches [ErrCompileCost].
+type CompileCostError struct {
+	Func      int   // the function's index in the module's function space; -1: the module's total
+	Cost      int64 // its cost (compilecost.go)
+	Limit     int64 // MaxFunctionCompileCost or MaxModuleCompileCost
+	Worst     int   // the costliest function
+	Branches  int   // its counts
+	Written   int
+	Joins     int
+	LoopDepth int
+	Depths    int64 // the dominator depths of its blocks and local reads, summed
+}
+
+func (e *CompileCostError) Error() string {
+	what, limit := fmt.Sprintf("function %d", e.Func), "MaxFunctionCompileCost"
+	if e.Func < 0 {
+		what, limit = "the module's functions together", "MaxModuleCompileCost"
+	}
+	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (runtime.%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d)",
+		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths)
+}
+
+func (e *CompileCostError) Is(target error) bool { return target == ErrCompileCost }
+
+// functionCost weighs one function (see above).
+func functionCost(c fuel.FuncCost) int64 {
+	b, j := int64(c.Branches), int64(c.Joins)
+	return c.BlockDepths + c.ReadDepths + phiWeight*b*int64(c.Written+1) + loopWeight*j*int64(c.LoopDepth)
+}
+
+// moduleCost is the costliest function, its cost, and the module's
+// total: the sum of the costs over minCountedCost.
+func moduleCost(costs []fuel.FuncCost) (worst fuel.FuncCost, worstCost, total int64) {
+	worstCost = -1
+	for _, c := range costs {
+		cost := functionCost(c)
+		if cost > worstCost {
+			worst, worstCost = c, cost
+		}
+		if cost > minCountedCost {
+			total += cost
+		}
+	}
+	return worst, worstCost, total
+}
+
+// checkCompileCost refuses code over MaxFunctionCompileCost or
+// MaxModuleCompileCost, naming the costliest function.
+func checkCompileCost(costs []fuel.FuncCost) error {
+	worst, worstCost, total := moduleCost(costs)
+	e := &CompileCostError{Func: int(worst.Func), Cost: worstCost, Limit: MaxFunctionCompileCost, Worst: int(worst.Func),
+		Branches: worst.Branches, Written: worst.Written, Joins: worst.Joins, LoopDepth: worst.LoopDepth, Depths: worst.BlockDepths + worst.ReadDepths}
+	switch {
+	case worstCost > MaxFunctionCompileCost:
+		return e
+	case total > MaxModuleCompileCost:
+		e.Func, e.Cost, e.Limit = -1, total, MaxModuleCompileCost
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmgen"
+)
+
+// maxShapeN is the largest size the shape search tries: every shape
+// left under the caps at this size is linear in it (TestMeasureShapes).
+const maxShapeN = 1 << 16
+
+// costOf is the rewrite's verdict on wasm: nil, or the
+// *CompileCostError it refuses wasm with.
+func costOf(t testing.TB, wasm []byte) *CompileCostError {
+	t.Helper()
+	_, rep, err := fuel.InstrumentReport(wasm, fuel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *CompileCostError
+	if err := checkCompileCost(rep.Costs); err != nil && !errors.As(err, &ce) {
+		t.Fatalf("checkCompileCost: %v is no *CompileCostError", err)
+	}
+	return ce
+}
+
+// lastAccepted is the largest n ≤ maxShapeN at which shape is accepted
+// (0: none), found by doubling and then bisecting: the verdict is
+// monotonic in n, which the test checks at the boundary it finds.
+func lastAccepted(t testing.TB, shape string) int {
+	lo, hi := 0, 64 // lo accepted (0: trivially), hi to be tried
+	for hi <= maxShapeN && costOf(t, wasmgen.Shape(shape, hi)) == nil {
+		lo, hi = hi, hi*2
+	}
+	if hi > maxShapeN {
+		return lo
+	}
+	for hi-lo > 1 { // lo accepted, hi refused
+		mid := (lo + hi) / 2
+		if costOf(t, wasmgen.Shape(shape, mid)) == nil {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// TestCompileCostBoundsEveryShape generates every costly shape
+// (wasmgen.Shapes) at the largest size the caps accept and one step
+// over: the first is accepted by the rewrite, the second refused by
+// Compile before wazero compiles anything, with an error naming the
+// function, its cost and the cap. (That the accepted sizes compile in a
+// few seconds is measured, not asserted: TestMeasureShapes with
+// WASMAGENT_COMPILE_SHAPES=cap, and BenchmarkCompileAtCap.)
+func TestCompileCostBoundsEveryShape(t *testing.T) {
+	r, err := New(context.Background(), Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	refusedSomewhere := 0
+	for _, shape := range wasmgen.Shapes {
+		t.Run(shape, func(t *testing.T) {
+			n := lastAccepted(t, shape)
+			if n == 0 {
+				t.Fatalf("%s of size 1 is refused", shape)
+			}
+			if _, _, _, err := r.rewrite(shape, wasmgen.Shape(shape, n)); err != nil {
+				t.Fatalf("%s of size %d: the rewrite refuses it: %v", shape, n, err)
+			}
+			if n == maxShapeN {
+				t.Logf("%s: accepted up to %d", shape, n)
+				return
+			}
+			refusedSomewhere++
+			over := wasmgen.Shape(shape, n+1)
+			_, err := r.Compile(context.Background(), shape, over)
+			var ce *CompileCostError
+			if !errors.As(err, &ce) || !errors.Is(err, ErrCompileCost) {
+				t.Fatalf("%s of size %d: Compile gave %v, want a *CompileCostError", shape, n+1, err)
+			}
+			if ce.Cost <= ce.Limit || ce.Func > 0 {
+				t.Fatalf("%s of size %d: %+v: the cost is not over the limit, or the function is not f (0) or the module (-1)", shape, n+1, ce)
+			}
+			for _, want := range []string{shape + ": ", "runtime.Max", "branch edges", "locals written"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error %q does not say %q", err, want)
+				}
+			}
+			t.Logf("%s: accepted up to %d (%d bytes), refused from %d", shape, n, len(wasmgen.Shape(shape, n)), n+1)
+		})
+	}
+	if refusedSomewhere == 0 {
+		t.Fatal("no shape reached a cap: the search tried nothing costly")
+	}
+}
+
+// TestRealPluginsFarBelowCompileCost: real plugins' costliest functions
+// are far under MaxFunctionCompileCost (a tenth at most), and their sum
+// under MaxModuleCompileCost: a standard-Go plugin with go-pdk and the
+// SDK, the bare go-pdk one, and the hand-written WAT plugins.
+func TestRealPluginsFarBelowCompileCost(t *testing.T) {
+	for _, pkg := range []string{"internal/testplugins/probe", "internal/testplugins/raw", "plugins/calc"} {
+		wasm, err := os.ReadFile(wasmbuild.ForTest(t, pkg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rep, err := fuel.InstrumentReport(wasm, fuel.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, worst, total := moduleCost(rep.Costs)
+		if worst > MaxFunctionCompileCost/10 || total > MaxModuleCompileCost/2 {
+			t.Errorf("%s: costliest function %d, all %d: too close to the caps (%d, %d)", pkg, worst, total, int64(MaxFunctionCompileCost), int64(MaxModuleCompileCost))
+		}
+		t.Logf("%s: %d functions, costliest %.3g, total %.3g", pkg, len(rep.Costs), float64(worst), float64(total))
+	}
+}
