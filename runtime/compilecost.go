@@ -18,17 +18,18 @@ import (
 // units of about 25 ns of one core's compile time on the machine
 // SECURITY.md measured on:
 //
-//	cost = blockDepths + readDepths + phiWeight·branches·(written+1) + loopWeight·joins·loopDepth
+//	cost = depthWeight·(blockDepths + readDepths + edgeDepths) + labelDepths/labelDivisor
+//	       + phiWeight·branches·(written+1) + loopWeight·joins·loopDepth·(written+1)
 //
 // A module whose function costs more than MaxFunctionCompileCost, or
 // whose functions together cost more than MaxModuleCompileCost, is
 // refused before it is compiled.
 const (
-	// MaxFunctionCompileCost bounds one function's cost: 2 to 5 s of one
-	// core on the measured machine for the costliest shapes at the cap,
-	// while the costliest real functions measured cost under a hundredth
-	// of it (a Go switch of 3,000 cases, 40,000 branch edges in one
-	// function, 2.4e7).
+	// MaxFunctionCompileCost bounds one function's cost: at most about
+	// 3 s of one core on the measured machine for every generated shape
+	// at the cap (SECURITY.md), while a standard-Go plugin's costliest
+	// function costs 6e6 and a Go switch of 3,000 cases (31,000 branch
+	// edges in one function) 2.6e7.
 	MaxFunctionCompileCost = 1.5e8
 	// MaxModuleCompileCost bounds the sum over a module's functions that
 	// cost more than minCountedCost each: ten functions at the cap. (The
@@ -36,8 +37,10 @@ const (
 	MaxModuleCompileCost = 10 * MaxFunctionCompileCost
 	minCountedCost       = 1e6 // about 25 ms
 
-	phiWeight  = 200
-	loopWeight = 12
+	depthWeight  = 2
+	labelDivisor = 8 // a label crossed is a step of a tight loop
+	phiWeight    = 200
+	loopWeight   = 6
 )
 
 // ErrCompileCost: the module's code would cost wazero's compiler more
@@ -56,7 +59,8 @@ type CompileCostError struct {
 	Written   int
 	Joins     int
 	LoopDepth int
-	Depths    int64 // the dominator depths of its blocks and local reads, summed
+	Depths    int64 // the dominator depths of its blocks, local reads and branch edges, summed
+	Labels    int64 // the labels its branch edges cross, summed
 }
 
 func (e *CompileCostError) Error() string {
@@ -64,8 +68,8 @@ func (e *CompileCostError) Error() string {
 	if e.Func < 0 {
 		what, limit = "the module's functions together", "MaxModuleCompileCost"
 	}
-	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (runtime.%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d)",
-		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths)
+	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (runtime.%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d)",
+		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels)
 }
 
 func (e *CompileCostError) Is(target error) bool { return target == ErrCompileCost }
@@ -73,7 +77,8 @@ func (e *CompileCostError) Is(target error) bool { return target == ErrCompileCo
 // functionCost weighs one function (see above).
 func functionCost(c fuel.FuncCost) int64 {
 	b, j := int64(c.Branches), int64(c.Joins)
-	return c.BlockDepths + c.ReadDepths + phiWeight*b*int64(c.Written+1) + loopWeight*j*int64(c.LoopDepth)
+	w := int64(c.Written + 1)
+	return depthWeight*(c.BlockDepths+c.ReadDepths+c.EdgeDepths) + c.LabelDepths/labelDivisor + phiWeight*b*w + loopWeight*j*int64(c.LoopDepth)*w
 }
 
 // moduleCost is the costliest function, its cost, and the module's
@@ -97,7 +102,7 @@ func moduleCost(costs []fuel.FuncCost) (worst fuel.FuncCost, worstCost, total in
 func checkCompileCost(costs []fuel.FuncCost) error {
 	worst, worstCost, total := moduleCost(costs)
 	e := &CompileCostError{Func: int(worst.Func), Cost: worstCost, Limit: MaxFunctionCompileCost, Worst: int(worst.Func),
-		Branches: worst.Branches, Written: worst.Written, Joins: worst.Joins, LoopDepth: worst.LoopDepth, Depths: worst.BlockDepths + worst.ReadDepths}
+		Branches: worst.Branches, Written: worst.Written, Joins: worst.Joins, LoopDepth: worst.LoopDepth, Depths: worst.BlockDepths + worst.ReadDepths + worst.EdgeDepths, Labels: worst.LabelDepths}
 	switch {
 	case worstCost > MaxFunctionCompileCost:
 		return e

@@ -63,4 +63,4 @@ func BenchmarkCompileAtCap(b *testing.B) {
 
 // costliestShape is the shape that takes longest to compile at its cap
 // (TestMeasureShapes with WASMAGENT_COMPILE_SHAPES=cap).
-const costliestShape = "brif"
+const costliestShape = "brifLocals"

@@ -43,18 +43,16 @@ func TestMeasureShapes(t *testing.T) {
 	for _, part := range strings.Split(spec, ";") {
 		name, ns, _ := strings.Cut(part, ":")
 		for _, s := range strings.Split(ns, ",") {
-			var wasm []byte
 			n, _ := strconv.Atoi(s)
-			if name == "file" {
-				b, err := os.ReadFile(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				wasm, name = b, s
-			} else {
-				wasm = wasmgen.Shape(name, n)
+			if name != "file" {
+				measureCompile(t, name, n, wasmgen.Shape(name, n))
+				continue
 			}
-			measureCompile(t, name, n, wasm)
+			wasm, err := os.ReadFile(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			measureCompile(t, s, n, wasm)
 		}
 	}
 }
@@ -77,7 +75,7 @@ func measureCompile(t *testing.T, name string, n int, wasm []byte) {
 		t.Fatal(name, n, err)
 	}
 	worst, _, total := moduleCost(rep.Costs)
-	fmt.Printf("%-13s n=%-6d %8d bytes  rewrite %-8v compile %-8v cost %.3g (module %.3g) B=%d J=%d W=%d D=%d depths %d+%d\n",
+	fmt.Printf("%-13s n=%-6d %8d bytes  rewrite %-8v compile %-8v cost %.3g (module %.3g) B=%d J=%d W=%d D=%d depths %d+%d+%d labels %d\n",
 		name, n, len(wasm), (c1 - c0).Round(time.Millisecond), (c2 - c1).Round(time.Millisecond),
-		float64(functionCost(worst)), float64(total), worst.Branches, worst.Joins, worst.Written, worst.LoopDepth, worst.BlockDepths, worst.ReadDepths)
+		float64(functionCost(worst)), float64(total), worst.Branches, worst.Joins, worst.Written, worst.LoopDepth, worst.BlockDepths, worst.ReadDepths, worst.EdgeDepths, worst.LabelDepths)
 }

@@ -23,6 +23,8 @@ type FuncCost struct {
 	LoopDepth   int    // the deepest nesting of loops
 	BlockDepths int64  // the sum of the dominator depth of every basic block
 	ReadDepths  int64  // the sum of the dominator depth of every local.get
+	EdgeDepths  int64  // the sum over branch edges of the source's depth
+	LabelDepths int64  // the sum over branch edges of the labels crossed (the compiler walks its frames)
 }
 
 // costFrame is an open block, if or loop.
@@ -88,6 +90,8 @@ func (cw *costWalk) branch(l uint32) {
 	if !cw.live || int(l) >= len(cw.frames) {
 		return
 	}
+	cw.c.EdgeDepths += int64(cw.depth) + 1
+	cw.c.LabelDepths += int64(l)
 	f := &cw.frames[len(cw.frames)-1-int(l)]
 	if f.op != 0x03 { // a loop's label is its header: a back edge
 		f.minPred = min(f.minPred, cw.depth)
