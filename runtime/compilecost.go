@@ -20,6 +20,7 @@ import (
 //
 //	cost = depthWeight·(blockDepths + readDepths + edgeDepths) + labelDepths/labelDivisor
 //	       + phiWeight·branches·(written+1) + loopWeight·joins·loopDepth·(written+1)
+//	       + tableWeight·brTableTargets
 //
 // A module whose function costs more than MaxFunctionCompileCost, or
 // whose functions together cost more than MaxModuleCompileCost, is
@@ -41,6 +42,7 @@ const (
 	labelDivisor = 8 // a label crossed is a step of a tight loop
 	phiWeight    = 200
 	loopWeight   = 6
+	tableWeight  = 600
 )
 
 // ErrCompileCost: the module's code would cost wazero's compiler more
@@ -78,7 +80,7 @@ func (e *CompileCostError) Is(target error) bool { return target == ErrCompileCo
 func functionCost(c fuel.FuncCost) int64 {
 	b, j := int64(c.Branches), int64(c.Joins)
 	w := int64(c.Written + 1)
-	return depthWeight*(c.BlockDepths+c.ReadDepths+c.EdgeDepths) + c.LabelDepths/labelDivisor + phiWeight*b*w + loopWeight*j*int64(c.LoopDepth)*w
+	return depthWeight*(c.BlockDepths+c.ReadDepths+c.EdgeDepths) + c.LabelDepths/labelDivisor + phiWeight*b*w + tableWeight*int64(c.Targets) + loopWeight*j*int64(c.LoopDepth)*w
 }
 
 // moduleCost is the costliest function, its cost, and the module's

@@ -25,6 +25,7 @@ type FuncCost struct {
 	ReadDepths  int64  // the sum of the dominator depth of every local.get
 	EdgeDepths  int64  // the sum over branch edges of the source's depth
 	LabelDepths int64  // the sum over branch edges of the labels crossed (the compiler walks its frames)
+	Targets     int    // br_table targets (the default included): each a block and a jump of its own
 }
 
 // costFrame is an open block, if or loop.

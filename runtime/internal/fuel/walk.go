@@ -206,6 +206,9 @@ func (w *walker) instr() (byte, error) {
 		for i := uint32(0); i <= n && r.Err == nil; i++ {
 			w.label(w.copyU32())
 		}
+		if w.checks {
+			w.fi.cw.c.Targets += int(n) + 1
+		}
 	case op == 0x10 || op == 0x12: // call, return_call
 		// Imported functions are the host's, which never calls back
 		// into the module: calling one starts no cycle.
