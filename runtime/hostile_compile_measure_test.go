@@ -33,6 +33,10 @@ func TestMeasureShapes(t *testing.T) {
 	if spec == "" {
 		t.Skip("set WASMAGENT_COMPILE_SHAPES (cap, shape:n1,n2;..., or file:a.wasm,...) to measure compile times")
 	}
+	if spec == "mix" {
+		measureMixes(t)
+		return
+	}
 	if spec == "cap" {
 		var parts []string
 		for _, s := range wasmgen.Shapes {
@@ -78,4 +82,26 @@ func measureCompile(t *testing.T, name string, n int, wasm []byte) {
 	fmt.Printf("%-13s n=%-6d %8d bytes  rewrite %-8v compile %-8v cost %.3g (module %.3g) B=%d J=%d W=%d D=%d depths %d+%d+%d labels %d\n",
 		name, n, len(wasm), (c1 - c0).Round(time.Millisecond), (c2 - c1).Round(time.Millisecond),
 		float64(functionCost(worst)), float64(total), worst.Branches, worst.Joins, worst.Written, worst.LoopDepth, worst.BlockDepths, worst.ReadDepths, worst.EdgeDepths, worst.LabelDepths)
+}
+
+// measureMixes compiles random mixes (wasmgen.Mix) grown to the cap, of
+// several local counts: the times at the cap should be no worse than the
+// named shapes'.
+func measureMixes(t *testing.T) {
+	for seed := range uint64(24) {
+		v := []int{2, 16, 128, 1024}[seed%4]
+		lo, hi := 0, 256
+		for hi < 1<<20 && costOf(t, wasmgen.Mix(seed, hi, v)) == nil {
+			lo, hi = hi, hi*2
+		}
+		for hi-lo > max(1, lo/64) {
+			mid := (lo + hi) / 2
+			if costOf(t, wasmgen.Mix(seed, mid, v)) == nil {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		measureCompile(t, fmt.Sprintf("mix%d/v%d", seed, v), lo, wasmgen.Mix(seed, lo, v))
+	}
 }
