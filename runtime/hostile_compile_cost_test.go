@@ -136,7 +136,9 @@ func TestCompileCostBoundsEveryShape(t *testing.T) {
 // the bare go-pdk one, an AssemblyScript one and a hand-written WAT one
 // (these two when node is on PATH).
 func TestRealPluginsFarBelowCompileCost(t *testing.T) {
-	goPlugin := func(pkg string) func() (string, error) { return func() (string, error) { return wasmbuild.Cached(pkg) } }
+	goPlugin := func(pkg string) func() (string, error) {
+		return func() (string, error) { return wasmbuild.Cached(pkg) }
+	}
 	plugins := []struct {
 		name string
 		path func() (string, error)
