@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
@@ -44,10 +43,6 @@ const (
 	loopWeight   = 6
 	tableWeight  = 600
 )
-
-// ErrCompileCost: the module's code would cost wazero's compiler more
-// than the host allows. Load errors that match it are [*CompileCostError].
-var ErrCompileCost = errors.New("the module's code is too costly to compile")
 
 // CompileCostError names the function (or the whole module, Func -1)
 // whose compile cost is over the cap, the cost, the cap, and the counts
