@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wasmagent/wasmagent/runtime/internal/fuel"
 )
@@ -23,7 +24,10 @@ import (
 //
 // A module whose function costs more than MaxFunctionCompileCost, or
 // whose functions together cost more than MaxModuleCompileCost, is
-// refused before it is compiled.
+// refused before it is compiled. These are the defaults: an operator
+// who trusts a plugin the model over-counts raises the cap on one
+// function with Options.MaxCompileCost (agent.toml's [runtime]
+// max_compile_cost), and the module's cap follows at ten times it.
 const (
 	// MaxFunctionCompileCost bounds one function's cost: at most about
 	// 3 s of one core on the measured machine for every generated shape
@@ -34,7 +38,8 @@ const (
 	// MaxModuleCompileCost bounds the sum over a module's functions that
 	// cost more than minCountedCost each: ten functions at the cap. (The
 	// cheaper ones compile in time linear in their size, as any code.)
-	MaxModuleCompileCost = 10 * MaxFunctionCompileCost
+	MaxModuleCompileCost = moduleFactor * MaxFunctionCompileCost
+	moduleFactor         = 10
 	minCountedCost       = 1e6 // about 25 ms
 
 	depthWeight  = 2
@@ -50,7 +55,7 @@ const (
 type CompileCostError struct {
 	Func      int   // the function's index in the module's function space; -1: the module's total
 	Cost      int64 // its cost (compilecost.go)
-	Limit     int64 // MaxFunctionCompileCost or MaxModuleCompileCost
+	Limit     int64 // the Runtime's cap on one function (Options.MaxCompileCost) or on a module (10×)
 	Worst     int   // the costliest function
 	Branches  int   // its counts
 	Written   int
@@ -58,15 +63,30 @@ type CompileCostError struct {
 	LoopDepth int
 	Depths    int64 // the dominator depths of its blocks, local reads and branch edges, summed
 	Labels    int64 // the labels its branch edges cross, summed
+
+	worstCost, total int64 // the costliest function's cost; the module's total
 }
 
 func (e *CompileCostError) Error() string {
-	what, limit := fmt.Sprintf("function %d", e.Func), "MaxFunctionCompileCost"
-	if e.Func < 0 {
-		what, limit = "the module's functions together", "MaxModuleCompileCost"
+	what, limit := fmt.Sprintf("function %d", e.Func), "runtime.Options.MaxCompileCost"
+	if e.Limit == MaxFunctionCompileCost {
+		limit = "runtime.MaxFunctionCompileCost, the default"
 	}
-	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (runtime.%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d)",
-		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels)
+	if e.Func < 0 {
+		what, limit = "the module's functions together", "10 × runtime.Options.MaxCompileCost"
+		if e.Limit == MaxModuleCompileCost {
+			limit = "runtime.MaxModuleCompileCost, the default"
+		}
+	}
+	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d); to load a plugin you trust, raise the limit in agent.toml: [runtime] max_compile_cost = %d",
+		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels, e.enough())
+}
+
+// enough is the least Options.MaxCompileCost that admits the module: the
+// costliest function's cost, or a tenth of the module's total rounded
+// up, whichever is more.
+func (e *CompileCostError) enough() int64 {
+	return max(e.worstCost, e.total/moduleFactor+min(e.total%moduleFactor, 1))
 }
 
 func (e *CompileCostError) Is(target error) bool { return target == ErrCompileCost }
@@ -94,17 +114,32 @@ func moduleCost(costs []fuel.FuncCost) (worst fuel.FuncCost, worstCost, total in
 	return worst, worstCost, total
 }
 
-// checkCompileCost refuses code over MaxFunctionCompileCost or
-// MaxModuleCompileCost, naming the costliest function.
-func checkCompileCost(costs []fuel.FuncCost) error {
+// moduleCap is the cap on a module's costly functions together:
+// moduleFactor times the cap on one (saturating; 0 means the default).
+func moduleCap(maxFunc int64) int64 {
+	if maxFunc > math.MaxInt64/moduleFactor {
+		return math.MaxInt64
+	}
+	return moduleFactor * maxFunc
+}
+
+// checkCompileCost refuses code whose costliest function passes maxFunc
+// (the Runtime's Options.MaxCompileCost; 0: MaxFunctionCompileCost) or
+// whose costly functions together pass moduleCap(maxFunc), naming the
+// costliest function.
+func checkCompileCost(costs []fuel.FuncCost, maxFunc int64) error {
+	if maxFunc <= 0 {
+		maxFunc = MaxFunctionCompileCost
+	}
 	worst, worstCost, total := moduleCost(costs)
-	e := &CompileCostError{Func: int(worst.Func), Cost: worstCost, Limit: MaxFunctionCompileCost, Worst: int(worst.Func),
-		Branches: worst.Branches, Written: worst.Written, Joins: worst.Joins, LoopDepth: worst.LoopDepth, Depths: worst.BlockDepths + worst.ReadDepths + worst.EdgeDepths, Labels: worst.LabelDepths}
+	e := &CompileCostError{Func: int(worst.Func), Cost: worstCost, Limit: maxFunc, Worst: int(worst.Func),
+		Branches: worst.Branches, Written: worst.Written, Joins: worst.Joins, LoopDepth: worst.LoopDepth, Depths: worst.BlockDepths + worst.ReadDepths + worst.EdgeDepths, Labels: worst.LabelDepths,
+		worstCost: worstCost, total: total}
 	switch {
-	case worstCost > MaxFunctionCompileCost:
+	case worstCost > maxFunc:
 		return e
-	case total > MaxModuleCompileCost:
-		e.Func, e.Cost, e.Limit = -1, total, MaxModuleCompileCost
+	case total > moduleCap(maxFunc):
+		e.Func, e.Cost, e.Limit = -1, total, moduleCap(maxFunc)
 		return e
 	}
 	return nil

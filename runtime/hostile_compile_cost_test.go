@@ -34,7 +34,7 @@ func costOf(t testing.TB, wasm []byte) *CompileCostError {
 		t.Fatal(err)
 	}
 	var ce *CompileCostError
-	if err := checkCompileCost(rep.Costs); err != nil && !errors.As(err, &ce) {
+	if err := checkCompileCost(rep.Costs, MaxFunctionCompileCost); err != nil && !errors.As(err, &ce) {
 		t.Fatalf("checkCompileCost: %v is no *CompileCostError", err)
 	}
 	return ce

@@ -177,7 +177,7 @@ func (r *Runtime) rewrite(name string, wasm []byte) ([]byte, *imagepkg.Template,
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
 		}
-		if err := checkCompileCost(rep.Costs); err != nil {
+		if err := checkCompileCost(rep.Costs, r.opts.MaxCompileCost); err != nil {
 			return nil, nil, "", fmt.Errorf("%s: %w", name, err)
 		}
 	}

@@ -79,7 +79,7 @@ func (r *Runtime) rewriteCached(name string, sum [sha256.Size]byte, wasm []byte)
 	if r.opts.CacheDir == "off" || (r.opts.stopper != "" && r.opts.stopper != "nodepth") {
 		return r.rewrite(name, wasm)
 	}
-	key := rewriteKey(sum, r.opts.stopper)
+	key := rewriteKey(sum, r.opts.stopper, r.opts.MaxCompileCost)
 	path := filepath.Join(r.opts.CacheDir, "rewrite", hex.EncodeToString(key[:]))
 	if b, err := os.ReadFile(path); err == nil {
 		rw, err := decodeRewrite(b, key)
@@ -96,12 +96,14 @@ func (r *Runtime) rewriteCached(name string, sum [sha256.Size]byte, wasm []byte)
 	return out, tmpl, noImage, err
 }
 
-// rewriteKey is an entry's key: the rewriter's version, the options and
-// the module's sha256.
-func rewriteKey(sum [sha256.Size]byte, stopper string) [sha256.Size]byte {
+// rewriteKey is an entry's key: the rewriter's version, the options, the
+// compile-cost cap the entry was admitted under (an entry written by a
+// host that raised it is never read by one that did not) and the
+// module's sha256.
+func rewriteKey(sum [sha256.Size]byte, stopper string, maxCompileCost int64) [sha256.Size]byte {
 	v := rewriterVersion()
 	h := sha256.New()
-	fmt.Fprintf(h, "wasmagent rewrite cache\x00version %x\x00stopper %q\x00module %x", v, stopper, sum)
+	fmt.Fprintf(h, "wasmagent rewrite cache\x00version %x\x00stopper %q\x00compile cost %d\x00module %x", v, stopper, maxCompileCost, sum)
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
 	return k
