@@ -78,8 +78,8 @@ func (e *CompileCostError) Error() string {
 			limit = "runtime.MaxModuleCompileCost, the default"
 		}
 	}
-	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d); to load a plugin you trust, raise the limit in agent.toml: [runtime] max_compile_cost = %d",
-		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels, e.enough())
+	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d); to load a plugin you trust, raise the limit to %d (runtime.Options.MaxCompileCost) or more: in agent.toml, [runtime] max_compile_cost = %d",
+		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels, e.enough(), e.enough())
 }
 
 // enough is the least Options.MaxCompileCost that admits the module: the
