@@ -40,6 +40,10 @@ var (
 	// ErrHost: the host failed (a bug in wasmagent or wazero, recovered
 	// from a panic); the plugin may be fine.
 	ErrHost = errors.New("the host failed")
+	// ErrCompileCost: a module's code would cost wazero's compiler more
+	// than the host allows; it is refused at load with a
+	// [*CompileCostError] (compilecost.go).
+	ErrCompileCost = errors.New("the module's code is too costly to compile")
 )
 
 // MaxMessageBytes bounds a plugin's error message (and the stderr tail

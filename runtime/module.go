@@ -166,17 +166,20 @@ func (r *Runtime) rewrite(name string, wasm []byte) ([]byte, *imagepkg.Template,
 	tmpl, noImage := r.template(wasm)
 	if r.opts.stopper == "" || r.opts.stopper == "nodepth" {
 		fopts := fuel.Options{NoCallDepth: r.opts.stopper == "nodepth"}
+		var rep fuel.Report
 		if tmpl != nil {
-			var rep fuel.Report
 			if instrumented, rep, err = fuel.InstrumentReport(tmpl.Wasm, fopts); err == nil && rep.WritesTables {
 				tmpl, noImage = nil, "the module's code may change a table, which an image does not hold"
 			}
 		}
 		if tmpl == nil {
-			instrumented, err = fuel.Instrument(wasm, fopts)
+			instrumented, rep, err = fuel.InstrumentReport(wasm, fopts)
 		}
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: not a valid Wasm module: %w", name, err)
+		}
+		if err := checkCompileCost(rep.Costs, r.opts.MaxCompileCost); err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return instrumented, tmpl, noImage, nil

@@ -26,7 +26,7 @@ import (
 //
 // An entry is keyed by the sha256 of the module, the rewrite options
 // (the stopper), and the rewriter's version: the sha256 of its own
-// source (the code below, module.go's rewrite and image.go's template,
+// source (the code below, module.go's rewrite, compilecost.go's caps, image.go's template,
 // and the fuel, image and wasmbin packages, embedded in the binary), so
 // that any change to what the rewrite does misses every older entry, with
 // nobody to remember to bump a number. An entry ends with the sha256 of
@@ -35,7 +35,7 @@ import (
 // trusted as the compilation cache beside it is (which holds machine
 // code): the checksum is against accidents, not against its owner.
 
-//go:embed rewritecache.go module.go image.go
+//go:embed rewritecache.go module.go image.go compilecost.go
 var rewriterSource embed.FS
 
 // rewriteFormat is the version of the entry's layout.
@@ -79,7 +79,7 @@ func (r *Runtime) rewriteCached(name string, sum [sha256.Size]byte, wasm []byte)
 	if r.opts.CacheDir == "off" || (r.opts.stopper != "" && r.opts.stopper != "nodepth") {
 		return r.rewrite(name, wasm)
 	}
-	key := rewriteKey(sum, r.opts.stopper)
+	key := rewriteKey(sum, r.opts.stopper, r.opts.MaxCompileCost)
 	path := filepath.Join(r.opts.CacheDir, "rewrite", hex.EncodeToString(key[:]))
 	if b, err := os.ReadFile(path); err == nil {
 		rw, err := decodeRewrite(b, key)
@@ -96,12 +96,14 @@ func (r *Runtime) rewriteCached(name string, sum [sha256.Size]byte, wasm []byte)
 	return out, tmpl, noImage, err
 }
 
-// rewriteKey is an entry's key: the rewriter's version, the options and
-// the module's sha256.
-func rewriteKey(sum [sha256.Size]byte, stopper string) [sha256.Size]byte {
+// rewriteKey is an entry's key: the rewriter's version, the options, the
+// compile-cost cap the entry was admitted under (an entry written by a
+// host that raised it is never read by one that did not) and the
+// module's sha256.
+func rewriteKey(sum [sha256.Size]byte, stopper string, maxCompileCost int64) [sha256.Size]byte {
 	v := rewriterVersion()
 	h := sha256.New()
-	fmt.Fprintf(h, "wasmagent rewrite cache\x00version %x\x00stopper %q\x00module %x", v, stopper, sum)
+	fmt.Fprintf(h, "wasmagent rewrite cache\x00version %x\x00stopper %q\x00compile cost %d\x00module %x", v, stopper, maxCompileCost, sum)
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
 	return k

@@ -69,7 +69,7 @@ func TestRewriteCacheRoundTrip(t *testing.T) {
 			if name == "calc" && (tmpl == nil || len(tmpl.Segments) == 0 || len(tmpl.Globals) == 0 || !tmpl.Go || !tmpl.Init) {
 				t.Fatalf("calc's template has no segments, globals or init (%v): the round trip proves little", noImage)
 			}
-			key := rewriteKey(sha256.Sum256(wasm), stopper)
+			key := rewriteKey(sha256.Sum256(wasm), stopper, MaxFunctionCompileCost)
 			got, err := decodeRewrite(encodeRewrite(key, rewritten{wasm: out, tmpl: tmpl, noImage: noImage}), key)
 			if err != nil {
 				t.Fatalf("%s/%q: %v", name, stopper, err)
@@ -81,14 +81,17 @@ func TestRewriteCacheRoundTrip(t *testing.T) {
 	}
 }
 
-// The key changes with the module, the stopper and the rewriter's
+// The key changes with the module, the stopper, the compile-cost cap and the rewriter's
 // version (its source: any edit to it is a new version).
 func TestRewriteCacheKey(t *testing.T) {
 	a, b := sha256.Sum256([]byte("a")), sha256.Sum256([]byte("b"))
-	if rewriteKey(a, "") == rewriteKey(b, "") || rewriteKey(a, "") == rewriteKey(a, "nodepth") {
+	if rewriteKey(a, "", MaxFunctionCompileCost) == rewriteKey(b, "", MaxFunctionCompileCost) || rewriteKey(a, "", MaxFunctionCompileCost) == rewriteKey(a, "nodepth", MaxFunctionCompileCost) {
 		t.Fatal("two modules or two stoppers share a key")
 	}
-	if rewriteKey(a, "") != rewriteKey(a, "") {
+	if rewriteKey(a, "", MaxFunctionCompileCost) == rewriteKey(a, "", 2*MaxFunctionCompileCost) {
+		t.Fatal("two compile-cost caps share a key: a module admitted under a raised cap would be read back under the default")
+	}
+	if rewriteKey(a, "", MaxFunctionCompileCost) != rewriteKey(a, "", MaxFunctionCompileCost) {
 		t.Fatal("the key is not a function of its inputs")
 	}
 	var files int
@@ -177,7 +180,7 @@ func TestRewriteCacheUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := rewriteKey(sha256.Sum256(wasm), "")
+	key := rewriteKey(sha256.Sum256(wasm), "", MaxFunctionCompileCost)
 	os.WriteFile(path, encodeRewrite(key, rewritten{wasm: plain, noImage: "said by the cache"}), 0o600)
 	m := compileIn(t, dir, wasm)
 	if m.tmpl != nil || m.noImage != "said by the cache" {
@@ -226,10 +229,10 @@ func TestRewriteCacheCorruptEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rw, err := decodeRewrite(good, rewriteKey(sha256.Sum256(wasm), "")); err != nil || rw.tmpl == nil || len(rw.tmpl.Segments) == 0 {
+	if rw, err := decodeRewrite(good, rewriteKey(sha256.Sum256(wasm), "", MaxFunctionCompileCost)); err != nil || rw.tmpl == nil || len(rw.tmpl.Segments) == 0 {
 		t.Fatalf("the module's entry has no template with data (%v): a bad entry would be told from a good one by nothing", err)
 	}
-	otherKey := encodeRewrite(rewriteKey(sha256.Sum256([]byte("other")), ""), rewritten{wasm: []byte("x")})
+	otherKey := encodeRewrite(rewriteKey(sha256.Sum256([]byte("other")), "", MaxFunctionCompileCost), rewritten{wasm: []byte("x")})
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)/2] ^= 0x40
 	for name, b := range map[string][]byte{
@@ -253,7 +256,7 @@ func TestRewriteCacheCorruptEntries(t *testing.T) {
 // they carry the right magic, key and checksum; an entry that decodes
 // encodes back to itself.
 func FuzzDecodeRewrite(f *testing.F) {
-	key := rewriteKey(sha256.Sum256([]byte("fuzz")), "")
+	key := rewriteKey(sha256.Sum256([]byte("fuzz")), "", MaxFunctionCompileCost)
 	tmpl := &imagepkg.Template{MinPages: 2, Go: true, Init: true, Globals: []imagepkg.Global{{Index: 1, Type: 0x7f, Export: "g1"}}, Segments: []imagepkg.Segment{{Offset: 1024, Data: []byte("data")}}}
 	for _, rw := range []rewritten{{wasm: wasmbuild.EchoPlugin(), noImage: noInit}, {wasm: []byte("\x00asm\x01\x00\x00\x00"), tmpl: tmpl}} {
 		e := encodeRewrite(key, rw)

@@ -47,6 +47,14 @@ type Options struct {
 	// (docs/runtime.md, "Images"): ImageMemoryAuto (the default),
 	// ImageMemoryCopy or ImageMemoryMap.
 	ImageMemory ImageMemory
+	// MaxCompileCost is the most one function of a module may cost
+	// wazero's compiler, in the units of compilecost.go (about 25 ns of
+	// one core each); a module's costly functions together may cost ten
+	// times as much. 0 means MaxFunctionCompileCost; negative is an error.
+	// Raise it only for plugins you trust: past the default, one module
+	// can hold a compile worker for longer than about 3 s (SECURITY.md,
+	// row 15).
+	MaxCompileCost int64
 
 	// stopper selects how guest code is stopped, for benchmarks that
 	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel
@@ -107,6 +115,12 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	if opts.MaxConcurrentCalls <= 0 {
 		opts.MaxConcurrentCalls = max(8, 4*goruntime.GOMAXPROCS(0))
+	}
+	switch {
+	case opts.MaxCompileCost < 0:
+		return nil, fmt.Errorf("runtime: MaxCompileCost %d is negative (0 means the default, %d)", opts.MaxCompileCost, int64(MaxFunctionCompileCost))
+	case opts.MaxCompileCost == 0:
+		opts.MaxCompileCost = MaxFunctionCompileCost
 	}
 	// No WithCloseOnContextDone: fuel instrumentation (internal/fuel) stops
 	// guest code, loops or not, at a fraction of its cost.

@@ -245,6 +245,9 @@ func (c *checker) check() {
 	if r.MaxConcurrentCalls < 0 {
 		c.errorf("runtime.max_concurrent_calls", "%d is negative", r.MaxConcurrentCalls)
 	}
+	if r.MaxCompileCost != nil && *r.MaxCompileCost <= 0 {
+		c.errorf("runtime.max_compile_cost", "%d is not positive (leave the key out for the default, %d)", *r.MaxCompileCost, int64(runtime.MaxFunctionCompileCost))
+	}
 	if r.LogLevel != "" && !oneOf(r.LogLevel, "debug", "info", "warn", "error") {
 		c.errorf("runtime.log_level", "%q is not debug, info, warn or error", r.LogLevel)
 	}

@@ -99,6 +99,10 @@ type Runtime struct {
 	// ImageMemory is how an instance gets its plugin's image: "auto" (or
 	// empty), "copy" or "map" (docs/runtime.md, "Images").
 	ImageMemory string `toml:"image_memory"`
+	// MaxCompileCost raises (or lowers) the compile-cost cap on one
+	// function of a plugin, runtime.Options.MaxCompileCost; nil means
+	// runtime.MaxFunctionCompileCost. A positive integer.
+	MaxCompileCost *int64 `toml:"max_compile_cost"`
 }
 
 // Plugin is what [[tool]] and [[hook]] entries share.

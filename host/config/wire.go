@@ -112,6 +112,9 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		}
 	}()
 	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), Logger: opts.Logger, Observer: opts.RuntimeObserver}
+	if c := f.Runtime.MaxCompileCost; c != nil {
+		rtOpts.MaxCompileCost = *c
+	}
 	// A fresh runtime, unless a test shares one (internal/rtshare).
 	if s.Runtime, s.closeRuntime, err = rtshare.New(ctx, rtOpts); err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func New(ctx context.Context, opts runtime.Options) (*runtime.Runtime, func(), e
 		}
 		return rt, func() { rt.Close(context.Background()) }, nil
 	}
-	k := optionsKey{opts.CacheDir, opts.MaxMemoryPages, opts.CompileWorkers, opts.MaxConcurrentCalls, opts.ImageMemory}
+	k := optionsKey{opts.CacheDir, opts.MaxMemoryPages, opts.CompileWorkers, opts.MaxConcurrentCalls, opts.ImageMemory, opts.MaxCompileCost}
 	if k.pages == 0 {
 		k.pages = 16384 // runtime.New's default
 	}
@@ -69,6 +69,7 @@ type optionsKey struct {
 	workers     int
 	maxCalls    int
 	imageMemory runtime.ImageMemory
+	compileCost int64
 }
 
 var (

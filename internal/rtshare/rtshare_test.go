@@ -69,11 +69,12 @@ func TestSharedByOptions(t *testing.T) {
 		t.Fatal("a release closed the shared runtime")
 	}
 	for name, opts := range map[string]runtime.Options{
-		"max memory": {CacheDir: "off", MaxMemoryPages: 256},
-		"max calls":  {CacheDir: "off", MaxConcurrentCalls: 3},
-		"images":     {CacheDir: "off", ImageMemory: runtime.ImageMemoryCopy},
-		"cache":      {CacheDir: t.TempDir()},
-		"logger":     {CacheDir: "off", Logger: slog.New(slog.DiscardHandler)},
+		"max memory":   {CacheDir: "off", MaxMemoryPages: 256},
+		"max calls":    {CacheDir: "off", MaxConcurrentCalls: 3},
+		"images":       {CacheDir: "off", ImageMemory: runtime.ImageMemoryCopy},
+		"compile cost": {CacheDir: "off", MaxCompileCost: 1e9},
+		"cache":        {CacheDir: t.TempDir()},
+		"logger":       {CacheDir: "off", Logger: slog.New(slog.DiscardHandler)},
 	} {
 		if get(opts) == first {
 			t.Errorf("%s: options that differ share a runtime", name)

@@ -21,7 +21,7 @@ func (fi *info) rewriteCode(r *wasmbin.Reader) ([]byte, error) {
 		if r.Err != nil {
 			break
 		}
-		nb, err := fi.rewriteBody(body, fi.funcTypes[i])
+		nb, err := fi.rewriteBody(fi.nImportedFuncs+i, body, fi.funcTypes[i])
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", fi.nImportedFuncs+i, err)
 		}
@@ -52,7 +52,7 @@ const maxLocals = 50000
 // The body returned is valid until the next call: the walker's buffers
 // are reused from body to body (allocation is most of the rewrite's cost
 // under the race detector, which clears its shadow of each).
-func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
+func (fi *info) rewriteBody(f uint32, body []byte, typ uint32) ([]byte, error) {
 	r := &fi.br
 	*r = wasmbin.Reader{B: body}
 	groups := r.U32()
@@ -76,9 +76,11 @@ func (fi *info) rewriteBody(body []byte, typ uint32) ([]byte, error) {
 	w := &fi.bw
 	*w = walker{fi: fi, r: r, out: w.out[:0], copied: r.Pos, locals: scratch, scratch: scratch, checks: true,
 		ctl: w.ctl[:0], regions: append(w.regions[:0], region{}), exits: w.exits[:0]}
+	fi.cw.start(f, scratch)
 	if err := w.body(); err != nil {
 		return nil, err
 	}
+	fi.costs = append(fi.costs, fi.cw.c)
 	depth := !fi.noDepth && w.sawCall
 	i32s := byte(0) // the depth at entry, then a bulk instruction's length
 	switch {

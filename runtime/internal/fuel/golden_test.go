@@ -36,7 +36,9 @@ func TestOutputIsTheRecordedOne(t *testing.T) {
 		for _, m := range wasm {
 			for _, o := range []Options{{}, {NoCallDepth: true}, {MaxCallDepth: 77, MaxTableElements: 5}} {
 				out, rep, err := InstrumentReport(m, o)
-				fmt.Fprintf(h, "%d %x %v %v\n", len(out), out, rep, err)
+				// The report as it was recorded, before it held the
+				// compile costs (cost_test.go checks those).
+				fmt.Fprintf(h, "%d %x {%v} %v\n", len(out), out, rep.WritesTables, err)
 			}
 		}
 		fmt.Fprintf(&got, "%s %x\n", name, h.Sum(nil)[:12])

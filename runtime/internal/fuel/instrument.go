@@ -65,6 +65,8 @@ type info struct {
 	growType       map[byte]uint32 // element type → index of an added type (ref) -> i32
 	maxTable       uint32
 
+	costs   []FuncCost     // each defined function's, in order (Report)
+	cw      costWalk       // rewriteBody's
 	bw      walker         // rewriteBody's, its buffers reused
 	br      wasmbin.Reader // rewriteBody's
 	bodyOut []byte         // rewriteBody's result, reused
@@ -107,6 +109,9 @@ type Report struct {
 	// copy of the module's memory and globals is not the whole of its
 	// state.
 	WritesTables bool
+	// Costs measures each defined function's code, in order: what
+	// makes compiling it slow (cost.go).
+	Costs []FuncCost
 }
 
 // InstrumentReport is Instrument, and what it learned about the code.
@@ -115,7 +120,7 @@ func InstrumentReport(wasm []byte, opts Options) ([]byte, Report, error) {
 	if err != nil {
 		return nil, Report{}, err
 	}
-	return out, Report{WritesTables: fi.writesTables}, nil
+	return out, Report{WritesTables: fi.writesTables, Costs: fi.costs}, nil
 }
 
 func instrument(wasm []byte, opts Options) ([]byte, *info, error) {

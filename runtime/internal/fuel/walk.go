@@ -118,11 +118,24 @@ func (w *walker) globalIndex() error {
 	return nil
 }
 
-func (w *walker) localIndex() error {
-	if l := w.copyU32(); l >= w.locals {
+func (w *walker) localIndex(op byte) error {
+	l := w.copyU32()
+	if l >= w.locals {
 		return fmt.Errorf("local index %d out of range", l)
 	}
+	if w.checks && op == 0x20 {
+		w.fi.cw.read()
+	} else if w.checks {
+		w.fi.cw.write(l)
+	}
 	return nil
+}
+
+// label counts a branch to label l (cost.go).
+func (w *walker) label(l uint32) {
+	if w.checks {
+		w.fi.cw.branch(l)
+	}
 }
 
 // blockType copies a block type: empty, a value type, or a type index.
@@ -187,11 +200,14 @@ func (w *walker) instr() (byte, error) {
 			w.openLoop()
 		}
 	case op == 0x0c || op == 0x0d:
-		w.copyU32()
+		w.label(w.copyU32())
 	case op == 0x0e:
 		n := w.copyU32()
 		for i := uint32(0); i <= n && r.Err == nil; i++ {
-			w.copyU32()
+			w.label(w.copyU32())
+		}
+		if w.checks {
+			w.fi.cw.c.Targets += int(n) + 1
 		}
 	case op == 0x10 || op == 0x12: // call, return_call
 		// Imported functions are the host's, which never calls back
@@ -216,7 +232,7 @@ func (w *walker) instr() (byte, error) {
 			r.Byte()
 		}
 	case op >= 0x20 && op <= 0x22:
-		err = w.localIndex()
+		err = w.localIndex(op)
 	case op == 0x23 || op == 0x24:
 		err = w.globalIndex()
 	case op == 0x25 || op == 0x26:

@@ -65,6 +65,9 @@ func (w *walker) countCall() {
 
 // control follows the nesting of blocks, ifs and loops.
 func (w *walker) control(op byte) {
+	if w.checks {
+		w.fi.cw.op(op)
+	}
 	switch op {
 	case 0x02, 0x04:
 		w.ctl = append(w.ctl, false)
