@@ -113,7 +113,7 @@ func TestPoolBuildFailsWhileBeforeRuns(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // lets the build's failure reach the pool first
 			return nil
 		},
-		stop:   func() { t.Error("stop called, though the before step succeeded") }}
+		stop: func() { t.Error("stop called, though the before step succeeded") }}
 	p.scheduleWith([]builder{build})
 	got := out.String()
 	if strings.Join(rec.started, ",") != "built" || !strings.Contains(got, "FAIL\tunbuilt\t0.000s (not run: its test binary was not built (go test -c -race: exit status 1))") {
