@@ -80,33 +80,41 @@ npm-deps:
 		echo "skipped npm-deps: node or npm is not on PATH; the tests that need Node.js (AssemblyScript, WAT, pi interop, MCP clients) will skip, each saying so"; \
 	fi
 
-# Every test, with the race detector, after vet; then the tests whose
+# Every test, with the race detector, vetted; then the tests whose
 # subject the race detector voids or shrinks: the memory-bound test (its
 # shadow memory), the 8 MB event streams of eventwire and of run --json,
 # the 800 KB RPC answer and the cluster's 1.2 MiB tool result past a
 # 1 MiB message bound (600, 600, 200 and 150 KB under -race:
 # race_on_test.go in their packages), and pi's generated scenarios (200;
 # 40 under -race, which does not see what they compare); then the runtime's containment and
-# isolation tests with instance images off, mapped and copied. Tests
-# build the test plugins they need themselves; testcache first compiles
-# them all once into the tests' shared compilation caches, the ways the
-# tests compile them and under the names the race test binaries look
-# for, with a compiler not slowed by the race detector (docs/testing.md).
+# isolation tests with instance images off, mapped and copied.
 # internal/testrun is go test that keeps the test binaries between runs,
-# so a warm run links none; it links them without DWARF, and with
-# wazero's version set so that every test process reads the one cache
-# directory the prewarm fills. Each group between "::" is one run of its
-# packages' binaries (its flags, then its packages, then -- and test
-# flags); all of them are jobs of one pool, TESTP at a time (default:
-# twice the CPUs), the longest first, each as soon as its binary is
-# linked (RATIONALE.md: "Why is make test shaped this way?", "Why does
-# testrun run every group in one pool?"; docs/testing.md).
+# so a warm run links none; it links them without DWARF or symbol table,
+# and with wazero's version set so that every test process reads the one
+# cache directory the prewarm fills. Its race build vets every package
+# of the module, with go vet's analyzers (-vet all, its default), once:
+# the other build, of the same sources, vets nothing. Each group between
+# "::" is one run of its packages' binaries (its flags, then its
+# packages, then -- and test flags); all of them are jobs of one pool,
+# TESTP at a time (default: twice the CPUs), the longest first, each as
+# soon as its binary is linked. While go builds the binaries, -before
+# runs TEST_BEFORE: the plugins, the npm packages, then the prewarm
+# (testcache compiles every test plugin once into the tests' shared
+# compilation caches, the ways the tests compile them and under the
+# names the race test binaries look for, with a compiler not slowed by
+# the race detector); no test starts before it has succeeded
+# (RATIONALE.md: "Why is make test shaped this way?", "Why does testrun
+# run every group in one pool?", "Why does make test vet in the race
+# build?"; docs/testing.md).
+# (TEST_MAKE: a reference to $(MAKE) in the recipe would make make -n
+# run it.)
 TESTP ?=
-test: plugins npm-deps
-	$(GO) vet -race ./...
-	@echo "compiling the test plugins into the tests' shared caches, without the race detector (first time: about a minute; then a few seconds)"
+TEST_MAKE := $(MAKE)
+TEST_BEFORE = $(TEST_MAKE) --no-print-directory plugins npm-deps && \
+	echo "compiling the test plugins into the shared caches of the tests, without the race detector (first time: about a minute; then a few seconds)" && \
 	$(GO) run ./internal/testcache
-	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) \
+test:
+	$(GO) run ./internal/testrun $(if $(TESTP),-p $(TESTP)) -before '$(TEST_BEFORE)' \
 		-race ./... \
 		:: ./runtime/ ./host/eventwire/ ./host/rpc/ ./cmd/wasmagent/ ./host/cluster/ ./host/ -- -test.run '$(FULL_SIZE_TESTS)' \
 		:: -env WASMAGENT_TEST_IMAGES=off ./runtime/ -- -test.run '$(IMAGE_OFF_TESTS)' \

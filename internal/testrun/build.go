@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -18,15 +19,16 @@ import (
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
-// pkg is a package with tests.
+// pkg is a package of the module.
 type pkg struct {
 	ImportPath, Dir string
+	Tested          bool  // it has test files
 	TestBytes       int64 // the size of its _test.go files
 }
 
-// list returns the packages of patterns that have test files.
+// list returns the packages of patterns, with test files or not.
 func list(dir string, patterns []string) ([]pkg, error) {
-	const format = "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}\t{{.Dir}}{{range .TestGoFiles}}\t{{.}}{{end}}{{range .XTestGoFiles}}\t{{.}}{{end}}\n{{end}}"
+	const format = "{{.ImportPath}}\t{{.Dir}}{{range .TestGoFiles}}\t{{.}}{{end}}{{range .XTestGoFiles}}\t{{.}}{{end}}\n"
 	cmd := exec.Command(wasmbuild.GoTool(), append([]string{"list", "-f", format}, patterns...)...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
@@ -44,7 +46,7 @@ func list(dir string, patterns []string) ([]pkg, error) {
 		if len(fields) < 2 {
 			continue
 		}
-		p := pkg{ImportPath: fields[0], Dir: fields[1]}
+		p := pkg{ImportPath: fields[0], Dir: fields[1], Tested: len(fields) > 2}
 		for _, f := range fields[2:] {
 			if fi, err := os.Stat(filepath.Join(p.Dir, f)); err == nil {
 				p.TestBytes += fi.Size()
@@ -113,27 +115,35 @@ func placeBinaries(jobs []*job, dirs flavours) error {
 // goBuild is one go test -c: the test binaries of one flavour (with or
 // without the race detector), in the order they are wanted.
 type goBuild struct {
-	dir      string // the module's
-	bin      string // where the binaries go
+	ctx      context.Context // cancelled: the build is interrupted
+	dir      string          // the module's
+	bin      string          // where the binaries go
 	race     bool
 	pkgs     []string // import paths
 	binaries []string // their binaries' paths
-	stdout   io.Writer
-	stderr   io.Writer
+	// vet is go test's -vet: "all" (go vet's analyzers, on pkgs and
+	// vetOnly) or "off" (or "").
+	vet     string
+	vetOnly []string // packages without tests, vetted and not built
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 // buildsFor returns the go test -c commands that make the jobs'
 // binaries: one per flavour, the flavour of the first job first, and in
 // each the packages in the jobs' order, since go links them in about the
-// order they are named.
-func buildsFor(dir string, jobs []*job, stdout, stderr io.Writer) []*goBuild {
+// order they are named. The first build vets (vet "all": with go vet's
+// analyzers) every package it builds and the untested ones too; the
+// others vet nothing, since the first vetted their sources
+// (RATIONALE.md, "Why does make test vet in the race build?").
+func buildsFor(ctx context.Context, dir string, jobs []*job, untested []string, vet string, stdout, stderr io.Writer) []*goBuild {
 	var builds []*goBuild
 	byRace := map[bool]*goBuild{}
 	added := map[string]bool{}
 	for _, j := range jobs {
 		b := byRace[j.race]
 		if b == nil {
-			b = &goBuild{dir: dir, bin: filepath.Dir(j.binary), race: j.race, stdout: stdout, stderr: stderr}
+			b = &goBuild{ctx: ctx, dir: dir, bin: filepath.Dir(j.binary), race: j.race, vet: "off", stdout: stdout, stderr: stderr}
 			byRace[j.race] = b
 			builds = append(builds, b)
 		}
@@ -141,6 +151,12 @@ func buildsFor(dir string, jobs []*job, stdout, stderr io.Writer) []*goBuild {
 			added[j.binary] = true
 			b.pkgs = append(b.pkgs, j.pkg.ImportPath)
 			b.binaries = append(b.binaries, j.binary)
+		}
+	}
+	if len(builds) > 0 {
+		builds[0].vet = vet
+		if vet != "off" {
+			builds[0].vetOnly = untested
 		}
 	}
 	return builds
@@ -164,21 +180,40 @@ func (b *goBuild) run(ready func(binary string)) (string, error) {
 	// wasmbuild.TestLinkFlags: every test binary, of a main package or
 	// not, reads the compilation cache directory the prewarm fills and
 	// the commands the tests start read; and none carries DWARF.
-	args := []string{"test", "-c", wasmbuild.TestLinkFlags(), "-o", b.bin + string(filepath.Separator)}
+	if b.vet == "" {
+		b.vet = "off"
+	}
+	args := []string{"test", "-c", wasmbuild.TestLinkFlags(), "-vet=" + b.vet, "-o", b.bin + string(filepath.Separator)}
 	if b.race {
 		args = append(args, "-race")
 	}
-	cmd := exec.Command(wasmbuild.GoTool(), append(args, b.pkgs...)...)
+	args = append(append(args, b.pkgs...), b.vetOnly...)
+	ctx := b.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := exec.CommandContext(ctx, wasmbuild.GoTool(), args...)
+	// Interrupted, go stops its compiles and removes its work directory.
+	cmd.Cancel = func() error { return interrupt(cmd.Process) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = b.dir
 	// The work directory beside the binaries, on their file system, so
 	// that go renames each binary into place rather than copies it.
 	cmd.Env = append(os.Environ(), "GOTMPDIR="+filepath.Dir(b.bin))
-	cmd.Stdout, cmd.Stderr = b.stderr, b.stderr
+	// go prints a line on stdout for each untested package it vets:
+	// "?   \tPATH\t[no test files]"; testrun keeps the others, on
+	// stderr with go's messages.
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, b.stderr
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("go test -c: %w", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		b.stderr.Write(dropNoTestFiles(stdout.Bytes()))
+		done <- err
+	}()
 	pending := append([]string(nil), b.binaries...)
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
@@ -196,7 +231,11 @@ func (b *goBuild) run(ready func(binary string)) (string, error) {
 			if b.race {
 				with = " with -race"
 			}
-			return fmt.Sprintf("testrun: %d test binaries%s built or found up to date in %.1fs\n", len(b.binaries), with, time.Since(start).Seconds()), nil
+			vetted := ""
+			if b.vet != "off" {
+				vetted = fmt.Sprintf(" (%d packages vetted)", len(b.pkgs)+len(b.vetOnly))
+			}
+			return fmt.Sprintf("testrun: %d test binaries%s built or found up to date%s in %.1fs\n", len(b.binaries), with, vetted, time.Since(start).Seconds()), nil
 		case <-tick.C:
 			pending = replaced(pending, before, ready)
 		}
@@ -218,6 +257,19 @@ func replaced(pending []string, before map[string]os.FileInfo, ready func(string
 	return left
 }
 
+// dropNoTestFiles returns go test's output less its "[no test files]"
+// lines.
+func dropNoTestFiles(out []byte) []byte {
+	var kept []byte
+	for line := range bytes.Lines(out) {
+		if bytes.HasPrefix(line, []byte("?")) && bytes.HasSuffix(bytes.TrimRight(line, "\r\n"), []byte("\t[no test files]")) {
+			continue
+		}
+		kept = append(kept, line...)
+	}
+	return kept
+}
+
 func raceFlag(race bool) string {
 	if race {
 		return " -race"
@@ -225,15 +277,28 @@ func raceFlag(race bool) string {
 	return ""
 }
 
-// buildAll runs the builds one after another (testrun -c).
-func buildAll(builds []*goBuild, stderr io.Writer) int {
+// buildAll runs the builds one after another (testrun -c), and before,
+// if set, at the same time.
+func buildAll(builds []*goBuild, before func() error, stderr io.Writer) int {
+	beforeErr := make(chan error, 1)
+	if before != nil {
+		go func() { beforeErr <- before() }()
+	} else {
+		beforeErr <- nil
+	}
+	code := 0
 	for _, b := range builds {
 		said, err := b.run(func(string) {})
 		if err != nil {
 			fmt.Fprintln(stderr, "testrun:", err)
-			return 1
+			code = 1
+			break
 		}
 		fmt.Fprint(b.stdout, said)
 	}
-	return 0
+	if err := <-beforeErr; err != nil {
+		fmt.Fprintln(stderr, "testrun:", err)
+		code = 1
+	}
+	return code
 }

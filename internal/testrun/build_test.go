@@ -174,5 +174,55 @@ func TestBinariesReadTheTestCache(t *testing.T) {
 		if strings.HasPrefix(s.Name, ".debug_") || strings.HasPrefix(s.Name, ".zdebug_") {
 			t.Errorf("the test binary carries DWARF: section %s", s.Name)
 		}
+		if s.Name == ".symtab" {
+			t.Errorf("the test binary carries a symbol table: section %s", s.Name)
+		}
+	}
+}
+
+// Without DWARF and symbol table, a race report and a panic in a test
+// binary testrun built still name each frame's file and line.
+func TestStrippedBinariesNameFileAndLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a race test binary")
+	}
+	dir := module(t, map[string]string{
+		"r/r_test.go": `package r
+
+import ("os"; "testing")
+
+func TestRace(t *testing.T) {
+	x := 0
+	done := make(chan bool)
+	go func() { x = 1; done <- true }()
+	x = 2
+	<-done
+	_ = x
+}
+
+func TestPanic(t *testing.T) {
+	if os.Getenv("PANIC") == "" { t.Skip() }
+	var m map[string]int
+	m["x"] = 1
+}
+`,
+	})
+	bin := t.TempDir()
+	var stderr bytes.Buffer
+	b := &goBuild{dir: dir, bin: bin, race: true, pkgs: []string{"example.com/m/r"},
+		binaries: []string{filepath.Join(bin, "r.test")}, stdout: &stderr, stderr: &stderr}
+	if _, err := b.run(func(string) {}); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	for _, c := range []struct{ test, env, want, line string }{
+		{"TestRace", "", "WARNING: DATA RACE", "r_test.go:8 "},
+		{"TestPanic", "PANIC=1", "panic: assignment to entry in nil map", "r_test.go:17 "},
+	} {
+		cmd := exec.Command(b.binaries[0], "-test.run", "^"+c.test+"$")
+		cmd.Env = append(os.Environ(), c.env)
+		out, _ := cmd.CombinedOutput()
+		if !bytes.Contains(out, []byte(c.want)) || !bytes.Contains(out, []byte(filepath.Join(dir, "r", c.line))) {
+			t.Errorf("%s: output lacks %q or %q:\n%s", c.test, c.want, filepath.Join(dir, "r", c.line), out)
+		}
 	}
 }

@@ -26,6 +26,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"sync"
 	"time"
 )
 
@@ -52,7 +54,10 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "testrun: %v\n%s", err, usage)
 		return 2
 	}
-	jobs, err := plan(dir, groups)
+	// The before step and the builds write while the pool prints.
+	var mu sync.Mutex
+	stdout, stderr = &lockedWriter{mu: &mu, w: stdout}, &lockedWriter{mu: &mu, w: stderr}
+	jobs, untested, err := plan(dir, groups)
 	if err != nil {
 		fmt.Fprintln(stderr, "testrun:", err)
 		return 1
@@ -72,24 +77,34 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	history := loadHistory(dirs)
 	order(jobs, history)
-	builds := buildsFor(dir, jobs, stdout, stderr)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	builds := buildsFor(ctx, dir, jobs, untested, opts.vet, stdout, stderr)
+	var before func() error
+	if opts.before != "" {
+		before = func() error { return runBefore(dir, opts.before, stdout, stderr) }
+	}
 	if opts.buildOnly {
-		return buildAll(builds, stderr)
+		return buildAll(builds, before, stderr)
 	}
 	flags := []string{"-test.count=1", "-test.paniconexit0", "-test.timeout=" + opts.timeout.String()}
 	p := &pool{jobs: jobs, slots: opts.parallel, flags: flags, run: runOne, print: func(r result) { printResult(r, stdout) },
-		say: func(s string) { fmt.Fprint(stdout, s) }}
+		say: func(s string) { fmt.Fprint(stdout, s) }, before: before, stop: stop}
 	results := p.schedule(builds)
 	history.save(results)
 	return report(results, time.Since(start), stdout)
 }
 
-const usage = `usage: testrun [-c] [-p N] [-o DIR] [-timeout D] GROUP [:: GROUP]...
+const usage = `usage: testrun [-c] [-p N] [-o DIR] [-timeout D] [-vet all|off] [-before CMD] GROUP [:: GROUP]...
   GROUP is [-race] [-skip REGEXP] [-env NAME=VALUE]... [PACKAGES] [-- TESTFLAGS]
   -c          build the test binaries, run none
   -p N        jobs at once (default: twice the CPUs)
   -o DIR      keep the binaries in DIR/race and DIR/plain (default: under the user cache directory)
   -timeout D  each test binary's -test.timeout (default 10m)
+  -vet all    vet every package named, with or without tests, with go vet's analyzers,
+              in the first build (the first group's flavour); later builds vet nothing (default)
+  -vet off    vet nothing
+  -before CMD run CMD with sh while the binaries build; no test starts before it has succeeded
   -race       build the group's binaries with the race detector
   -skip RE    leave out the packages whose import path matches RE
   -env N=V    set N=V in the environment of the group's test binaries
@@ -101,6 +116,8 @@ type options struct {
 	timeout   time.Duration
 	buildOnly bool
 	out       string
+	vet       string // "all" or "off"
+	before    string // a command for sh, run while the binaries build
 }
 
 // binDirs says where the test binaries live between runs: under -o DIR,
@@ -135,3 +152,16 @@ func (f flavours) of(race bool) string {
 // defaultParallel is -p's default: twice the CPUs, since many packages
 // mostly wait (on child processes, Node, timeouts).
 var defaultParallel = 2 * goruntime.NumCPU()
+
+// lockedWriter writes to w one write at a time, holding mu, which the
+// writers of one output share.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}

@@ -41,7 +41,7 @@ type job struct {
 
 // parseArgs reads the run's flags and its groups.
 func parseArgs(args []string) (options, []group, error) {
-	opts := options{parallel: defaultParallel, timeout: 10 * time.Minute}
+	opts := options{parallel: defaultParallel, timeout: 10 * time.Minute, vet: "all"}
 	var groups []group
 	for i, part := range splitGroups(args) {
 		fs := flag.NewFlagSet("testrun", flag.ContinueOnError)
@@ -51,6 +51,8 @@ func parseArgs(args []string) (options, []group, error) {
 			fs.DurationVar(&opts.timeout, "timeout", opts.timeout, "")
 			fs.BoolVar(&opts.buildOnly, "c", false, "")
 			fs.StringVar(&opts.out, "o", "", "")
+			fs.StringVar(&opts.vet, "vet", opts.vet, "")
+			fs.StringVar(&opts.before, "before", "", "")
 		}
 		g, err := parseGroup(fs, part)
 		if err != nil {
@@ -60,6 +62,9 @@ func parseArgs(args []string) (options, []group, error) {
 	}
 	if opts.parallel < 1 {
 		return opts, nil, errors.New("-p must be at least 1")
+	}
+	if opts.vet != "all" && opts.vet != "off" {
+		return opts, nil, fmt.Errorf("-vet %q: want all or off", opts.vet)
 	}
 	return opts, groups, nil
 }
@@ -123,24 +128,29 @@ func splitArgs(args []string) (own, testFlags []string) {
 	return args, nil
 }
 
-// plan lists each group's packages and makes a job of each.
-func plan(dir string, groups []group) ([]*job, error) {
+// plan lists each group's packages and makes a job of each package
+// with tests; untested are the others, which are only vetted.
+func plan(dir string, groups []group) (jobs []*job, untested []string, err error) {
 	anyRace := slices.ContainsFunc(groups, func(g group) bool { return g.race })
 	listed := map[string][]pkg{}
 	seen := map[string]bool{}
-	var jobs []*job
 	for i, g := range groups {
 		key := strings.Join(g.patterns, "\x00")
 		pkgs, ok := listed[key]
 		if !ok {
-			var err error
 			if pkgs, err = list(dir, g.patterns); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			listed[key] = pkgs
 		}
 		for _, p := range pkgs {
 			if g.skip != nil && g.skip.MatchString(p.ImportPath) {
+				continue
+			}
+			if !p.Tested {
+				if !slices.Contains(untested, p.ImportPath) {
+					untested = append(untested, p.ImportPath)
+				}
 				continue
 			}
 			j := &job{pkg: p, race: g.race, env: g.env, flags: g.testFlags}
@@ -152,7 +162,7 @@ func plan(dir string, groups []group) ([]*job, error) {
 			jobs = append(jobs, j)
 		}
 	}
-	return jobs, nil
+	return jobs, untested, nil
 }
 
 // label says what sets a group's runs apart from the plain runs of the

@@ -13,7 +13,7 @@ func TestParseArgsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.parallel != 3 || opts.out != "/x" || len(groups) != 3 {
+	if opts.parallel != 3 || opts.out != "/x" || opts.vet != "all" || opts.before != "" || len(groups) != 3 {
 		t.Fatalf("opts %+v, %d groups", opts, len(groups))
 	}
 	g0, g1, g2 := groups[0], groups[1], groups[2]
@@ -28,6 +28,14 @@ func TestParseArgsGroups(t *testing.T) {
 	}
 }
 
+// -vet and -before are the run's.
+func TestParseArgsVetBefore(t *testing.T) {
+	opts, groups, err := parseArgs([]string{"-vet", "off", "-before", "make npm-deps && go run ./x", "-race", "./..."})
+	if err != nil || opts.vet != "off" || opts.before != "make npm-deps && go run ./x" || len(groups) != 1 || !groups[0].race {
+		t.Errorf("opts %+v, groups %+v, %v", opts, groups, err)
+	}
+}
+
 // Each bad command line is refused with what is wrong and in which group.
 func TestParseArgsRefuses(t *testing.T) {
 	for args, want := range map[string]string{
@@ -37,6 +45,9 @@ func TestParseArgsRefuses(t *testing.T) {
 		"./a :: -p 2 ./b":          "group 2",
 		"./a -race":                "flag -race after a package",
 		"-skip ( ./a":              "-skip",
+		"-vet printf ./a":          `-vet "printf": want all or off`,
+		"./a :: -before true ./b":  "group 2",
+		"./a :: -vet off ./b":      "group 2",
 	} {
 		_, _, err := parseArgs(strings.Fields(args))
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -73,6 +84,7 @@ func FuzzParseArgs(f *testing.F) {
 	f.Add("-p 3 -race -skip x$ ./... :: -env K=v ./a -- -test.run X :: ./b")
 	f.Add(":: :: --")
 	f.Add("-env = -- ::")
+	f.Add("-vet off -before true -c ./a :: -race ./b")
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, " ")
 		opts, groups, err := parseArgs(args)
@@ -84,6 +96,9 @@ func FuzzParseArgs(f *testing.F) {
 			if a == "::" {
 				seps++
 			}
+		}
+		if opts.vet != "all" && opts.vet != "off" {
+			t.Fatalf("-vet %q accepted", opts.vet)
 		}
 		if len(groups) != seps+1 || opts.parallel < 1 {
 			t.Fatalf("%d groups from %d separators, -p %d", len(groups), seps, opts.parallel)

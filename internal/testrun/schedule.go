@@ -22,6 +22,11 @@ type pool struct {
 	run   func(j *job, flags []string) result
 	print func(result)
 	say   func(string) // prints a line of testrun's own; print and say are called one at a time
+	// before, if set, runs while the builds do, and no job starts
+	// before it has returned nil; if it fails, stop interrupts the
+	// builds and every job is reported not run.
+	before func() error
+	stop   func()
 }
 
 // result is one job's run.
@@ -49,6 +54,7 @@ type poolEvent struct {
 	said     string
 	done     *result
 	index    int
+	before   bool // the before step ended (buildErr says how)
 }
 
 // schedule runs the builds one after another while it runs the jobs, and
@@ -73,20 +79,26 @@ func (p *pool) scheduleWith(builds []builder) []result {
 			}
 		}
 	}()
+	held := p.before != nil // no job starts yet
+	if held {
+		go func() { events <- poolEvent{before: true, buildErr: p.before()} }()
+	}
+	beforeRunning := held
 	results := make([]result, len(p.jobs))
 	ready := map[string]bool{}
 	started := make([]bool, len(p.jobs))
 	buildsLeft, running, left := len(builds), 0, len(p.jobs)
-	var buildErrs []string
-	// Until every job has ended and every build too: a build's last
-	// binaries may be run, and end, before the build has returned.
-	for left > 0 || buildsLeft > 0 {
+	var failures []string // why the jobs not started will never start
+	// Until every job has ended, every build and the before step too: a
+	// build's last binaries may be run, and end, before the build has
+	// returned.
+	for left > 0 || buildsLeft > 0 || beforeRunning {
 		limit := p.slots
 		if buildsLeft > 0 && limit > 1 {
 			limit--
 		}
 		for i, j := range p.jobs {
-			if running >= limit {
+			if running >= limit || held {
 				break
 			}
 			if started[i] || !ready[j.binary] {
@@ -98,16 +110,20 @@ func (p *pool) scheduleWith(builds []builder) []result {
 				events <- poolEvent{done: &r, index: i}
 			}()
 		}
-		if buildsLeft == 0 && running == 0 {
-			// Nothing runs and nothing will be built: a build failed.
+		if len(failures) > 0 && running == 0 && !beforeRunning || buildsLeft == 0 && running == 0 && !held {
+			// Nothing runs and nothing more will start: a build or the
+			// before step failed.
 			for i, j := range p.jobs {
 				if !started[i] {
-					results[i] = result{job: j, err: fmt.Errorf("not run: its test binary was not built (%s)", strings.Join(buildErrs, "; "))}
+					started[i] = true
+					results[i] = result{job: j, err: fmt.Errorf("not run: %s", strings.Join(failures, "; "))}
 					p.print(results[i])
 					left--
 				}
 			}
-			break
+			if buildsLeft == 0 {
+				break
+			}
 		}
 		e := <-events
 		switch {
@@ -116,13 +132,24 @@ func (p *pool) scheduleWith(builds []builder) []result {
 			p.print(*e.done)
 			running--
 			left--
+		case e.before:
+			beforeRunning = false
+			if e.buildErr != nil {
+				p.say(fmt.Sprintf("testrun: %v\n", e.buildErr))
+				failures = append(failures, e.buildErr.Error()+" before the tests could start")
+				if p.stop != nil && buildsLeft > 0 {
+					p.stop()
+				}
+				continue
+			}
+			held = false
 		case e.ended:
 			buildsLeft--
 			if e.said != "" {
 				p.say(e.said)
 			}
 			if e.buildErr != nil {
-				buildErrs = append(buildErrs, e.buildErr.Error())
+				failures = append(failures, fmt.Sprintf("its test binary was not built (%s)", e.buildErr))
 				buildsLeft = 0
 			}
 		default:

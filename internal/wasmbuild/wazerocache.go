@@ -35,12 +35,14 @@ func wazeroVersionX(version string) string {
 // TestLinkFlags is the go build or go test -c flag for every binary built
 // to run on this machine for the tests (testrun's test binaries, the
 // commands tests start): its wazero reads the cache directory of
-// TestBinaryWazeroVersion, and it carries no DWARF (-w), which a
-// panic's or a race report's file:line does not need (they come from the
-// symbol table) and which is about a quarter of the CPU of linking a
-// race test binary. Debug with a plain go test -c or go build.
+// TestBinaryWazeroVersion, and it carries no DWARF (-w) and no symbol
+// table (-s), which a panic's or a race report's file:line does not
+// need (they come from the runtime's own line table, which -s keeps;
+// testrun's TestStrippedBinariesNameFileAndLine) and which are about a
+// quarter of the CPU of linking a race test binary. Debug with a plain
+// go test -c or go build.
 func TestLinkFlags() string {
-	return "-ldflags=-w " + wazeroVersionX(TestBinaryWazeroVersion)
+	return "-ldflags=-s -w " + wazeroVersionX(TestBinaryWazeroVersion)
 }
 
 // WazeroCacheSubdir is the directory, under a compilation cache directory,
