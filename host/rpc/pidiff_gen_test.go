@@ -92,7 +92,7 @@ func (g *rpcGen) text() string {
 func (g *rpcGen) answer(canFail bool) []diffTurn {
 	var turns []diffTurn
 	for range g.rng.IntN(3) {
-		kind := []string{"call", "call", "textcall", "calls", "badargs"}[g.rng.IntN(5)]
+		kind := []string{"call", "call", "textcall", "calls", "badargs", "mixed"}[g.rng.IntN(6)]
 		turns = append(turns, diffTurn{Kind: kind, Text: g.text()})
 	}
 	kinds := []string{"text", "text", "thinking", "error", "cut"}

@@ -16,7 +16,8 @@ import (
 // diffTurn is one answer of the scripted OpenAI-compatible server that
 // both pi and wasmagent talk to in TestRPCMatchesPi.
 type diffTurn struct {
-	// Kind: "text", "thinking" (reasoning then text), "call" (a call to
+	// Kind: "text", "thinking" (reasoning then text), "mixed" (reasoning,
+	// text, reasoning, text, a call), "call" (a call to
 	// a tool neither side has), "textcall" (text, then such a call),
 	// "calls" (two such calls, their arguments interleaved), "badargs"
 	// (a call whose arguments are not JSON), "error" (HTTP 500) or "cut"
@@ -133,6 +134,14 @@ func turnBody(tr diffTurn, i int) []byte {
 	case "thinking":
 		frag(st.Reasoning)
 		frag(st.Text)
+	case "mixed":
+		frag(st.Reasoning)
+		frag(st.Text)
+		st.Reasoning(" and more")
+		st.Text(" and so")
+		st.Call(0, fmt.Sprintf("call_%d", i), "nosuch")
+		st.Args(0, `{}`)
+		finish = "tool_calls"
 	case "call", "textcall":
 		if tr.Kind == "textcall" {
 			frag(st.Text)

@@ -22,9 +22,8 @@ import (
 //   - the message of a message_update and its event's partial (pi writes
 //     them as they are when it gets to writing, not as they were at the
 //     update), but whether their tool calls' arguments are objects;
-//   - unless strict, the model adapter's difference from pi-ai's
-//     openai-completions stream (docs/rpc.md): where text_end and
-//     thinking_end come.
+//   - unless strict, a tool call's partialArgs and streamIndex (pi-ai's
+//     scratch fields, which its partial messages may show).
 //
 // JSON objects are compared as values (key order is not something a
 // client sees).
@@ -47,11 +46,6 @@ func newRPCNorm(strict bool) *rpcNorm { return &rpcNorm{strict: strict, entries:
 func (n *rpcNorm) line(v map[string]any) string {
 	if v["type"] == "message_update" {
 		ev, _ := v["assistantMessageEvent"].(map[string]any)
-		switch t := ev["type"]; {
-		case n.strict:
-		case t == "text_end" || t == "thinking_end":
-			return ""
-		}
 		// pi writes an update's message when it gets to it, not as it
 		// was at the update: what it holds by then depends on pi's
 		// scheduling. What is compared is that its tool calls'

@@ -1,6 +1,7 @@
 package rpc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,7 +88,7 @@ func (s *diffSeq) run(p *rpcProc) error {
 				// (docs/rpc.md); a new session follows, so that both sides
 				// go on from the same state
 				if path, ok := c["sessionPath"].(string); ok && c["type"] == "switch_session" {
-					if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+					if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte(`"role":"assistant"`)) {
 						op.Loose, freshNeeded = true, !op.Loose
 					}
 				}
@@ -147,7 +148,7 @@ func (s *diffSeq) run(p *rpcProc) error {
 //	$FORK:n    the entryId of the n-th (mod count) message of the side's
 //	           last get_fork_messages answer ("no-such-entry" when none)
 //	$FILE:n    the n-th (mod count) session file the side's get_state
-//	           answers named that exists on disk ($MISSING when none)
+//	           answers named that holds an answer ($MISSING when none)
 //	$MISSING   a session file that does not exist
 //	$GARBAGE   a file that is not a session (written by the driver)
 func (p *rpcProc) resolve(v any) any {
@@ -166,9 +167,12 @@ func (p *rpcProc) resolve(v any) any {
 		}
 		return p.forks[n%len(p.forks)]
 	case "$FILE":
+		// pi writes a session's file once it holds an answer; wasmagent
+		// at its first entry (docs/rpc.md): a file without an answer
+		// counts as not written on both sides
 		var written []string
 		for _, f := range p.files {
-			if _, err := os.Stat(f); err == nil {
+			if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(`"role":"assistant"`)) {
 				written = append(written, f)
 			}
 		}

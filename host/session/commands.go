@@ -257,10 +257,21 @@ func (s *Session) ForkAt(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Before any answer the branch carries nothing over, as in pi (which
+	// writes a session only once it holds an answer, and opens the fork
+	// from its file): the new session is empty, not even named.
+	if !slices.ContainsFunc(t.Branch(target.ParentID), isAnswer) {
+		return u.Content.TextOf(), nil
+	}
 	if err := s.adopt(ctx, t, target.ParentID, true); err != nil {
 		return "", err
 	}
 	return u.Content.TextOf(), nil
+}
+
+func isAnswer(e Entry) bool {
+	_, ok := e.Message.(*host.AssistantMessage)
+	return e.Type == TypeMessage && ok
 }
 
 // transcriptLocked is the session's entries as a transcript.
