@@ -20,8 +20,8 @@ import (
 // block); tool calls keyed by their index, so that several calls whose
 // argument fragments interleave are put together right; and every
 // block's end (text_end, thinking_end, toolcall_end, in content order)
-// only once the stream has ended cleanly: none when it fails or is
-// aborted.
+// only once the stream is over: when it ends or is aborted, not when it
+// fails (cut, timed out, or an error mid-way).
 //
 // Snapshots share what they can: each block's text lives in a
 // strings.Builder and each call's arguments in a byte slice that only ever
@@ -289,7 +289,9 @@ func (a *assembler) done() *host.AssistantMessage {
 // err is already explained (Model.explain).
 func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage {
 	if errors.Is(ctx.Err(), context.Canceled) {
-		a.finishCalls()
+		// as pi-ai: the OpenAI client ends an aborted stream as if it
+		// were over, so the blocks end, then the message is aborted
+		a.endAll()
 		a.msg.StopReason = host.StopReasonAborted
 		a.msg.ErrorMessage = "Request was aborted"
 		final := a.snapshot()
