@@ -88,7 +88,7 @@ func (s *diffSeq) run(p *rpcProc) error {
 				// (docs/rpc.md); a new session follows, so that both sides
 				// go on from the same state
 				if path, ok := c["sessionPath"].(string); ok && c["type"] == "switch_session" {
-					if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte(`"role":"assistant"`)) {
+					if !holdsAnswer(path) {
 						op.Loose, freshNeeded = true, !op.Loose
 					}
 				}
@@ -167,12 +167,9 @@ func (p *rpcProc) resolve(v any) any {
 		}
 		return p.forks[n%len(p.forks)]
 	case "$FILE":
-		// pi writes a session's file once it holds an answer; wasmagent
-		// at its first entry (docs/rpc.md): a file without an answer
-		// counts as not written on both sides
 		var written []string
 		for _, f := range p.files {
-			if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(`"role":"assistant"`)) {
+			if holdsAnswer(f) {
 				written = append(written, f)
 			}
 		}
@@ -214,4 +211,12 @@ func (p *rpcProc) learn(lines []gotLine) {
 			}
 		}
 	}
+}
+
+// holdsAnswer says whether the session file at path holds an answer. pi
+// writes a session's file once it does, wasmagent at its first entry
+// (docs/rpc.md): a file without one counts as not written on both sides.
+func holdsAnswer(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(`"role":"assistant"`))
 }
