@@ -198,12 +198,10 @@ func (s *Session) Switch(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
+	// The session in use is loaded again too, as pi does: what is
+	// queued is dropped, the rest read back from its file.
 	s.mu.Lock()
 	prev := s.path
-	if info.Key == prev && s.log != nil {
-		s.mu.Unlock()
-		return nil
-	}
 	if err := s.closeLogLocked(); err != nil {
 		s.mu.Unlock()
 		return err
