@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -28,7 +27,7 @@ import (
 // WASMAGENT_PIDIFF_N=1.
 func TestMatchesPiGenerated(t *testing.T) {
 	node := piNode(t)
-	n, seed := envInt(t, "WASMAGENT_PIDIFF_N", piGeneratedScenarios), envInt(t, "WASMAGENT_PIDIFF_SEED", 1)
+	n, seed := hosttest.EnvInt(t, "WASMAGENT_PIDIFF_N", piGeneratedScenarios), hosttest.EnvInt(t, "WASMAGENT_PIDIFF_SEED", 1)
 	if testing.Short() {
 		n = min(n, 40)
 	}
@@ -92,19 +91,6 @@ func piNode(t *testing.T) string {
 		t.Skip("testdata/pi/node_modules is missing: run `npm ci` in host/testdata/pi (make test does)")
 	}
 	return node
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 {
-		t.Fatalf("%s=%q: want a whole number ≥ 0", name, s)
-	}
-	return v
 }
 
 // runPiScenariosOnPi runs the scenarios through diff.mjs in one node

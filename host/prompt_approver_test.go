@@ -6,37 +6,19 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
-
-// syncBuffer is a strings.Builder safe for the approver's writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func question(tool string) host.Question {
 	return host.Question{Hook: "policy", ToolCall: host.ToolCall{ID: "c1", Name: tool}, Args: json.RawMessage(`{"path":"a"}`), Text: "Write a?"}
 }
 
 // waitFor waits until out shows n prompts.
-func waitFor(t *testing.T, out *syncBuffer, n int) {
+func waitFor(t *testing.T, out *hosttest.Buffer, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); strings.Count(out.String(), "allow?") < n; {
 		if time.Now().After(deadline) {
@@ -49,7 +31,7 @@ func waitFor(t *testing.T, out *syncBuffer, n int) {
 func TestPromptApprover(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
-	out := &syncBuffer{}
+	out := &hosttest.Buffer{}
 	p := &host.PromptApprover{In: r, Out: out}
 	ask := func(tool string, ctx context.Context) (chan bool, chan error) {
 		okc, errc := make(chan bool, 1), make(chan error, 1)
@@ -109,7 +91,7 @@ func TestPromptApprover(t *testing.T) {
 // Without In, a front end that owns the terminal hands lines over: Answer
 // takes a line only while a question waits.
 func TestPromptApproverAnswer(t *testing.T) {
-	out := &syncBuffer{}
+	out := &hosttest.Buffer{}
 	p := &host.PromptApprover{Out: out}
 	if p.Answer("y") {
 		t.Fatal("Answer took a line with no question pending")

@@ -283,14 +283,15 @@ func TestSmallMessagesStreamAsPi(t *testing.T) {
 	}
 }
 
-// The smallest blocks cost the most per byte: one-letter thinking and text
-// blocks in turn, then empty tool calls. Both modes keep their bounds.
+// The smallest pieces cost the most per byte: one-letter thinking and
+// text deltas in turn (one thinking and one text block, as pi-ai puts
+// them), then empty tool calls. Both modes keep their bounds.
 func TestTinyBlocks(t *testing.T) {
 	s := &openaitest.Stream{}
 	for range 200 {
 		s.Reasoning("r").Text("t")
 	}
-	for i := range 200 {
+	for i := range 598 {
 		s.Call(i, "c", "t")
 	}
 	body := s.Finish("tool_calls").Bytes()

@@ -133,7 +133,7 @@ func TestParallelToolCalls(t *testing.T) {
 func TestReasoningContent(t *testing.T) {
 	s := fileServer(t, "deepseek_reasoning")
 	msg, types := stream(t, model(t, s.URL, nil), context.Background(), hello)
-	if got := strings.Join(types, " "); got != "start thinking_start:0 thinking_delta:0 thinking_delta:0 thinking_end:0 text_start:1 text_delta:1 text_end:1 done" {
+	if got := strings.Join(types, " "); got != "start thinking_start:0 thinking_delta:0 thinking_delta:0 text_start:1 text_delta:1 thinking_end:0 text_end:1 done" {
 		t.Fatalf("events: %s", got)
 	}
 	th, ok := msg.Content[0].(host.ThinkingContent)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,25 +13,32 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 )
 
-// assembler turns chunks into the message and its events: text and
-// thinking blocks in the order they start (a block ends when another kind
-// begins), tool calls keyed by their index, so that several calls whose
-// argument fragments interleave are put together right.
+// assembler turns chunks into the message and its events as pi-ai's
+// openai-completions stream does: one text block and one thinking block
+// per message, each started by its first delta and added to by every
+// later one (text after reasoning after text goes on in the first text
+// block); tool calls keyed by their index, so that several calls whose
+// argument fragments interleave are put together right; and every
+// block's end (text_end, thinking_end, toolcall_end, in content order)
+// only once the stream is over: when it ends or is aborted, not when it
+// fails (cut, timed out, or an error mid-way).
 //
-// Snapshots share what they can: the open block's text lives in a
+// Snapshots share what they can: each block's text lives in a
 // strings.Builder and each call's arguments in a byte slice that only ever
 // grows, so a snapshot takes the text or arguments as they stand without
 // copying them, and a later append never changes what an earlier snapshot
 // holds. Streaming a block costs time linear in its size, not quadratic.
 type assembler struct {
-	emit     func(host.AssistantMessageEvent)
-	msg      *host.AssistantMessage
-	open     int             // index in msg.Content of the open text or thinking block, or -1
-	openText strings.Builder // the open block's text so far
-	calls    map[int64]int   // tool call index → index in msg.Content
-	args     map[int64][]byte
-	finish   string
-	started  bool
+	emit func(host.AssistantMessageEvent)
+	msg  *host.AssistantMessage
+	// text and thinking are the index in msg.Content of the text and the
+	// thinking block, or -1; textB and thinkB their text so far
+	text, thinking int
+	textB, thinkB  strings.Builder
+	calls          map[int64]int // tool call index → index in msg.Content
+	args           map[int64][]byte
+	finish         string
+	started        bool
 	// reasoningField is the field the latest reasoning came in
 	reasoningField string
 	// parseBudget is how many more bytes of partial tool-call arguments
@@ -55,9 +61,10 @@ func newAssembler(info host.ModelInfo, emit func(host.AssistantMessageEvent)) *a
 			Content: host.Contents{}, API: info.API, Provider: info.Provider, Model: info.ID,
 			StopReason: host.StopReasonStop, Timestamp: time.Now().UnixMilli(),
 		},
-		open:  -1,
-		calls: map[int64]int{},
-		args:  map[int64][]byte{},
+		text:     -1,
+		thinking: -1,
+		calls:    map[int64]int{},
+		args:     map[int64][]byte{},
 	}
 }
 
@@ -135,20 +142,14 @@ func reasoning(d oai.ChatCompletionChunkChoiceDelta) (text, field string) {
 	return "", ""
 }
 
-// appendText adds to the open text (or thinking) block, starting one, and
-// ending the open block of the other kind, when needed.
+// appendText adds to the text (or thinking) block, starting it when
+// needed.
 func (a *assembler) appendText(thinking bool, s string) error {
-	if a.open >= 0 {
-		_, isThinking := a.msg.Content[a.open].(host.ThinkingContent)
-		if isThinking != thinking {
-			a.endOpen()
-		}
+	idx, b, kind := &a.text, &a.textB, [2]string{host.StreamTextStart, host.StreamTextDelta}
+	if thinking {
+		idx, b, kind = &a.thinking, &a.thinkB, [2]string{host.StreamThinkingStart, host.StreamThinkingDelta}
 	}
-	kind := map[bool][3]string{
-		false: {host.StreamTextStart, host.StreamTextDelta, host.StreamTextEnd},
-		true:  {host.StreamThinkingStart, host.StreamThinkingDelta, host.StreamThinkingEnd},
-	}[thinking]
-	if a.open < 0 {
+	if *idx < 0 {
 		if len(a.msg.Content) >= MaxContentBlocks {
 			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
 		}
@@ -159,35 +160,20 @@ func (a *assembler) appendText(thinking bool, s string) error {
 		} else {
 			a.msg.Content = append(a.msg.Content, host.TextContent{})
 		}
-		a.open = len(a.msg.Content) - 1
-		a.openText.Reset()
-		a.emit(host.AssistantMessageEvent{Type: kind[0], ContentIndex: a.open, Partial: a.snapshot()})
+		*idx = len(a.msg.Content) - 1
+		a.emit(host.AssistantMessageEvent{Type: kind[0], ContentIndex: *idx, Partial: a.snapshot()})
 	}
-	a.openText.WriteString(s)
-	switch b := a.msg.Content[a.open].(type) {
+	b.WriteString(s)
+	switch c := a.msg.Content[*idx].(type) {
 	case host.ThinkingContent:
-		b.Thinking = a.openText.String()
-		a.msg.Content[a.open] = b
+		c.Thinking = b.String()
+		a.msg.Content[*idx] = c
 	case host.TextContent:
-		b.Text = a.openText.String()
-		a.msg.Content[a.open] = b
+		c.Text = b.String()
+		a.msg.Content[*idx] = c
 	}
-	a.emit(host.AssistantMessageEvent{Type: kind[1], ContentIndex: a.open, Delta: s, Partial: a.snapshot()})
+	a.emit(host.AssistantMessageEvent{Type: kind[1], ContentIndex: *idx, Delta: s, Partial: a.snapshot()})
 	return nil
-}
-
-func (a *assembler) endOpen() {
-	if a.open < 0 {
-		return
-	}
-	i := a.open
-	a.open = -1
-	switch b := a.msg.Content[i].(type) {
-	case host.ThinkingContent:
-		a.emit(host.AssistantMessageEvent{Type: host.StreamThinkingEnd, ContentIndex: i, Content: b.Thinking, Partial: a.snapshot()})
-	case host.TextContent:
-		a.emit(host.AssistantMessageEvent{Type: host.StreamTextEnd, ContentIndex: i, Content: b.Text, Partial: a.snapshot()})
-	}
 }
 
 // MaxContentBlocks bounds the content blocks (text, thinking, tool calls)
@@ -203,7 +189,6 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 		if len(a.msg.Content) >= MaxContentBlocks {
 			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
 		}
-		a.endOpen()
 		a.msg.Content = append(a.msg.Content, host.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage{}})
 		i = len(a.msg.Content) - 1
 		a.calls[tc.Index] = i
@@ -239,31 +224,42 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 	return nil
 }
 
-// endAll ends the open text block and every tool call, in content order.
-func (a *assembler) endAll() {
-	a.endOpen()
-	idx := make([]int, 0, len(a.calls))
-	raw := map[int][]byte{}
+// finishCalls gives each tool call its arguments as the server sent
+// them ({} for none).
+func (a *assembler) finishCalls() {
 	for tc, i := range a.calls {
-		idx = append(idx, i)
-		raw[i] = a.args[tc]
-	}
-	sort.Ints(idx)
-	for _, i := range idx {
 		call := a.msg.Content[i].(host.ToolCall)
-		call.Arguments = json.RawMessage(raw[i])
+		call.Arguments = json.RawMessage(a.args[tc])
 		if len(call.Arguments) == 0 {
 			call.Arguments = json.RawMessage("{}")
 		}
 		a.msg.Content[i] = call
-		c := call
-		a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &c, Partial: a.snapshot()})
 	}
 	a.calls = map[int64]int{}
 }
 
+// endAll ends every block, in content order, as pi-ai does once the
+// stream is over.
+func (a *assembler) endAll() {
+	a.finishCalls()
+	for i, b := range a.msg.Content {
+		switch b := b.(type) {
+		case host.ThinkingContent:
+			a.emit(host.AssistantMessageEvent{Type: host.StreamThinkingEnd, ContentIndex: i, Content: b.Thinking, Partial: a.snapshot()})
+		case host.TextContent:
+			a.emit(host.AssistantMessageEvent{Type: host.StreamTextEnd, ContentIndex: i, Content: b.Text, Partial: a.snapshot()})
+		case host.ToolCall:
+			c := b
+			a.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &c, Partial: a.snapshot()})
+		}
+	}
+}
+
 // done finishes a stream that ended cleanly.
 func (a *assembler) done() *host.AssistantMessage {
+	if a.finish == "" {
+		return a.failMsg(errCut) // no ends: the stream did not end
+	}
 	a.endAll()
 	switch a.finish {
 	case "stop", "end_turn":
@@ -273,9 +269,8 @@ func (a *assembler) done() *host.AssistantMessage {
 	case "tool_calls", "function_call":
 		a.msg.StopReason = host.StopReasonToolUse
 	case "content_filter":
+		// as pi-ai: the blocks end, then the error
 		return a.failMsg(errors.New("the server's content filter stopped the response"))
-	case "":
-		return a.failMsg(errCut)
 	default:
 		a.msg.StopReason = host.StopReasonStop
 	}
@@ -294,6 +289,8 @@ func (a *assembler) done() *host.AssistantMessage {
 // err is already explained (Model.explain).
 func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage {
 	if errors.Is(ctx.Err(), context.Canceled) {
+		// as pi-ai: the OpenAI client ends an aborted stream as if it
+		// were over, so the blocks end, then the message is aborted
 		a.endAll()
 		a.msg.StopReason = host.StopReasonAborted
 		a.msg.ErrorMessage = "Request was aborted"
@@ -305,7 +302,7 @@ func (a *assembler) fail(ctx context.Context, err error) *host.AssistantMessage 
 }
 
 func (a *assembler) failMsg(err error) *host.AssistantMessage {
-	a.endAll()
+	a.finishCalls()
 	a.msg.StopReason = host.StopReasonError
 	a.msg.ErrorMessage = err.Error()
 	final := a.snapshot()

@@ -32,10 +32,11 @@ type costJSON struct {
 
 // toModelJSON describes m as pi does a model of models.json: what the
 // configuration does not say (the context window, the answer's length)
-// is pi's default for such a model.
+// is pi's default for such a model. It reasons: wasmagent passes every
+// thinking level on as the model's reasoning effort.
 func toModelJSON(m session.Model) modelJSON {
 	return modelJSON{ID: m.Info.ID, Name: m.Info.ID, API: m.Info.API, Provider: m.Info.Provider, BaseURL: m.BaseURL,
-		Input: []string{"text", "image"}, ContextWindow: piContextWindow, MaxTokens: cmp.Or(m.MaxTokens, piMaxTokens)}
+		Reasoning: true, Input: []string{"text", "image"}, ContextWindow: piContextWindow, MaxTokens: cmp.Or(m.MaxTokens, piMaxTokens)}
 }
 
 // pi's defaults for a models.json model that does not say

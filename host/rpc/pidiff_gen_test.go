@@ -18,11 +18,15 @@ func generateRPCSeq(seed uint64) *diffSeq {
 		s.Steps = append(s.Steps, diffStep{Ops: []diffOp{cmd("set_auto_retry", "enabled", false)}})
 	}
 	for range 2 + rng.IntN(5) {
-		switch rng.IntN(5) {
+		switch rng.IntN(7) {
 		case 0, 1:
 			s.Steps = append(s.Steps, g.run(retry))
 		case 2:
 			s.Steps = append(s.Steps, g.held())
+		case 3:
+			s.Steps = append(s.Steps, g.branch())
+		case 4:
+			s.Steps = append(s.Steps, g.switchTo())
 		default:
 			s.Steps = append(s.Steps, g.idle())
 		}
@@ -33,6 +37,9 @@ func generateRPCSeq(seed uint64) *diffSeq {
 	}})
 	return s
 }
+
+// thinkingLevels are pi's thinking levels.
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
 
 type rpcGen struct {
 	rng   *rand.Rand
@@ -46,6 +53,27 @@ func cmd(typ string, kv ...any) diffOp {
 		c[kv[i].(string)] = kv[i+1]
 	}
 	return diffOp{Cmd: c}
+}
+
+// images are none, or one or two small images of any type pi takes
+// (sent as they are: neither side decodes them).
+func (g *rpcGen) images() []any {
+	var out []any
+	for k := range g.rng.IntN(3) {
+		mime := []string{"image/png", "image/jpeg", "image/gif", "image/webp"}[g.rng.IntN(4)]
+		out = append(out, map[string]any{"type": "image", "data": fmt.Sprintf("iVBORw0KGgo%dAAAA", k), "mimeType": mime})
+	}
+	return out
+}
+
+// message is a command that carries a user message: text, and
+// sometimes images.
+func (g *rpcGen) message(typ string, kv ...any) diffOp {
+	kv = append([]any{"message", g.text()}, kv...)
+	if imgs := g.images(); imgs != nil {
+		kv = append(kv, "images", imgs)
+	}
+	return cmd(typ, kv...)
 }
 
 func (g *rpcGen) text() string {
@@ -64,7 +92,8 @@ func (g *rpcGen) text() string {
 func (g *rpcGen) answer(canFail bool) []diffTurn {
 	var turns []diffTurn
 	for range g.rng.IntN(3) {
-		turns = append(turns, diffTurn{Kind: "call", Text: g.text()})
+		kind := []string{"call", "call", "textcall", "calls", "badargs", "mixed"}[g.rng.IntN(6)]
+		turns = append(turns, diffTurn{Kind: kind, Text: g.text()})
 	}
 	kinds := []string{"text", "text", "thinking", "error", "cut"}
 	if !canFail {
@@ -75,7 +104,7 @@ func (g *rpcGen) answer(canFail bool) []diffTurn {
 
 func (g *rpcGen) run(retry bool) diffStep {
 	turns := g.answer(true)
-	op := cmd("prompt", "message", g.text())
+	op := g.message("prompt")
 	op.Ends = 1
 	if last := turns[len(turns)-1].Kind; retry && (last == "error" || last == "cut") {
 		// pi retries once after 2 s: the retried run ends too
@@ -90,19 +119,19 @@ func (g *rpcGen) run(retry bool) diffStep {
 func (g *rpcGen) held() diffStep {
 	first := diffTurn{Kind: []string{"text", "thinking", "call"}[g.rng.IntN(3)], Text: g.text() + " more words", Hold: true}
 	st := diffStep{Turns: []diffTurn{first}}
-	p := cmd("prompt", "message", g.text())
+	p := g.message("prompt")
 	p.Update = true
 	st.Ops = append(st.Ops, p)
 	for range 1 + g.rng.IntN(3) {
 		switch g.rng.IntN(7) {
 		case 0, 1:
-			st.Ops = append(st.Ops, cmd("steer", "message", g.text()))
+			st.Ops = append(st.Ops, g.message("steer"))
 		case 2:
-			st.Ops = append(st.Ops, cmd("follow_up", "message", g.text()))
+			st.Ops = append(st.Ops, g.message("follow_up"))
 		case 3:
-			st.Ops = append(st.Ops, cmd("prompt", "message", g.text(), "streamingBehavior", []string{"steer", "followUp"}[g.rng.IntN(2)]))
+			st.Ops = append(st.Ops, g.message("prompt", "streamingBehavior", []string{"steer", "followUp"}[g.rng.IntN(2)]))
 		case 4:
-			st.Ops = append(st.Ops, cmd("prompt", "message", g.text())) // refused: the agent is busy
+			st.Ops = append(st.Ops, g.message("prompt")) // refused: the agent is busy
 		case 5:
 			st.Ops = append(st.Ops, cmd("get_state"))
 		default:
@@ -123,7 +152,7 @@ func (g *rpcGen) idle() diffStep {
 	var st diffStep
 	for range 1 + g.rng.IntN(3) {
 		var op diffOp
-		switch g.rng.IntN(20) {
+		switch g.rng.IntN(22) {
 		case 0:
 			op = cmd("get_state")
 		case 1:
@@ -139,9 +168,7 @@ func (g *rpcGen) idle() diffStep {
 		case 6:
 			op = cmd("get_available_models")
 		case 7:
-			// only off: pi turns every level of a model that does not
-			// reason into off, wasmagent keeps it (docs/rpc.md)
-			op = cmd("set_thinking_level", "level", "off")
+			op = cmd("set_thinking_level", "level", thinkingLevels[g.rng.IntN(len(thinkingLevels))])
 		case 8:
 			op = cmd("set_steering_mode", "mode", []string{"all", "one-at-a-time"}[g.rng.IntN(2)])
 		case 9:
@@ -164,10 +191,54 @@ func (g *rpcGen) idle() diffStep {
 			op = diffOp{Raw: `{"type":"frobnicate","id":"x"}`, Answer: "frobnicate"}
 		case 18:
 			op = diffOp{Raw: `{"type":`, Answer: "parse"}
+		case 19:
+			op = cmd("cycle_thinking_level")
+		case 20:
+			// wasmagent does not compact: it refuses, pi records the
+			// setting (get_state's autoCompactionEnabled is not compared)
+			op = cmd("set_auto_compaction", "enabled", g.rng.IntN(2) == 0)
+			op.Loose = true
 		default:
-			op = cmd([]string{"steer", "follow_up"}[g.rng.IntN(2)], "message", g.text())
+			op = g.message([]string{"steer", "follow_up"}[g.rng.IntN(2)])
 		}
 		st.Ops = append(st.Ops, op)
 	}
 	return st
+}
+
+// branch forks the session at one of its user messages (or at an id
+// that is none), after asking for them; it may name the new session.
+func (g *rpcGen) branch() diffStep {
+	st := diffStep{Ops: []diffOp{cmd("get_fork_messages")}}
+	at := fmt.Sprintf("$FORK:%d", g.rng.IntN(4))
+	if g.rng.IntN(6) == 0 {
+		at = "no-such-entry"
+	}
+	st.Ops = append(st.Ops, cmd("fork", "entryId", at), cmd("get_state"))
+	if g.rng.IntN(2) == 0 {
+		st.Ops = append(st.Ops, cmd("get_messages"))
+	}
+	return st
+}
+
+// switchTo notes the session file, starts another session and switches
+// to a session file written earlier in the run, or to a file that is
+// missing or not a session. pi makes a new session at a missing or
+// broken path (overwriting a file that is not a session); wasmagent
+// refuses both (docs/rpc.md), and a new session follows so that both
+// sides go on from the same state.
+func (g *rpcGen) switchTo() diffStep {
+	st := diffStep{Ops: []diffOp{cmd("get_state")}}
+	if g.rng.IntN(2) == 0 {
+		st.Ops = append(st.Ops, cmd("new_session"))
+	}
+	switch g.rng.IntN(5) {
+	case 0:
+		op := cmd("switch_session", "sessionPath", []string{"$MISSING", "$GARBAGE"}[g.rng.IntN(2)])
+		op.Loose = true
+		st.Ops = append(st.Ops, op, cmd("new_session"))
+	default:
+		st.Ops = append(st.Ops, cmd("switch_session", "sessionPath", fmt.Sprintf("$FILE:%d", g.rng.IntN(3))))
+	}
+	return diffStep{Ops: append(st.Ops, cmd("get_state"), cmd("get_messages"))}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -15,9 +16,12 @@ import (
 // diffTurn is one answer of the scripted OpenAI-compatible server that
 // both pi and wasmagent talk to in TestRPCMatchesPi.
 type diffTurn struct {
-	// Kind: "text", "thinking" (reasoning then text), "call" (a call to
-	// a tool neither side has), "error" (HTTP 500) or "cut" (the
-	// connection drops mid-stream).
+	// Kind: "text", "thinking" (reasoning then text), "mixed" (reasoning,
+	// text, reasoning, text, a call), "call" (a call to
+	// a tool neither side has), "textcall" (text, then such a call),
+	// "calls" (two such calls, their arguments interleaved), "badargs"
+	// (a call whose arguments are not JSON), "error" (HTTP 500) or "cut"
+	// (the connection drops mid-stream).
 	Kind string `json:"kind"`
 	Text string `json:"text,omitempty"`
 	// Hold: the stream stops after its first chunk until the driver
@@ -36,10 +40,12 @@ type diffServer struct {
 	step, n int           // the current step, and its requests so far
 	total   int           // requests so far (numbering the calls)
 	release chan struct{} // closed to let the held stream go on
+	// badArgs holds the ids of the calls whose arguments were not JSON
+	badArgs map[string]bool
 }
 
 func newDiffServer(t testing.TB, steps [][]diffTurn) *diffServer {
-	s := &diffServer{steps: steps, release: make(chan struct{})}
+	s := &diffServer{steps: steps, release: make(chan struct{}), badArgs: map[string]bool{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -53,6 +59,12 @@ func (s *diffServer) Step(i int) {
 }
 
 // Release lets the held stream go on; the next one is held again.
+func (s *diffServer) BadArgs() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.badArgs)
+}
+
 func (s *diffServer) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,6 +83,9 @@ func (s *diffServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.n++
 	release := s.release
+	if tr.Kind == "badargs" {
+		s.badArgs[fmt.Sprintf("call_%d", i)] = true
+	}
 	s.mu.Unlock()
 	if tr.Kind == "error" {
 		w.Header().Set("Content-Type", "application/json")
@@ -119,11 +134,33 @@ func turnBody(tr diffTurn, i int) []byte {
 	case "thinking":
 		frag(st.Reasoning)
 		frag(st.Text)
-	case "call":
-		id := fmt.Sprintf("call_%d", i)
-		st.Call(0, id, "nosuch")
+	case "mixed":
+		frag(st.Reasoning)
+		frag(st.Text)
+		st.Reasoning(" and more")
+		st.Text(" and so")
+		st.Call(0, fmt.Sprintf("call_%d", i), "nosuch")
+		st.Args(0, `{}`)
+		finish = "tool_calls"
+	case "call", "textcall":
+		if tr.Kind == "textcall" {
+			frag(st.Text)
+		}
+		st.Call(0, fmt.Sprintf("call_%d", i), "nosuch")
 		st.Args(0, `{"q":`)
 		st.Args(0, fmt.Sprintf("%q}", tr.Text))
+		finish = "tool_calls"
+	case "calls":
+		st.Call(0, fmt.Sprintf("call_%da", i), "nosuch")
+		st.Call(1, fmt.Sprintf("call_%db", i), "other")
+		st.Args(0, `{"q":`)
+		st.Args(1, `{"n":[1,`)
+		st.Args(0, fmt.Sprintf("%q}", tr.Text))
+		st.Args(1, `2]}`)
+		finish = "tool_calls"
+	case "badargs":
+		st.Call(0, fmt.Sprintf("call_%d", i), "nosuch")
+		st.Args(0, `{"q": `+tr.Text)
 		finish = "tool_calls"
 	default:
 		frag(st.Text)

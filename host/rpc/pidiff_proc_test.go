@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // rpcProc is one side of TestRPCMatchesPi: pi-coding-agent or wasmagent
@@ -20,7 +21,7 @@ type rpcProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan []byte
-	stderr syncBuffer
+	stderr hosttest.Buffer
 	srv    *diffServer
 	// provider is the name of the provider the side's model is under
 	// ("$PROVIDER" in a command stands for it).
@@ -28,6 +29,13 @@ type rpcProc struct {
 	// got is every line read, each with the index of the op during
 	// which it was read.
 	got []gotLine
+	// dir is the side's temporary directory (sessions in dir/sessions).
+	dir string
+	// forks and files are what placeholders resolve to (resolve, learn).
+	forks, files []string
+	// loose holds the ids of responses compared only for coming
+	// (diffOp.Loose).
+	loose map[string]bool
 }
 
 type gotLine struct {
@@ -44,17 +52,20 @@ func startPi(t testing.TB, node string, srv *diffServer) (*rpcProc, error) {
 	dir := t.TempDir()
 	agentDir := filepath.Join(dir, "agent")
 	os.MkdirAll(agentDir, 0o755)
-	models := fmt.Sprintf(`{"providers":{"mock":{"baseUrl":%q,"apiKey":"none","api":"openai-completions","models":[{"id":"m"}]}}}`, srv.srv.URL+"/v1")
+	// a model that reasons at every level, as wasmagent's does (it
+	// passes each level on as the reasoning effort)
+	models := fmt.Sprintf(`{"providers":{"mock":{"baseUrl":%q,"apiKey":"none","api":"openai-completions","models":[{"id":"m","reasoning":true,"thinkingLevelMap":{"xhigh":"xhigh"}}]}}}`, srv.srv.URL+"/v1")
 	os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644)
-	// no retries inside the HTTP client (wasmagent's retries = 0)
-	os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"retry":{"provider":{"maxRetries":0}}}`), 0o644)
+	// no retries inside the HTTP client (wasmagent's retries = 0); no
+	// thinking until asked (wasmagent's default)
+	os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"retry":{"provider":{"maxRetries":0}},"defaultThinkingLevel":"off"}`), 0o644)
 	cli := filepath.Join(node, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js")
 	cmd := exec.Command("node", cli, "--mode", "rpc", "--offline", "--no-tools", "--no-extensions", "--no-skills",
 		"--no-prompt-templates", "--no-context-files", "--provider", "mock", "--model", "m",
 		"--session-dir", filepath.Join(dir, "sessions"), "--system-prompt", "You are a test.")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_TELEMETRY=0", "HOME="+dir)
-	return startProc(t, cmd, srv, "mock")
+	return startProc(t, cmd, srv, "mock", dir)
 }
 
 // startOurs starts `wasmagent rpc` on the model "m" of an OpenAI-compatible
@@ -68,12 +79,12 @@ func startOurs(t testing.TB, binary string, srv *diffServer) (*rpcProc, error) {
 	cmd := exec.Command(binary, "rpc", "--config", config)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	return startProc(t, cmd, srv, "openai")
+	return startProc(t, cmd, srv, "openai", dir)
 }
 
 // startProc starts cmd (from any goroutine: it reports, never fails t).
-func startProc(t testing.TB, cmd *exec.Cmd, srv *diffServer, provider string) (*rpcProc, error) {
-	p := &rpcProc{cmd: cmd, lines: make(chan []byte, 4096), srv: srv, provider: provider}
+func startProc(t testing.TB, cmd *exec.Cmd, srv *diffServer, provider, dir string) (*rpcProc, error) {
+	p := &rpcProc{cmd: cmd, lines: make(chan []byte, 4096), srv: srv, provider: provider, dir: dir, loose: map[string]bool{}}
 	cmd.Stderr = &p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -156,23 +167,4 @@ func (p *rpcProc) await(op int, timeout time.Duration, want ...func(map[string]a
 		}
 	}
 	return nil
-}
-
-// syncBuffer is the stderr of a side: written by exec's copier, read on
-// an error.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

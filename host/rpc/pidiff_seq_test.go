@@ -1,8 +1,13 @@
 package rpc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,6 +43,9 @@ type diffOp struct {
 	Update bool `json:"update,omitempty"`
 	// Retry: an auto_retry_end is awaited too.
 	Retry bool `json:"retry,omitempty"`
+	// Loose: where wasmagent deliberately answers otherwise (docs/rpc.md),
+	// only that the response came is compared.
+	Loose bool `json:"loose,omitempty"`
 }
 
 func (s *diffSeq) JSON() string {
@@ -66,6 +74,7 @@ func (s *diffSeq) run(p *rpcProc) error {
 		for _, op := range st.Ops {
 			k++
 			var want []func(map[string]any) bool
+			fresh, freshNeeded := "", false
 			switch {
 			case op.Release:
 				p.srv.Release()
@@ -73,10 +82,21 @@ func (s *diffSeq) run(p *rpcProc) error {
 				id := fmt.Sprintf("req-%d", k)
 				c := map[string]any{"id": id}
 				for key, v := range op.Cmd {
-					if v == "$PROVIDER" {
-						v = p.provider
+					c[key] = p.resolve(v)
+				}
+				// a switch to no session is answered otherwise on purpose
+				// (docs/rpc.md); a new session follows, so that both sides
+				// go on from the same state
+				if path, ok := c["sessionPath"].(string); ok && c["type"] == "switch_session" {
+					if !holdsAnswer(path) {
+						op.Loose, freshNeeded = true, !op.Loose
 					}
-					c[key] = v
+				}
+				if op.Loose {
+					p.loose[id] = true
+				}
+				if freshNeeded {
+					fresh = id + "-new"
 				}
 				line, _ := json.Marshal(c)
 				if err := p.send(line); err != nil {
@@ -105,10 +125,98 @@ func (s *diffSeq) run(p *rpcProc) error {
 					return v["type"] == "message_update" && strings.HasSuffix(t, "_delta")
 				})
 			}
+			from := len(p.got)
 			if err := p.await(k, opTimeout, want...); err != nil {
 				return fmt.Errorf("step %d, op %d: %v", si+1, k, err)
+			}
+			p.learn(p.got[from:])
+			if fresh != "" {
+				p.send([]byte(`{"type":"new_session","id":"` + fresh + `"}`))
+				if err := p.await(k, opTimeout, func(v map[string]any) bool { return v["id"] == fresh }); err != nil {
+					return fmt.Errorf("step %d, op %d: %v", si+1, k, err)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// resolve gives a command's value as this side sends it: placeholders
+// stand for what differs by side.
+//
+//	$PROVIDER  the provider of the side's model
+//	$FORK:n    the entryId of the n-th (mod count) message of the side's
+//	           last get_fork_messages answer ("no-such-entry" when none)
+//	$FILE:n    the n-th (mod count) session file the side's get_state
+//	           answers named that holds an answer ($MISSING when none)
+//	$MISSING   a session file that does not exist
+//	$GARBAGE   a file that is not a session (written by the driver)
+func (p *rpcProc) resolve(v any) any {
+	s, ok := v.(string)
+	if !ok || !strings.HasPrefix(s, "$") {
+		return v
+	}
+	name, arg, _ := strings.Cut(s, ":")
+	n, _ := strconv.Atoi(arg)
+	switch name {
+	case "$PROVIDER":
+		return p.provider
+	case "$FORK":
+		if len(p.forks) == 0 {
+			return "no-such-entry"
+		}
+		return p.forks[n%len(p.forks)]
+	case "$FILE":
+		var written []string
+		for _, f := range p.files {
+			if holdsAnswer(f) {
+				written = append(written, f)
+			}
+		}
+		if len(written) == 0 {
+			return p.resolve("$MISSING")
+		}
+		return written[n%len(written)]
+	case "$MISSING":
+		return filepath.Join(p.dir, "sessions", "missing.jsonl")
+	case "$GARBAGE":
+		f := filepath.Join(p.dir, "garbage.jsonl")
+		os.WriteFile(f, []byte("not a session\n{\"type\":\"message\"}\n"), 0o644)
+		return f
+	}
+	return v
+}
+
+// learn records what later placeholders need from the answers to an op:
+// fork points and session files.
+func (p *rpcProc) learn(lines []gotLine) {
+	for _, g := range lines {
+		if g.v["type"] != "response" {
+			continue
+		}
+		data, _ := g.v["data"].(map[string]any)
+		switch g.v["command"] {
+		case "get_fork_messages":
+			msgs, _ := data["messages"].([]any)
+			p.forks = p.forks[:0]
+			for _, m := range msgs {
+				m, _ := m.(map[string]any)
+				if id, ok := m["entryId"].(string); ok {
+					p.forks = append(p.forks, id)
+				}
+			}
+		case "get_state":
+			if f, ok := data["sessionFile"].(string); ok && !slices.Contains(p.files, f) {
+				p.files = append(p.files, f)
+			}
+		}
+	}
+}
+
+// holdsAnswer says whether the session file at path holds an answer. pi
+// writes a session's file once it does, wasmagent at its first entry
+// (docs/rpc.md): a file without one counts as not written on both sides.
+func holdsAnswer(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(`"role":"assistant"`))
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // TestRPCMatchesPi drives pi-coding-agent 0.73.1's own RPC mode (`pi
@@ -34,7 +35,7 @@ func TestRPCMatchesPi(t *testing.T) {
 	}
 	node := nodeDir(t)
 	binary := build(t)
-	n, seed := rpcEnvInt(t, "WASMAGENT_RPCDIFF_N", 1), rpcEnvInt(t, "WASMAGENT_RPCDIFF_SEED", 1)
+	n, seed := hosttest.EnvInt(t, "WASMAGENT_RPCDIFF_N", 1), hosttest.EnvInt(t, "WASMAGENT_RPCDIFF_SEED", 1)
 	strict := os.Getenv("WASMAGENT_RPCDIFF_STRICT") == "1"
 	failures := 0
 	for i := range n {
@@ -49,24 +50,11 @@ func TestRPCMatchesPi(t *testing.T) {
 		}
 		t.Errorf("seed %d: wasmagent rpc answers differently from pi --mode rpc\nsequence (shrunk): %s\n%s\nreplay: WASMAGENT_RPCDIFF_SEED=%d WASMAGENT_RPCDIFF_N=1 go test ./host/rpc -run TestRPCMatchesPi",
 			seq.Seed, small.JSON(), sd, seq.Seed)
-		if failures++; failures == rpcEnvInt(t, "WASMAGENT_RPCDIFF_MAXFAIL", 3) {
+		if failures++; failures == hosttest.EnvInt(t, "WASMAGENT_RPCDIFF_MAXFAIL", 3) {
 			t.Fatalf("stopping after %d differing sequences", failures)
 		}
 	}
 	t.Logf("%d of %d sequences (seeds %d…%d) match pi", n-failures, n, seed, seed+n-1)
-}
-
-func rpcEnvInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 {
-		t.Fatalf("%s=%q: want a whole number ≥ 0", name, s)
-	}
-	return v
 }
 
 // diffRPCSeq runs seq on both sides at once and returns "" when they
@@ -106,8 +94,8 @@ func diffRPCSeq(t *testing.T, node, binary string, seq *diffSeq, strict bool) st
 	if pi.err != nil {
 		return fmt.Sprintf("pi did not get through the sequence: %v", pi.err)
 	}
-	oR, oE := normRPC(ours.p.got, strict)
-	pR, pE := normRPC(pi.p.got, strict)
+	oR, oE := normRPC(ours.p, strict)
+	pR, pE := normRPC(pi.p, strict)
 	d := compareRPC(oR, oE, pR, pE)
 	if ours.err != nil {
 		return fmt.Sprintf("wasmagent did not get through the sequence: %v\n%s", ours.err, d)
@@ -124,9 +112,10 @@ type normLine struct {
 // normRPC splits a side's lines into responses and events, each in the
 // order they came, normalised. (A response and the events of the run it
 // starts may come in either order, on pi as on wasmagent.)
-func normRPC(got []gotLine, strict bool) (responses, events []normLine) {
+func normRPC(p *rpcProc, strict bool) (responses, events []normLine) {
 	n := newRPCNorm(strict)
-	for _, g := range got {
+	n.loose, n.badArgs = p.loose, p.srv.BadArgs()
+	for _, g := range p.got {
 		text := n.line(g.v)
 		switch {
 		case text == "":

@@ -227,6 +227,9 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		return map[string]bool{"cancelled": false}, sess.Switch(ctx, c.SessionPath)
 	case "fork":
 		text, err := sess.ForkAt(ctx, c.EntryID)
+		if errors.Is(err, session.ErrNoEntry) || errors.Is(err, session.ErrNotForking) {
+			return nil, errors.New("Invalid entry ID for forking") // pi's words
+		}
 		return map[string]any{"text": text, "cancelled": false}, err
 	case "get_fork_messages":
 		points := sess.ForkPoints()
@@ -299,7 +302,10 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		return nil, fmt.Errorf("%s: %w (shell commands run only as sandboxed tool plugins)", c.Type, errUnsupported)
 	case "export_html":
 		return nil, fmt.Errorf("%s: %w (use \"wasmagent sessions export\" for Markdown or JSONL)", c.Type, errUnsupported)
-	case "cycle_thinking_level", "clone":
+	case "cycle_thinking_level":
+		level, err := sess.CycleThinkingLevel(ctx)
+		return map[string]string{"level": level}, err
+	case "clone":
 		return nil, fmt.Errorf("%s: %w", c.Type, errUnsupported)
 	}
 	return nil, fmt.Errorf("Unknown command: %s", c.Type)

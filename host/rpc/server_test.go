@@ -137,7 +137,7 @@ func TestBadInputKeepsGoing(t *testing.T) {
 		{`{"id":"c","type":"prompt","message":7}` + "\n", `field "message"`},
 		{`{"id":"d","type":"set_steering_mode","mode":"sometimes"}` + "\n", "not \"all\""},
 		{`{"id":"e","type":"compact"}` + "\n", "not supported"},
-		{`{"id":"f","type":"fork","entryId":"zz"}` + "\n", "no such entry"},
+		{`{"id":"f","type":"fork","entryId":"zz"}` + "\n", "Invalid entry ID for forking"}, // pi's words
 		{`{"id":{"x":1},"type":"get_state"}` + "\n", `field "id"`},
 		{"\n", "empty line"},
 	} {

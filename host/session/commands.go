@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,12 +198,10 @@ func (s *Session) Switch(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
+	// The session in use is loaded again too, as pi does: what is
+	// queued is dropped, the rest read back from its file.
 	s.mu.Lock()
 	prev := s.path
-	if info.Key == prev && s.log != nil {
-		s.mu.Unlock()
-		return nil
-	}
 	if err := s.closeLogLocked(); err != nil {
 		s.mu.Unlock()
 		return err
@@ -256,10 +255,21 @@ func (s *Session) ForkAt(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Before any answer the branch carries nothing over, as in pi (which
+	// writes a session only once it holds an answer, and opens the fork
+	// from its file): the new session is empty, not even named.
+	if !slices.ContainsFunc(t.Branch(target.ParentID), isAnswer) {
+		return u.Content.TextOf(), nil
+	}
 	if err := s.adopt(ctx, t, target.ParentID, true); err != nil {
 		return "", err
 	}
 	return u.Content.TextOf(), nil
+}
+
+func isAnswer(e Entry) bool {
+	_, ok := e.Message.(*host.AssistantMessage)
+	return e.Type == TypeMessage && ok
 }
 
 // transcriptLocked is the session's entries as a transcript.
@@ -305,20 +315,38 @@ func (s *Session) SetName(ctx context.Context, name string) error {
 	return s.emit(ctx, SessionInfoChangedEvent{Name: name})
 }
 
-// SetThinkingLevel sets the thinking level for the next run and records
-// it.
+// ThinkingLevels are the thinking levels, in the order
+// CycleThinkingLevel goes through them (pi's, for a model that reasons).
+var ThinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+
+// SetThinkingLevel sets the thinking level for the next run. As pi, a
+// level that changes is recorded and announced (ThinkingLevelChangedEvent);
+// setting the level in force does nothing.
 func (s *Session) SetThinkingLevel(ctx context.Context, level string) error {
-	switch level {
-	case "off", "minimal", "low", "medium", "high", "xhigh":
-	default:
+	if !slices.Contains(ThinkingLevels, level) {
 		return fmt.Errorf("thinking level %q is not off, minimal, low, medium, high or xhigh", level)
+	}
+	if cmp.Or(s.agent.State().ThinkingLevel, "off") == level {
+		return nil
 	}
 	s.agent.SetThinkingLevel(level)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	e := s.entryLocked(TypeThinkingLevel)
 	e.ThinkingLevel = level
-	return s.appendLocked(ctx, []Entry{e})
+	err := s.appendLocked(ctx, []Entry{e})
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, ThinkingLevelChangedEvent{Level: level})
+}
+
+// CycleThinkingLevel sets the level after the one in force
+// (ThinkingLevels, round) and returns it.
+func (s *Session) CycleThinkingLevel(ctx context.Context) (string, error) {
+	i := slices.Index(ThinkingLevels, cmp.Or(s.agent.State().ThinkingLevel, "off"))
+	next := ThinkingLevels[(i+1)%len(ThinkingLevels)]
+	return next, s.SetThinkingLevel(ctx, next)
 }
 
 // SetModel picks one of Options.Models for the next run and records it.

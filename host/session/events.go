@@ -36,6 +36,15 @@ type SessionInfoChangedEvent struct {
 	Name string `json:"name"`
 }
 
+// ThinkingLevelChangedEvent is pi's thinking_level_changed: the thinking
+// level was set to another.
+type ThinkingLevelChangedEvent struct {
+	Level string `json:"level"`
+}
+
+// EventType implements Event.
+func (ThinkingLevelChangedEvent) EventType() string { return "thinking_level_changed" }
+
 // EventType implements Event.
 func (SessionInfoChangedEvent) EventType() string { return "session_info_changed" }
 

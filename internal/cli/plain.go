@@ -255,6 +255,7 @@ func (r *plainRenderer) event(_ context.Context, e host.Event) error {
 func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 	switch a.Type {
 	case host.StreamTextStart:
+		r.endThinkingLocked()
 		r.setPhaseLocked("answering")
 	case host.StreamTextDelta:
 		if a.Delta == "" {
@@ -272,6 +273,12 @@ func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 		r.thought, r.thoughtLen, r.thinkSince = nil, 0, time.Now()
 		r.setPhaseLocked(phaseThinking)
 	case host.StreamThinkingDelta:
+		if r.phase != phaseThinking {
+			// reasoning again, in the block it began (as pi-ai's
+			// openai-completions streams it)
+			r.thought, r.thoughtLen, r.thinkSince = nil, 0, time.Now()
+			r.setPhaseLocked(phaseThinking)
+		}
 		d := []rune(printable(a.Delta))
 		r.thoughtLen += len(d)
 		r.thought = append(r.thought, d...)
@@ -280,13 +287,25 @@ func (r *plainRenderer) streamLocked(a host.AssistantMessageEvent) {
 		}
 		r.drawLocked()
 	case host.StreamThinkingEnd:
-		r.faintLocked(fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen)))
-		r.setPhaseLocked(phaseWaiting)
+		r.endThinkingLocked()
 	case host.StreamToolCallStart:
+		r.endThinkingLocked()
 		r.setPhaseLocked("writing a tool call")
 	case host.StreamToolCallEnd:
 		r.setPhaseLocked(phaseWaiting)
 	}
+}
+
+// endThinkingLocked summarises the reasoning when the model stops
+// reasoning: at its thinking_end, or at the first text or tool call after
+// it (a model adapter that ends its blocks only with the stream, as pi-ai
+// does, sends thinking_end after the answer).
+func (r *plainRenderer) endThinkingLocked() {
+	if r.phase != phaseThinking {
+		return
+	}
+	r.faintLocked(fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen)))
+	r.setPhaseLocked(phaseWaiting)
 }
 
 // seconds is d as "1.2s".

@@ -10,7 +10,8 @@ import (
 )
 
 // RandomMessage streams a message of random shape — thinking and text
-// blocks, then one to five tool calls whose argument fragments interleave —
+// deltas in turns (pi-ai puts them in one thinking and one text block),
+// then one to five tool calls whose argument fragments interleave —
 // in fragments of 1 to maxFrag bytes, with words of up to maxWord bytes. It
 // returns the stream (not finished: call Finish) and the content the
 // adapter should assemble from it.
@@ -29,25 +30,32 @@ func RandomMessage(rng *rand.Rand, maxWord, maxFrag int) (*Stream, host.Contents
 	word := func() string {
 		return strings.Repeat(string(rune('a'+rng.IntN(26))), 1+rng.IntN(maxWord))
 	}
+	// as pi-ai: one thinking and one text block, in the order they
+	// start, each with all of its kind's deltas
+	textAt, thinkAt := -1, -1
 	for range 1 + rng.IntN(3) {
 		if rng.IntN(2) == 0 {
 			t := word()
 			for _, f := range frags(t) {
 				s.Reasoning(f)
 			}
-			want = append(want, host.ThinkingContent{Thinking: t, ThinkingSignature: "reasoning_content"})
+			if thinkAt < 0 {
+				thinkAt = len(want)
+				want = append(want, host.ThinkingContent{ThinkingSignature: "reasoning_content"})
+			}
+			b := want[thinkAt].(host.ThinkingContent)
+			b.Thinking += t
+			want[thinkAt] = b
 		}
 		t := word() + " <&> " + word()
 		for _, f := range frags(t) {
 			s.Text(f)
 		}
-		if n := len(want); n > 0 {
-			if prev, ok := want[n-1].(host.TextContent); ok { // text after text continues the block
-				want[n-1] = host.TextContent{Text: prev.Text + t}
-				continue
-			}
+		if textAt < 0 {
+			textAt = len(want)
+			want = append(want, host.TextContent{})
 		}
-		want = append(want, host.TextContent{Text: t})
+		want[textAt] = host.TextContent{Text: want[textAt].(host.TextContent).Text + t}
 	}
 	calls := 1 + rng.IntN(5)
 	pending := make([][]string, calls)
