@@ -113,7 +113,7 @@ func TestCompileCostRefusalNamesEnough(t *testing.T) {
 			t.Fatalf("%v is no *CompileCostError", err)
 		}
 		refused[ce.Func < 0]++
-		enough := ce.enough()
+		enough := ce.Enough()
 		if !strings.Contains(ce.Error(), fmt.Sprintf("max_compile_cost = %d", enough)) {
 			t.Fatalf("%q does not name %d", ce, enough)
 		}

@@ -79,13 +79,13 @@ func (e *CompileCostError) Error() string {
 		}
 	}
 	return fmt.Sprintf("%s would cost the compiler %d, over the host's limit of %d (%s; function %d: %d branch edges, %d locals written, %d joins, loops nested %d deep, dominator depths summing to %d, labels crossed %d); to load a plugin you trust, raise the limit to %d (runtime.Options.MaxCompileCost) or more: in agent.toml, [runtime] max_compile_cost = %d",
-		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels, e.enough(), e.enough())
+		what, e.Cost, e.Limit, limit, e.Worst, e.Branches, e.Written, e.Joins, e.LoopDepth, e.Depths, e.Labels, e.Enough(), e.Enough())
 }
 
-// enough is the least Options.MaxCompileCost that admits the module: the
+// Enough is the least Options.MaxCompileCost that admits the module: the
 // costliest function's cost, or a tenth of the module's total rounded
 // up, whichever is more.
-func (e *CompileCostError) enough() int64 {
+func (e *CompileCostError) Enough() int64 {
 	return max(e.worstCost, e.total/moduleFactor+min(e.total%moduleFactor, 1))
 }
 

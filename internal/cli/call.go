@@ -41,6 +41,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	input := f.String("input", "", "read ARGS_JSON (or CALL_JSON) from a `FILE`, or from stdin with -")
 	logLevel := f.String("log-level", "warn", "the plugin's log `LEVEL` on stderr: debug, info, warn or error")
 	hook := f.String("hook", "", "dry-run a hook instead of a tool: `before|after`")
+	maxCost := addCompileCostFlag(f)
 	hf := addHookCallFlags(f)
 	if err := refuseConfigValue(args); err != nil {
 		return f.fail("%v", err)
@@ -53,6 +54,10 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 		return f.fail("%v", err)
 	}
 	g, err := gf.grants()
+	if err != nil {
+		return f.fail("%v", err)
+	}
+	mc, err := compileCost(*maxCost)
 	if err != nil {
 		return f.fail("%v", err)
 	}
@@ -71,7 +76,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return f.fail("%v", err)
 	}
-	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level)})
+	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed
@@ -80,8 +85,10 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		if hint := grantHint(err); hint != "" {
-			fmt.Fprintln(env.Stderr, hint)
+		for _, hint := range []string{grantHint(err), compileCostHint(err)} {
+			if hint != "" {
+				fmt.Fprintln(env.Stderr, hint)
+			}
 		}
 		return ExitUsage
 	}

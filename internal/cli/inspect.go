@@ -15,20 +15,25 @@ import (
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
-func newRuntime(ctx context.Context) (*runtime.Runtime, error) {
-	return runtime.New(ctx, runtime.Options{})
+func newRuntime(ctx context.Context, maxCompileCost int64) (*runtime.Runtime, error) {
+	return runtime.New(ctx, runtime.Options{MaxCompileCost: maxCompileCost})
 }
 
 func inspectCmd(ctx context.Context, args []string, env Env) int {
-	f := newFlags("plugin inspect", "plugin inspect FILE.wasm", "  wasmagent plugin inspect plugins/calc/calc.wasm\n", env)
+	f := newFlags("plugin inspect", "plugin inspect [flags] FILE.wasm", "  wasmagent plugin inspect plugins/calc/calc.wasm\n", env)
+	maxCost := addCompileCostFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
+	}
+	mc, err := compileCost(*maxCost)
+	if err != nil {
+		return f.fail("%v", err)
 	}
 	if f.NArg() != 1 {
 		return f.fail("takes one FILE.wasm")
 	}
 	path := f.Arg(0)
-	rt, err := newRuntime(ctx)
+	rt, err := newRuntime(ctx, mc)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed
@@ -47,6 +52,9 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 			msg = path + ": " + msg
 		}
 		fmt.Fprintln(env.Stderr, printable(msg))
+		if hint := compileCostHint(err); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
+		}
 		return ExitUsage
 	}
 	out := env.Stdout
