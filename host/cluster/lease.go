@@ -169,7 +169,28 @@ func (l *lease) release() {
 	if lost {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.st.cfg.Timeout)
-	defer cancel()
-	l.st.leases.Purge(ctx, l.key, jetstream.LastRevision(rev))
+	// Retried while the cluster is unavailable, as every write is: a
+	// release lost under load left the lease held until it expired, and
+	// the next open of the session, by this very host, failed as locked.
+	// A purge applied whose answer was lost finds the key gone or at
+	// another revision: then the lease is released when it is no longer
+	// this one's, and purged again at its revision while it still is.
+	retry(context.Background(), l.st.cfg.Timeout, func(ctx context.Context) error {
+		err := l.st.leases.Purge(ctx, l.key, jetstream.LastRevision(rev))
+		if !isWrongLastSeq(err) {
+			return err
+		}
+		e, gerr := l.st.leases.Get(ctx, l.key)
+		if errors.Is(gerr, jetstream.ErrKeyNotFound) {
+			return nil
+		} else if gerr != nil {
+			return gerr
+		}
+		var v leaseValue
+		if json.Unmarshal(e.Value(), &v) != nil || v.Token != l.token {
+			return nil // another host's now
+		}
+		rev = e.Revision()
+		return l.st.leases.Purge(ctx, l.key, jetstream.LastRevision(rev))
+	})
 }
