@@ -5,16 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // ifModule is the smallest costly code: one function, one if (its two
 // branch edges cost 400).
-var ifModule = []byte{
-	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-	0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type: func() -> ()
-	0x03, 0x02, 0x01, 0x00, // function 0 of type 0
-	0x0a, 0x09, 0x01, 0x07, 0x00, 0x41, 0x00, 0x04, 0x40, 0x0b, 0x0b, // i32.const 0; if; end; end
-}
+var ifModule = wasmbuild.Module{Funcs: []wasmbuild.Func{{Body: []byte{0x41, 0x00, 0x04, 0x40, 0x0b}}}}.Encode() // i32.const 0; if; end
 
 // runtime.max_compile_cost reaches the runtime: a cap below a plugin's
 // cost refuses it at load, naming the plugin, the Runtime's cap and the

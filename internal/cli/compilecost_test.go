@@ -5,17 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // costlyModule is the smallest code with a compile cost (one function,
 // one if: 400): no describe, so past the cost check its load fails for
 // that.
-var costlyModule = []byte{
-	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-	0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type: func() -> ()
-	0x03, 0x02, 0x01, 0x00, // function 0 of type 0
-	0x0a, 0x09, 0x01, 0x07, 0x00, 0x41, 0x00, 0x04, 0x40, 0x0b, 0x0b, // i32.const 0; if; end; end
-}
+var costlyModule = wasmbuild.Module{Funcs: []wasmbuild.Func{{Body: []byte{0x41, 0x00, 0x04, 0x40, 0x0b}}}}.Encode() // i32.const 0; if; end
 
 // plugin call and plugin inspect take --max-compile-cost, the command
 // line's [runtime] max_compile_cost: a cap below a plugin's cost refuses
