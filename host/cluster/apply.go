@@ -79,15 +79,60 @@ func userMessage(c pendingCommand) *host.UserMessage {
 	return &host.UserMessage{Content: content, Timestamp: c.Time}
 }
 
-// started watches the run a command started.
+// started watches the run a command started. A run that fails (its log
+// or its events could not be written: the run stops at the first such
+// error) is never taken for one that ended: a refused append means the
+// session is another host's; any other failure is looked into when the
+// runner is next idle (failedRun).
 func (r *runner) started(ctx context.Context) {
 	go func() {
+		err := r.sess.Wait(ctx)
 		var fenced *FencedError
-		if err := r.sess.Wait(ctx); errors.As(err, &fenced) {
+		switch {
+		case err == nil, ctx.Err() != nil: // ended, or the host stops (loop)
+		case errors.As(err, &fenced), errors.Is(err, ErrFenced):
 			r.takenOver() // an append was refused: the session is another host's
+		default:
+			r.mu.Lock()
+			if r.failure == nil {
+				r.failure = err
+			}
+			r.mu.Unlock()
 		}
 		r.signalIdle()
 	}()
+}
+
+// failedRun ends the runner after its run failed with err. When this
+// host's lease on the session is gone (it paused, or lost JetStream, past
+// the lease's TTL), the session may be another host's: this host stops
+// writing it, as when an append is refused, and leaves its work alone.
+// Otherwise the session is closed and its work handed back, so that a
+// host (this one, or another) resumes it from what was stored, as after
+// a crash.
+func (r *runner) failedRun(ctx context.Context, err error) error {
+	if f := r.leaseGone(ctx); f != nil {
+		return r.stop(fmt.Errorf("%w (the run had failed: %v)", f, err))
+	}
+	r.sess.Close()
+	r.work.NakWithDelay(r.h.times.retry)
+	return fmt.Errorf("the run failed, so the session goes back to the queue to be resumed from what was stored: %w", err)
+}
+
+// leaseGone returns a *FencedError when the session's lease is known to
+// be held by another host, or by nobody; nil when it is this host's, or
+// when the store cannot say (not a cluster store, or JetStream did not
+// answer).
+func (r *runner) leaseGone(ctx context.Context) error {
+	st, ok := r.h.cfg.Store.(*Store)
+	if !ok {
+		return nil
+	}
+	holder, held, err := st.Holder(ctx, r.id)
+	if err != nil || (held && holder == st.cfg.Holder) {
+		return nil
+	}
+	return &FencedError{Session: r.id, Holder: holder}
 }
 
 func (r *runner) signalIdle() {
@@ -155,6 +200,12 @@ func (r *runner) loop(ctx context.Context) error {
 			case <-r.lost:
 				return r.stop(ErrFenced) // the run that ended was refused
 			default:
+			}
+			r.mu.Lock()
+			failure := r.failure
+			r.mu.Unlock()
+			if failure != nil {
+				return r.failedRun(ctx, failure)
 			}
 			if r.sess.Busy() {
 				continue

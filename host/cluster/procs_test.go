@@ -81,6 +81,7 @@ type child struct {
 	url  string
 	mu   sync.Mutex
 	log  strings.Builder
+	eof  chan struct{} // closed when its stderr is read to the end
 }
 
 func (c *child) stderr() string {
@@ -112,7 +113,7 @@ lease_ttl = "2s"
 replicas = 3
 `, wasmbuild.TestCacheDir(), wasmbuild.ForTest(t, "internal/testplugins/probe"), c.urls)
 	os.WriteFile(filepath.Join(dir, "agent.toml"), []byte(cfg), 0o644)
-	ch := &child{name: name, cmd: exec.Command(wasmagentBinary(t), "serve", "--config", filepath.Join(dir, "agent.toml"))}
+	ch := &child{name: name, cmd: exec.Command(wasmagentBinary(t), "serve", "--config", filepath.Join(dir, "agent.toml")), eof: make(chan struct{})}
 	ch.cmd.Dir = dir
 	errPipe, _ := ch.cmd.StderrPipe()
 	if err := ch.cmd.Start(); err != nil {
@@ -120,7 +121,17 @@ replicas = 3
 	}
 	t.Cleanup(func() {
 		ch.cmd.Process.Signal(syscall.SIGCONT)
+		if t.Failed() {
+			// Its goroutines' stacks, in its stderr: what a host that did
+			// not do what the test waited for was doing instead.
+			ch.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-ch.eof:
+			case <-time.After(10 * time.Second):
+			}
+		}
 		ch.cmd.Process.Kill()
+		<-ch.eof
 		ch.cmd.Wait()
 		if t.Failed() {
 			t.Logf("%s's stderr:\n%s", name, ch.stderr())
@@ -128,6 +139,7 @@ replicas = 3
 	})
 	listening := make(chan string, 1)
 	go func() {
+		defer close(ch.eof)
 		sc := bufio.NewScanner(errPipe)
 		for sc.Scan() {
 			ch.mu.Lock()

@@ -52,6 +52,7 @@ type runner struct {
 	cursor  uint64           // the settled cursor, as stored
 	applied uint64           // the last command applied
 	pending []pendingCommand // applied, its message not yet in the log
+	failure error            // the first run that failed for another reason than fencing
 }
 
 // runOne runs the session of work message m.
