@@ -9,7 +9,8 @@ import (
 
 // keyOrder is the order in which a decoded object's keys were written
 // (keys, with sub the order inside each value), or an array's elements'
-// orders (sub by index). Scalars have none (nil).
+// orders (sub by index). Scalars have none (nil), and neither has an
+// array of scalars; sub ends at its last element that has one (at).
 type keyOrder struct {
 	keys []string
 	sub  []*keyOrder
@@ -76,7 +77,7 @@ func (w *orderedWriter) write(v any, order *keyOrder) error {
 			for i, k := range order.keys { // keys are unique: decodeOrdered refuses duplicates
 				if _, ok := x[k]; ok {
 					written++
-					if err := write(k, order.sub[i]); err != nil {
+					if err := write(k, order.at(i)); err != nil {
 						return err
 					}
 				}
@@ -104,11 +105,7 @@ func (w *orderedWriter) write(v any, order *keyOrder) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			var sub *keyOrder
-			if order != nil && i < len(order.sub) {
-				sub = order.sub[i]
-			}
-			if err := w.write(e, sub); err != nil {
+			if err := w.write(e, order.at(i)); err != nil {
 				return err
 			}
 		}
@@ -116,4 +113,25 @@ func (w *orderedWriter) write(v any, order *keyOrder) error {
 		return nil
 	}
 	return w.scalar(v)
+}
+
+// setSub records sub as the order of element i (an object's i-th key, or
+// an array's i-th element). Elements with none (nil) past the last one
+// recorded take no room: at reads them as nil.
+func (o *keyOrder) setSub(i int, sub *keyOrder) {
+	if sub == nil {
+		return
+	}
+	for len(o.sub) < i {
+		o.sub = append(o.sub, nil)
+	}
+	o.sub = append(o.sub, sub)
+}
+
+// at is the order of element i, nil when there is none.
+func (o *keyOrder) at(i int) *keyOrder {
+	if o == nil || i >= len(o.sub) {
+		return nil
+	}
+	return o.sub[i]
 }

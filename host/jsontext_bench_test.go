@@ -1,0 +1,131 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// argumentShapes are tool-call arguments of the shapes a model (or a
+// hostile one) sends, each about size bytes long.
+var argumentShapes = []struct {
+	name string
+	gen  func(size int) []byte
+}{
+	{"keys", func(size int) []byte { // one object, many small keys
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := 0; b.Len() < size; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"k%d":%d`, i, i%7)
+		}
+		b.WriteByte('}')
+		return []byte(b.String())
+	}},
+	{"escapes", func(size int) []byte { // a file's text, as write's content
+		const line = `\tif s == \"x\\y\" { return \"é\u00e9\ud83d\ude00\" } // a line of code\n`
+		return []byte(`{"path":"a/b.go","content":"` + strings.Repeat(line, max(1, size/len(line))) + `"}`)
+	}},
+	{"deep", func(size int) []byte { // objects nested to the bound, repeated
+		one := strings.Repeat(`{"a":`, MaxArgumentDepth-1) + "1" + strings.Repeat("}", MaxArgumentDepth-1)
+		return []byte("[" + strings.Repeat(one+",", max(1, size/(len(one)+1))) + "0]")
+	}},
+	{"numbers", func(size int) []byte { // an array of numbers of every form
+		nums := []string{"0", "-17", "3.25", "1e10", "-2.5E-3", "123456789012", "0.1"}
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := 0; b.Len() < size; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(nums[i%len(nums)])
+		}
+		b.WriteByte(']')
+		return []byte(b.String())
+	}},
+}
+
+// benchSizes are 1 KB and 1 MB, and 16 MiB (DefaultMaxArgumentBytes) when
+// WASMAGENT_JSON_BENCH_16M is set: the oracle takes seconds on one.
+func benchSizes() []int {
+	sizes := []int{1 << 10, 1 << 20}
+	if os.Getenv("WASMAGENT_JSON_BENCH_16M") != "" {
+		sizes = append(sizes, DefaultMaxArgumentBytes-1024)
+	}
+	return sizes
+}
+
+// reportCPU reports the process's CPU time (user and system, the
+// collector's threads included) per operation as cpu-ns/op: on a shared
+// machine ns/op, wall time, measures the neighbours too.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMB", (n+1024)>>20)
+	}
+	return fmt.Sprintf("%dKB", n>>10)
+}
+
+func benchDecode(b *testing.B, decode func([]byte) (any, *keyOrder, error)) {
+	for _, size := range benchSizes() {
+		for _, shape := range argumentShapes {
+			raw := shape.gen(size)
+			b.Run(shape.name+"/"+sizeName(size), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					if _, _, err := decode(raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDecodeOrdered and BenchmarkDecodeOrderedOracle: the scanner
+// and the Decoder.Token walk it replaced, on the same arguments.
+func BenchmarkDecodeOrdered(b *testing.B)       { benchDecode(b, decodeOrdered) }
+func BenchmarkDecodeOrderedOracle(b *testing.B) { benchDecode(b, decodeOrderedOracle) }
+
+// BenchmarkEncodeOrdered writes the decoded arguments back, as
+// ValidateArguments does after the schema check.
+func BenchmarkEncodeOrdered(b *testing.B) {
+	for _, size := range benchSizes() {
+		for _, shape := range argumentShapes {
+			v, order, err := decodeOrdered(shape.gen(size))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(shape.name+"/"+sizeName(size), func(b *testing.B) {
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					if _, err := encodeOrdered(v, order); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
