@@ -115,19 +115,6 @@ func (w *orderedWriter) write(v any, order *keyOrder) error {
 	return w.scalar(v)
 }
 
-// setSub records sub as the order of element i (an object's i-th key, or
-// an array's i-th element). Elements with none (nil) past the last one
-// recorded take no room: at reads them as nil.
-func (o *keyOrder) setSub(i int, sub *keyOrder) {
-	if sub == nil {
-		return
-	}
-	for len(o.sub) < i {
-		o.sub = append(o.sub, nil)
-	}
-	o.sub = append(o.sub, sub)
-}
-
 // at is the order of element i, nil when there is none.
 func (o *keyOrder) at(i int) *keyOrder {
 	if o == nil || i >= len(o.sub) {

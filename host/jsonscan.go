@@ -15,9 +15,22 @@ import (
 // at once. (encoding/json's Decoder.Token, which it replaces, spent about
 // 2 µs a value: 15 s of host CPU on 16 MiB of arguments.)
 type argScanner struct {
-	raw []byte
-	i   int    // the next byte to read
-	buf []byte // a string with escapes, as it is unescaped
+	raw  []byte
+	text string // raw, copied once: strings without escapes and numbers are slices of it
+	i    int    // the next byte to read
+	buf  []byte // a string with escapes, as it is unescaped
+
+	// The members of the arrays and objects being read, the innermost
+	// last: each is made once its end is read, at its size.
+	vals  []any
+	subs  []*keyOrder // the order of each of vals
+	keys  []string
+	keyAt []int // the offset of each of keys
+
+	orders  slab[keyOrder]
+	keySlab slab[string]
+	subSlab slab[*keyOrder]
+	valSlab slab[any]
 }
 
 // errArgumentsEnd is the error of arguments cut short.
@@ -74,14 +87,15 @@ func (s *argScanner) value(depth int) (any, *keyOrder, error) {
 	return nil, nil, s.unexpected(s.i, "looking for beginning of value")
 }
 
+// object reads the object at s.i. Its members wait on the scanner's
+// stacks until its end, when the map is made at its size at once.
 func (s *argScanner) object(depth int) (any, *keyOrder, error) {
-	obj := map[string]any{}
-	order := &keyOrder{}
+	base, kbase := len(s.vals), len(s.keys)
 	s.i++ // '{'
 	s.space()
 	if s.i < len(s.raw) && s.raw[s.i] == '}' {
 		s.i++
-		return obj, order, nil
+		return map[string]any{}, &s.orders.take(1)[0], nil
 	}
 	for {
 		if s.i >= len(s.raw) {
@@ -95,9 +109,6 @@ func (s *argScanner) object(depth int) (any, *keyOrder, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, dup := obj[key]; dup {
-			return nil, nil, s.invalidf(at, "duplicate key %q", key)
-		}
 		if s.space(); s.i >= len(s.raw) {
 			return nil, nil, errArgumentsEnd
 		}
@@ -110,41 +121,112 @@ func (s *argScanner) object(depth int) (any, *keyOrder, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		obj[key] = v
-		order.keys = append(order.keys, key)
-		order.setSub(len(order.keys)-1, sub)
-		if done, err := s.next('}', "after object key:value pair"); done || err != nil {
-			return obj, order, err
+		s.keys, s.keyAt = append(s.keys, key), append(s.keyAt, at)
+		s.vals, s.subs = append(s.vals, v), append(s.subs, sub)
+		if done, err := s.next('}', "after object key:value pair"); err != nil {
+			return nil, nil, err
+		} else if done {
+			return s.endObject(base, kbase)
 		}
 	}
 }
 
-// array's order is nil when no element has one (an array of scalars).
+// endObject makes the object whose members are on the stacks from base
+// and kbase, and takes them off.
+func (s *argScanner) endObject(base, kbase int) (any, *keyOrder, error) {
+	keys := s.keys[kbase:]
+	obj := make(map[string]any, len(keys))
+	for j, k := range keys {
+		obj[k] = s.vals[base+j]
+		if len(obj) == j {
+			return nil, nil, s.invalidf(s.keyAt[kbase+j], "duplicate key %q", k)
+		}
+	}
+	order := s.orders.take(1)
+	order[0].keys = s.keySlab.clone(keys)
+	order[0].sub = s.takeSubs(base)
+	s.keys, s.keyAt = s.keys[:kbase], s.keyAt[:kbase]
+	s.vals = s.vals[:base]
+	return obj, &order[0], nil
+}
+
+// array reads the array at s.i. Its order is nil when no element has one
+// (an array of scalars).
 func (s *argScanner) array(depth int) (any, *keyOrder, error) {
-	arr := []any{}
-	var order *keyOrder
+	base := len(s.vals)
 	s.i++ // '['
 	s.space()
 	if s.i < len(s.raw) && s.raw[s.i] == ']' {
 		s.i++
-		return arr, nil, nil
+		return []any{}, nil, nil
 	}
 	for {
 		v, sub, err := s.value(depth)
 		if err != nil {
 			return nil, nil, err
 		}
-		arr = append(arr, v)
-		if sub != nil {
-			if order == nil {
-				order = &keyOrder{}
-			}
-			order.setSub(len(arr)-1, sub)
-		}
-		if done, err := s.next(']', "after array element"); done || err != nil {
-			return arr, order, err
+		s.vals, s.subs = append(s.vals, v), append(s.subs, sub)
+		if done, err := s.next(']', "after array element"); err != nil {
+			return nil, nil, err
+		} else if done {
+			break
 		}
 	}
+	arr := s.valSlab.clone(s.vals[base:])
+	s.vals = s.vals[:base]
+	var order *keyOrder
+	if sub := s.takeSubs(base); sub != nil {
+		order = &s.orders.take(1)[0]
+		order.sub = sub
+	}
+	return arr, order, nil
+}
+
+// takeSubs takes the orders from base off the stack, and returns them up
+// to the last one that is not nil (nil when none is).
+func (s *argScanner) takeSubs(base int) []*keyOrder {
+	subs := s.subs[base:]
+	for len(subs) > 0 && subs[len(subs)-1] == nil {
+		subs = subs[:len(subs)-1]
+	}
+	s.subs = s.subs[:base]
+	if len(subs) == 0 {
+		return nil
+	}
+	return s.subSlab.clone(subs)
+}
+
+// slab hands out the small slices of one decoded value from a few large
+// arrays: an argument nested deep has an object every few bytes, each
+// with its keys and its orders, and one allocation each would double
+// the collector's work. A slice handed out is capped at its length, so
+// that an append to it (the coercion pass's) cannot reach the next one.
+type slab[T any] struct {
+	free []T
+	size int // of the last array, doubled at each up to maxSlab
+}
+
+const maxSlab = 1024
+
+// take returns n zero values.
+func (s *slab[T]) take(n int) []T {
+	if n > len(s.free) {
+		if n > maxSlab/4 {
+			return make([]T, n)
+		}
+		s.size = min(maxSlab, max(8, 2*s.size, n))
+		s.free = make([]T, s.size)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
+}
+
+// clone returns a copy of src.
+func (s *slab[T]) clone(src []T) []T {
+	out := s.take(len(src))
+	copy(out, src)
+	return out
 }
 
 // next reads, after an element, either a comma (and the white space after
@@ -191,7 +273,7 @@ func (s *argScanner) string() (string, error) {
 		}
 		if c == '"' {
 			s.i = i + 1
-			return string(s.raw[start:i]), nil
+			return s.text[start:i], nil
 		}
 		if c == '\\' {
 			return s.escapedString(start, i)
@@ -320,7 +402,7 @@ func (s *argScanner) number() (json.Number, error) {
 	if err != nil {
 		return "", err
 	}
-	text := json.Number(s.raw[start:s.i])
+	text := json.Number(s.text[start:s.i])
 	if !exponent && len(text) <= 300 {
 		return text, nil // under 1e300, as written: boundedNumber keeps it
 	}
@@ -398,4 +480,3 @@ func (s *argScanner) invalidf(i int, format string, args ...any) error {
 func (s *argScanner) notUTF8(i int) error {
 	return fmt.Errorf("arguments are not valid UTF-8 at offset %d", i)
 }
-

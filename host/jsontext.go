@@ -19,7 +19,7 @@ const MaxArgumentDepth = 128
 // may send 16 MiB of arguments (DefaultMaxArgumentBytes). An error names
 // the first thing wrong and its byte offset.
 func decodeOrdered(raw []byte) (any, *keyOrder, error) {
-	s := argScanner{raw: raw}
+	s := argScanner{raw: raw, text: string(raw)}
 	s.space()
 	v, order, err := s.value(0)
 	if err != nil {

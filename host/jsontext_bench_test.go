@@ -1,6 +1,8 @@
 package host
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -107,6 +109,18 @@ func benchDecode(b *testing.B, decode func([]byte) (any, *keyOrder, error)) {
 // and the Decoder.Token walk it replaced, on the same arguments.
 func BenchmarkDecodeOrdered(b *testing.B)       { benchDecode(b, decodeOrdered) }
 func BenchmarkDecodeOrderedOracle(b *testing.B) { benchDecode(b, decodeOrderedOracle) }
+
+// BenchmarkDecodeOrderedUnmarshal is the floor the two are measured
+// against: encoding/json's Decoder, numbers as json.Number, into an any,
+// with none of decodeOrdered's checks and no key order.
+func BenchmarkDecodeOrderedUnmarshal(b *testing.B) {
+	benchDecode(b, func(raw []byte) (any, *keyOrder, error) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		return v, nil, dec.Decode(&v)
+	})
+}
 
 // BenchmarkEncodeOrdered writes the decoded arguments back, as
 // ValidateArguments does after the schema check.

@@ -99,6 +99,22 @@ func argumentEdgeCases() []string {
 		nest(MaxArgumentDepth+1, `{"a":`, "}"), nest(MaxArgumentDepth-1, "[", "]"), strings.Repeat("[", MaxArgumentDepth+1),
 		strings.Repeat("[", MaxArgumentDepth) + strings.Repeat("]", MaxArgumentDepth+1), nest(MaxArgumentDepth/2, `[{"a":`, "}]"),
 	}
+	// Arrays and objects of every length up to past maxSlab, each after
+	// others that left part of a slab free.
+	var arrays, objects strings.Builder
+	arrays.WriteString("[")
+	objects.WriteString("[")
+	for _, n := range []int{0, 1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 100, maxSlab/4 - 1, maxSlab / 4, maxSlab/4 + 1, 600, maxSlab - 1, maxSlab, maxSlab + 1} {
+		a := make([]string, n)
+		o := make([]string, n)
+		for i := range n {
+			a[i] = fmt.Sprintf(`[%d]`, i%3)
+			o[i] = fmt.Sprintf(`"k%d":{"%d":[]}`, i, i%2)
+		}
+		arrays.WriteString("[" + strings.Join(a, ",") + "],")
+		objects.WriteString("{" + strings.Join(o, ",") + "},")
+	}
+	cases = append(cases, arrays.String()+"0]", objects.String()+"0]")
 	// Every cut of a value with each kind of token: what ends early.
 	whole := `{"k":[1,-2.5e+3,"s\u00e9\n\ud83d\ude00",true,false,null,{},[]]}`
 	for i := range len(whole) {
@@ -128,11 +144,15 @@ func genArgument(rng *rand.Rand, b *strings.Builder, depth int, bad float64) {
 	keys := []string{`"a"`, `"\u0061"`, `"b"`, `"é"`, `"\u00e9"`, `""`, `"\ud83d\ude00"`, `"😀"`, `"a\/"`, `"a/"`, `"\n"`, `"\u000a"`}
 	leaves := []string{`0`, `-0`, `1.5`, `-2e-3`, `1E+2`, `1e308`, `4.9e-324`, `123456789012345678901`, `true`, `false`, `null`,
 		`""`, `"x"`, `"\"\\\/\b\f\n\r\t"`, `"\u0000\u001f\u2028"`, `"\ud83d\ude00é"`, `"\uDBFF\uDFFF"`, "\"\u2029\u00a0\""}
+	n := rng.IntN(4)
+	if depth <= 2 && rng.IntN(8) == 0 {
+		n = rng.IntN(300) // past a slab's first arrays
+	}
 	if depth == 0 || rng.IntN(3) == 0 {
 		b.WriteString(leaves[rng.IntN(len(leaves))])
 	} else if rng.IntN(2) == 0 {
 		b.WriteByte('[')
-		for i := range rng.IntN(4) {
+		for i := range n {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -141,7 +161,7 @@ func genArgument(rng *rand.Rand, b *strings.Builder, depth int, bad float64) {
 		b.WriteByte(']')
 	} else {
 		b.WriteByte('{')
-		for i := range rng.IntN(4) {
+		for i := range n {
 			if i > 0 {
 				b.WriteByte(',')
 			}
