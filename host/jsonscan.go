@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ type argScanner struct {
 	// The members of the arrays and objects being read, the innermost
 	// last: each is made once its end is read, at its size.
 	vals  []any
-	subs  []*keyOrder // the order of each of vals
+	subs  []placedOrder // the orders of those of vals that have one
 	keys  []string
 	keyAt []int // the offset of each of keys
 
@@ -90,7 +91,7 @@ func (s *argScanner) value(depth int) (any, *keyOrder, error) {
 // object reads the object at s.i. Its members wait on the scanner's
 // stacks until its end, when the map is made at its size at once.
 func (s *argScanner) object(depth int) (any, *keyOrder, error) {
-	base, kbase := len(s.vals), len(s.keys)
+	base, kbase, sbase := len(s.vals), len(s.keys), len(s.subs)
 	s.i++ // '{'
 	s.space()
 	if s.i < len(s.raw) && s.raw[s.i] == '}' {
@@ -121,19 +122,19 @@ func (s *argScanner) object(depth int) (any, *keyOrder, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s.keys, s.keyAt = append(s.keys, key), append(s.keyAt, at)
-		s.vals, s.subs = append(s.vals, v), append(s.subs, sub)
+		s.keys, s.keyAt = push(s.keys, key), push(s.keyAt, at)
+		s.element(v, sub)
 		if done, err := s.next('}', "after object key:value pair"); err != nil {
 			return nil, nil, err
 		} else if done {
-			return s.endObject(base, kbase)
+			return s.endObject(base, kbase, sbase)
 		}
 	}
 }
 
-// endObject makes the object whose members are on the stacks from base
-// and kbase, and takes them off.
-func (s *argScanner) endObject(base, kbase int) (any, *keyOrder, error) {
+// endObject makes the object whose members are on the stacks from base,
+// kbase and sbase, and takes them off.
+func (s *argScanner) endObject(base, kbase, sbase int) (any, *keyOrder, error) {
 	keys := s.keys[kbase:]
 	obj := make(map[string]any, len(keys))
 	for j, k := range keys {
@@ -144,7 +145,7 @@ func (s *argScanner) endObject(base, kbase int) (any, *keyOrder, error) {
 	}
 	order := s.orders.take(1)
 	order[0].keys = s.keySlab.clone(keys)
-	order[0].sub = s.takeSubs(base)
+	order[0].sub = s.takeSubs(base, sbase)
 	s.keys, s.keyAt = s.keys[:kbase], s.keyAt[:kbase]
 	s.vals = s.vals[:base]
 	return obj, &order[0], nil
@@ -153,7 +154,7 @@ func (s *argScanner) endObject(base, kbase int) (any, *keyOrder, error) {
 // array reads the array at s.i. Its order is nil when no element has one
 // (an array of scalars).
 func (s *argScanner) array(depth int) (any, *keyOrder, error) {
-	base := len(s.vals)
+	base, sbase := len(s.vals), len(s.subs)
 	s.i++ // '['
 	s.space()
 	if s.i < len(s.raw) && s.raw[s.i] == ']' {
@@ -165,7 +166,7 @@ func (s *argScanner) array(depth int) (any, *keyOrder, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s.vals, s.subs = append(s.vals, v), append(s.subs, sub)
+		s.element(v, sub)
 		if done, err := s.next(']', "after array element"); err != nil {
 			return nil, nil, err
 		} else if done {
@@ -175,25 +176,52 @@ func (s *argScanner) array(depth int) (any, *keyOrder, error) {
 	arr := s.valSlab.clone(s.vals[base:])
 	s.vals = s.vals[:base]
 	var order *keyOrder
-	if sub := s.takeSubs(base); sub != nil {
+	if sub := s.takeSubs(base, sbase); sub != nil {
 		order = &s.orders.take(1)[0]
 		order.sub = sub
 	}
 	return arr, order, nil
 }
 
-// takeSubs takes the orders from base off the stack, and returns them up
-// to the last one that is not nil (nil when none is).
-func (s *argScanner) takeSubs(base int) []*keyOrder {
-	subs := s.subs[base:]
-	for len(subs) > 0 && subs[len(subs)-1] == nil {
-		subs = subs[:len(subs)-1]
+// element pushes the value of an array's element or an object's member,
+// and its order if it has one.
+func (s *argScanner) element(v any, sub *keyOrder) {
+	s.vals = push(s.vals, v)
+	if sub != nil {
+		s.subs = push(s.subs, placedOrder{len(s.vals) - 1, sub})
 	}
-	s.subs = s.subs[:base]
-	if len(subs) == 0 {
+}
+
+// takeSubs takes the orders from sbase off their stack, and returns the
+// orders of the values from base, up to the last one that has one (nil
+// when none has).
+func (s *argScanner) takeSubs(base, sbase int) []*keyOrder {
+	placed := s.subs[sbase:]
+	s.subs = s.subs[:sbase]
+	if len(placed) == 0 {
 		return nil
 	}
-	return s.subSlab.clone(subs)
+	subs := s.subSlab.take(placed[len(placed)-1].at - base + 1)
+	for _, p := range placed {
+		subs[p.at-base] = p.order
+	}
+	return subs
+}
+
+// placedOrder is the order of the value at s.vals[at].
+type placedOrder struct {
+	at    int
+	order *keyOrder
+}
+
+// push appends v to a stack, doubling it when it is full (append grows a
+// large slice by a quarter: the elements of a 16 MiB array would be
+// copied some thirty times).
+func push[T any](stack []T, v T) []T {
+	if len(stack) == cap(stack) {
+		stack = slices.Grow(stack, max(16, len(stack)))
+	}
+	return append(stack, v)
 }
 
 // slab hands out the small slices of one decoded value from a few large

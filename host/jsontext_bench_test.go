@@ -50,6 +50,10 @@ var argumentShapes = []struct {
 		b.WriteByte(']')
 		return []byte(b.String())
 	}},
+	{"tiny", func(size int) []byte { // a hostile model's: a value every few bytes
+		const some = `{},[],"",0,{"":0},[1],true,`
+		return []byte("[" + strings.Repeat(some, max(1, size/len(some))) + "null]")
+	}},
 }
 
 // benchSizes are 1 KB and 1 MB, and 16 MiB (DefaultMaxArgumentBytes) when
