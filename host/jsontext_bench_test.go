@@ -147,3 +147,29 @@ func BenchmarkEncodeOrdered(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateArguments is the whole of what the host does with a
+// call's arguments before the tool runs (decode, schema check and
+// coercion within MaxValidationWork, encode), under a schema that takes
+// every shape.
+func BenchmarkValidateArguments(b *testing.B) {
+	schema, err := CompileSchema(json.RawMessage(`{"type":["object","array"],"properties":{"path":{"type":"string"}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range benchSizes() {
+		for _, shape := range argumentShapes {
+			raw := shape.gen(size)
+			b.Run(shape.name+"/"+sizeName(size), func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					if _, err := schema.ValidateArguments("t", raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
