@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -139,4 +140,104 @@ func oracleHex4(b []byte, at int) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
 	return rune(n), err == nil
+}
+
+// encodeOrderedOracle is encodeOrdered as it was written first, on an
+// Encoder for each string: the oracle of the encoder.
+func encodeOrderedOracle(v any, order *keyOrder) (json.RawMessage, error) {
+	w := &oracleWriter{}
+	w.enc = json.NewEncoder(&w.b)
+	w.enc.SetEscapeHTML(false)
+	if err := w.write(v, order); err != nil {
+		return nil, err
+	}
+	return escapeSeparators(w.b.Bytes()), nil
+}
+
+type oracleWriter struct {
+	b   bytes.Buffer
+	enc *json.Encoder // writes into b, without HTML escaping
+}
+
+func (w *oracleWriter) scalar(v any) error {
+	switch x := v.(type) {
+	case nil:
+		w.b.WriteString("null")
+		return nil
+	case bool:
+		w.b.WriteString(strconv.FormatBool(x))
+		return nil
+	case json.Number:
+		w.b.WriteString(string(x))
+		return nil
+	}
+	if err := w.enc.Encode(v); err != nil {
+		return err
+	}
+	w.b.Truncate(w.b.Len() - 1) // Encode's newline
+	return nil
+}
+
+func (w *oracleWriter) write(v any, order *keyOrder) error {
+	b := &w.b
+	switch x := v.(type) {
+	case map[string]any:
+		b.WriteByte('{')
+		first := true
+		write := func(k string, sub *keyOrder) error {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			if err := w.scalar(k); err != nil {
+				return err
+			}
+			b.WriteByte(':')
+			return w.write(x[k], sub)
+		}
+		written := 0
+		if order != nil {
+			for i, k := range order.keys {
+				if _, ok := x[k]; ok {
+					written++
+					if err := write(k, order.sub[i]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		var rest []string
+		if written < len(x) {
+			for k := range x {
+				if order == nil || !slices.Contains(order.keys, k) {
+					rest = append(rest, k)
+				}
+			}
+		}
+		slices.Sort(rest)
+		for _, k := range rest {
+			if err := write(k, nil); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+		return nil
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			var sub *keyOrder
+			if order != nil && i < len(order.sub) {
+				sub = order.sub[i]
+			}
+			if err := w.write(e, sub); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	return w.scalar(v)
 }

@@ -1,11 +1,15 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,10 +72,68 @@ func sameAsOracle(t *testing.T, raw []byte) {
 	if !reflect.DeepEqual(fullOrder(v, order), oorder) {
 		t.Fatalf("%.200q: the scanner's key order differs from the oracle's", raw)
 	}
+	sameEncoding(t, v, order, ov, oorder)
+}
+
+// sameEncoding fails t unless encodeOrdered writes v as the oracle's
+// encoder writes ov.
+func sameEncoding(t *testing.T, v any, order *keyOrder, ov any, oorder *keyOrder) {
+	t.Helper()
 	out, err := encodeOrdered(v, order)
-	oout, oerr := encodeOrdered(ov, oorder)
-	if err != nil || oerr != nil || string(out) != string(oout) {
-		t.Fatalf("%.200q: encodes to %s (%v), the oracle's to %s (%v)", raw, out, err, oout, oerr)
+	oout, oerr := encodeOrderedOracle(ov, oorder)
+	if (err == nil) != (oerr == nil) || string(out) != string(oout) {
+		t.Fatalf("encodes to %.200s (%v), the oracle to %.200s (%v)", out, err, oout, oerr)
+	}
+}
+
+// What the coercion pass may make of decoded arguments (values of other
+// types, keys the order does not have, a value replaced by a new object
+// or array) encodes as the oracle encodes it.
+func TestEncodeOrderedAsOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	for range 200 {
+		var b strings.Builder
+		genArgument(rng, &b, 1+rng.IntN(4), 0)
+		raw := []byte(b.String())
+		v, order, err := decodeOrdered(raw)
+		ov, oorder, oerr := decodeOrderedOracle(raw)
+		if err != nil || oerr != nil {
+			continue // a duplicate key
+		}
+		seed := rng.Uint64()
+		mutate(rand.New(rand.NewPCG(seed, 1)), v)
+		mutate(rand.New(rand.NewPCG(seed, 1)), ov)
+		sameEncoding(t, v, order, ov, oorder)
+	}
+}
+
+// mutate changes v in place at random, as a coercion might and beyond.
+func mutate(rng *rand.Rand, v any) {
+	others := []func() any{
+		func() any { return 1.5 }, func() any { return 7 }, func() any { return "<&>\u2028" },
+		func() any { return []string{"a", "\x00"} }, func() any { return map[string]any{"z": 1, "a": json.Number("2")} },
+		func() any { return []any{map[string]any{"b": nil, "a": true}} }, func() any { return math.Inf(1) },
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) { // the same changes to the same maps
+			if rng.IntN(4) == 0 {
+				x[k] = others[rng.IntN(len(others))]()
+			} else {
+				mutate(rng, x[k])
+			}
+		}
+		if rng.IntN(3) == 0 {
+			x[fmt.Sprintf("new%d", rng.IntN(3))] = others[rng.IntN(len(others))]()
+		}
+	case []any:
+		for i, e := range x {
+			if rng.IntN(4) == 0 {
+				x[i] = others[rng.IntN(len(others))]()
+			} else {
+				mutate(rng, e)
+			}
+		}
 	}
 }
 
