@@ -17,7 +17,8 @@ const MaxArgumentDepth = 128
 //
 // It is one pass over raw (argScanner), linear in its length: a model
 // may send 16 MiB of arguments (DefaultMaxArgumentBytes). An error names
-// the first thing wrong and its byte offset.
+// the first thing wrong and its byte offset. The strings of the value
+// share one copy of raw: a caller that keeps one string keeps it all.
 func decodeOrdered(raw []byte) (any, *keyOrder, error) {
 	s := argScanner{raw: raw, text: string(raw)}
 	s.space()
