@@ -126,9 +126,13 @@ func BenchmarkDecodeOrderedUnmarshal(b *testing.B) {
 	})
 }
 
-// BenchmarkEncodeOrdered writes the decoded arguments back, as
-// ValidateArguments does after the schema check.
-func BenchmarkEncodeOrdered(b *testing.B) {
+// BenchmarkEncodeOrdered and BenchmarkEncodeOrderedOracle write the
+// decoded arguments back, as ValidateArguments does after the schema
+// check: the encoder and the one it replaced.
+func BenchmarkEncodeOrdered(b *testing.B)       { benchEncode(b, encodeOrdered) }
+func BenchmarkEncodeOrderedOracle(b *testing.B) { benchEncode(b, encodeOrderedOracle) }
+
+func benchEncode(b *testing.B, encode func(any, *keyOrder) (json.RawMessage, error)) {
 	for _, size := range benchSizes() {
 		for _, shape := range argumentShapes {
 			v, order, err := decodeOrdered(shape.gen(size))
@@ -139,7 +143,7 @@ func BenchmarkEncodeOrdered(b *testing.B) {
 				b.ReportAllocs()
 				defer reportCPU(b)()
 				for b.Loop() {
-					if _, err := encodeOrdered(v, order); err != nil {
+					if _, err := encode(v, order); err != nil {
 						b.Fatal(err)
 					}
 				}
