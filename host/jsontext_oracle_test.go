@@ -161,6 +161,10 @@ func argumentEdgeCases() []string {
 		nest(MaxArgumentDepth+1, `{"a":`, "}"), nest(MaxArgumentDepth-1, "[", "]"), strings.Repeat("[", MaxArgumentDepth+1),
 		strings.Repeat("[", MaxArgumentDepth) + strings.Repeat("]", MaxArgumentDepth+1), nest(MaxArgumentDepth/2, `[{"a":`, "}]"),
 	}
+	// The seeds of FuzzEncodeOrdered and FuzzPrepareArguments.
+	cases = append(cases, `{"b":1,"a":[{"z":null,"y":"\u0041"}],"c":{"e":true,"d":1.50}}`, `{"":{}}`, `[{"b":1,"a":2},3]`,
+		`{"path":"a"}`, `{"path":"a","n":"3"}`, `{"path":1}`, `{`, `{"path":"a","path":"b"}`, `{"path":"a"} x`,
+		`{"n":1e400,"path":""}`, `{"path":"a"/*c*/}`)
 	// Arrays and objects of every length up to past maxSlab, each after
 	// others that left part of a slab free.
 	var arrays, objects strings.Builder
