@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-
-	"github.com/wasmagent/wasmagent/internal/jsonquote"
+	"unicode/utf8"
 )
 
 // keyOrder is the order in which a decoded object's keys were written
@@ -51,7 +50,7 @@ func (w *orderedWriter) scalar(v any) error {
 		return nil
 	case string:
 		w.reserve(len(x))
-		w.out = jsonquote.Append(w.out, x, false)
+		w.out = appendQuoted(w.out, x)
 		return nil
 	}
 	if w.enc == nil {
@@ -64,6 +63,61 @@ func (w *orderedWriter) scalar(v any) error {
 	}
 	w.out = append(w.out, bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))...) // Encode's newline
 	return nil
+}
+
+// appendQuoted appends s to b as a JSON string, byte for byte as
+// encoding/json writes it with SetEscapeHTML(false): the quote, the
+// backslash and the control characters escaped (\b \f \n \r \t short),
+// invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+func appendQuoted(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += n
+			continue
+		}
+		i += n
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // reserve makes room for n more bytes and some brackets, doubling the
@@ -105,7 +159,7 @@ func (w *orderedWriter) object(obj map[string]any, order *keyOrder) error {
 			w.out = append(w.out, ',')
 		}
 		w.reserve(len(k))
-		w.out = append(jsonquote.Append(w.out, k, false), ':')
+		w.out = append(appendQuoted(w.out, k), ':')
 		return w.write(v, sub)
 	}
 	if order != nil {

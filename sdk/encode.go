@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-
-	"github.com/wasmagent/wasmagent/internal/jsonquote"
+	"unicode/utf8"
 )
 
 // encodedResult is a Result whose details are already encoded, so that
@@ -181,5 +180,63 @@ func grow(b []byte, n int) []byte {
 }
 
 // appendJSONString appends s as a JSON string, byte for byte as
-// json.Marshal does (<, > and & escaped).
-func appendJSONString(dst []byte, s string) []byte { return jsonquote.Append(dst, s, true) }
+// encoding/json does: <, > and & escaped, U+2028 and U+2029 escaped, each
+// byte of invalid UTF-8 as \ufffd. Runs of plain ASCII are copied whole.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if jsonPlain[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// jsonPlain says which ASCII bytes a JSON string holds as they are.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
