@@ -68,7 +68,9 @@ func (w *orderedWriter) scalar(v any) error {
 // appendQuoted appends s to b as a JSON string, byte for byte as
 // encoding/json writes it with SetEscapeHTML(false): the quote, the
 // backslash and the control characters escaped (\b \f \n \r \t short),
-// invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+// invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped. (The SDK's
+// appendJSONString is the same with HTML escaping; host imports the
+// standard library only, so it cannot share it.)
 func appendQuoted(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
