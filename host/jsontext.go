@@ -55,14 +55,77 @@ func escapeSeparators(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("\u2029"), []byte(`\u2029`))
 }
 
-// indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order.
+// indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order;
+// or, where that is not JSON or would be over maxIndented, raw as a JSON
+// string.
 func indentJSON(raw []byte) string {
 	var b bytes.Buffer
-	if nestedOver(raw, maxIndentDepth) || json.Indent(&b, raw, "", "  ") != nil {
+	if nestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) || json.Indent(&b, raw, "", "  ") != nil {
 		s, _ := encodeJSON(string(raw))
 		return string(s)
 	}
 	return b.String()
+}
+
+// maxIndented bounds the indented text of n bytes of arguments: four
+// times n and a mebibyte. Indentation costs two bytes a level on each
+// line, so that a model's arguments nested a hundred deep on every line
+// indent to some forty times their size (16 MiB of them to 700 MB of
+// error text, which JavaScript, pi's, cannot even hold as a string).
+// Arguments of usual shapes indent to two or three times their size.
+func maxIndented(n int) int { return 4*n + 1<<20 }
+
+// indentedSize is the length of json.Indent(raw, "", "  ")'s output when
+// raw is valid JSON, counted without writing it: json.Indent drops the
+// white space between tokens, writes ": " for ':', puts each element on
+// a line of its own indented two spaces a level, writes an empty object
+// or array as {} or [], and keeps the white space after the value.
+func indentedSize(raw []byte) int {
+	size, depth := 0, 0
+	open, inString, escaped := false, false, false // open: after '{' or '[', before the first element
+	for _, c := range raw {
+		if inString {
+			size++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		closing := c == '}' || c == ']'
+		if open && !closing {
+			open = false
+			depth++
+			size += 1 + 2*depth // the first element's line
+		}
+		size++
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			open = true
+		case ',':
+			size += 1 + 2*depth
+		case ':':
+			size++
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				size += 1 + 2*max(depth, 0)
+			}
+		}
+	}
+	// json.Indent copies the white space after the top-level value.
+	return size + len(raw) - len(bytes.TrimRight(raw, " \t\n\r"))
 }
 
 // maxIndentDepth is encoding/json's nesting limit: json.Indent fails on
