@@ -49,7 +49,7 @@ func (w *orderedWriter) scalar(v any) error {
 		w.out = append(w.out, x...)
 		return nil
 	case string:
-		w.reserve(len(x))
+		w.reserve(len(x) + len(x)/8) // and some escapes
 		w.out = appendQuoted(w.out, x)
 		return nil
 	}

@@ -332,7 +332,8 @@ func (s *argScanner) nonPlain(i int) (int, error) {
 // escapedString goes on with the string that starts at start from its
 // first backslash, at i.
 func (s *argScanner) escapedString(start, i int) (string, error) {
-	s.buf = append(s.buf[:0], s.raw[start:i]...)
+	s.buf = s.buf[:0]
+	s.unescaped(start, i)
 	run := i // the first byte not yet in s.buf
 	for i < len(s.raw) {
 		c := s.raw[i]
@@ -340,11 +341,11 @@ func (s *argScanner) escapedString(start, i int) (string, error) {
 		case plain[c]:
 			i++
 		case c == '"':
-			s.buf = append(s.buf, s.raw[run:i]...)
+			s.unescaped(run, i)
 			s.i = i + 1
 			return string(s.buf), nil
 		case c == '\\':
-			s.buf = append(s.buf, s.raw[run:i]...)
+			s.unescaped(run, i)
 			var err error
 			if s.buf, i, err = s.escape(s.buf, i); err != nil {
 				return "", err
@@ -359,6 +360,17 @@ func (s *argScanner) escapedString(start, i int) (string, error) {
 		}
 	}
 	return "", errArgumentsEnd
+}
+
+// unescaped appends raw[from:to], which holds no escape, to s.buf, with
+// room for an escape after it; s.buf doubles when full (append grows a
+// large slice by a quarter: a 16 MiB string would be copied some thirty
+// times).
+func (s *argScanner) unescaped(from, to int) {
+	if n := to - from + utf8.UTFMax; cap(s.buf)-len(s.buf) < n {
+		s.buf = slices.Grow(s.buf, max(n, len(s.buf)))
+	}
+	s.buf = append(s.buf, s.raw[from:to]...)
 }
 
 // escape appends the character the escape at i (its backslash) stands
