@@ -1,8 +1,10 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +32,26 @@ func FuzzEncodeOrdered(f *testing.F) {
 		}
 		if !json.Valid(out) {
 			t.Fatalf("invalid %s", out)
+		}
+	})
+}
+
+// FuzzAppendQuoted: appendQuoted writes every string, invalid UTF-8
+// included, byte for byte as encoding/json's Encoder without HTML
+// escaping does.
+func FuzzAppendQuoted(f *testing.F) {
+	for _, s := range []string{"", "a", `"\`, "\x00\x01\b\f\n\r\t\x1f\x7f", "<>&", "é😀", "\u2028\u2029", "\xff", "\xed\xa0\x80", "a\xc0", "\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendQuoted([]byte("x"), s); string(got) != "x"+strings.TrimSuffix(want.String(), "\n") {
+			t.Fatalf("%q: appendQuoted writes %s, encoding/json %s", s, got[1:], want.Bytes())
 		}
 	})
 }

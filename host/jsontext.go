@@ -3,11 +3,6 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strconv"
-	"unicode/utf8"
 )
 
 // MaxArgumentDepth bounds the nesting of tool-call arguments.
@@ -19,133 +14,22 @@ const MaxArgumentDepth = 128
 // nothing after the value. Numbers stay json.Number, so no precision is lost
 // (but for numbers too long or too far out for exact arithmetic: boundedNumber).
 // It also returns the order of every object's keys, for encodeOrdered.
+//
+// It is one pass over raw (argScanner), linear in its length: a model
+// may send 16 MiB of arguments (DefaultMaxArgumentBytes). An error names
+// the first thing wrong and its byte offset. The strings of the value
+// share one copy of raw: a caller that keeps one string keeps it all.
 func decodeOrdered(raw []byte) (any, *keyOrder, error) {
-	if !utf8.Valid(raw) {
-		return nil, nil, errors.New("arguments are not valid UTF-8")
-	}
-	if err := checkSurrogates(raw); err != nil {
+	s := argScanner{raw: raw, text: string(raw)}
+	s.space()
+	v, order, err := s.value(0)
+	if err != nil {
 		return nil, nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, order, err := decodeValue(dec, 0)
-	if err == io.EOF {
-		err = errors.New("unexpected end of JSON input")
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("arguments are not valid JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, errors.New("arguments are not valid JSON: data after the top-level value")
+	if s.space(); s.i < len(raw) {
+		return nil, nil, s.invalid(s.i, "data after the top-level value")
 	}
 	return v, order, nil
-}
-
-func decodeValue(dec *json.Decoder, depth int) (any, *keyOrder, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= MaxArgumentDepth {
-			return nil, nil, fmt.Errorf("nested deeper than %d levels", MaxArgumentDepth)
-		}
-		if t == '{' {
-			return decodeObject(dec, depth+1)
-		}
-		if t == '[' {
-			return decodeArray(dec, depth+1)
-		}
-		return nil, nil, fmt.Errorf("unexpected %q", t)
-	case json.Number:
-		n, ok := boundedNumber(t)
-		if _, err := strconv.ParseFloat(string(t), 64); err != nil || !ok {
-			return nil, nil, fmt.Errorf("number %.40s does not fit a 64-bit float", t)
-		}
-		return n, nil, nil
-	default:
-		return t, nil, nil
-	}
-}
-
-func decodeObject(dec *json.Decoder, depth int) (any, *keyOrder, error) {
-	obj := map[string]any{}
-	order := &keyOrder{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		key, _ := tok.(string)
-		if _, dup := obj[key]; dup {
-			return nil, nil, fmt.Errorf("duplicate key %q", key)
-		}
-		v, sub, err := decodeValue(dec, depth)
-		if err != nil {
-			return nil, nil, err
-		}
-		obj[key] = v
-		order.keys = append(order.keys, key)
-		order.sub = append(order.sub, sub)
-	}
-	_, err := dec.Token() // '}'
-	return obj, order, err
-}
-
-func decodeArray(dec *json.Decoder, depth int) (any, *keyOrder, error) {
-	arr := []any{}
-	order := &keyOrder{}
-	for dec.More() {
-		v, sub, err := decodeValue(dec, depth)
-		if err != nil {
-			return nil, nil, err
-		}
-		arr = append(arr, v)
-		order.sub = append(order.sub, sub)
-	}
-	_, err := dec.Token() // ']'
-	return arr, order, err
-}
-
-// checkSurrogates refuses \u escapes that name half of a surrogate pair
-// without the other half; Go's decoder would silently turn them into U+FFFD.
-// Backslashes occur only inside strings in JSON, so no string state is kept.
-func checkSurrogates(raw []byte) error {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			continue
-		}
-		if raw[i+1] != 'u' {
-			i++
-			continue
-		}
-		r, ok := hex4(raw, i+2)
-		if !ok {
-			return nil // malformed escape: the decoder reports it
-		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return fmt.Errorf("arguments contain a lone surrogate \\u%04x", r)
-		case r >= 0xD800 && r <= 0xDBFF:
-			lo, ok := hex4(raw, i+8)
-			if i+7 >= len(raw) || raw[i+6] != '\\' || raw[i+7] != 'u' || !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return fmt.Errorf("arguments contain a lone surrogate \\u%04x", r)
-			}
-			i += 11
-		default:
-			i += 5
-		}
-	}
-	return nil
-}
-
-func hex4(b []byte, at int) (rune, bool) {
-	if at+4 > len(b) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
-	return rune(n), err == nil
 }
 
 // encodeJSON marshals v without HTML escaping and without a newline.
@@ -171,14 +55,77 @@ func escapeSeparators(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("\u2029"), []byte(`\u2029`))
 }
 
-// indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order.
+// indentJSON is JSON.stringify(v, null, 2) for raw JSON, keeping key order;
+// or, where that is not JSON or would be over maxIndented, raw as a JSON
+// string.
 func indentJSON(raw []byte) string {
 	var b bytes.Buffer
-	if nestedOver(raw, maxIndentDepth) || json.Indent(&b, raw, "", "  ") != nil {
+	if nestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) || json.Indent(&b, raw, "", "  ") != nil {
 		s, _ := encodeJSON(string(raw))
 		return string(s)
 	}
 	return b.String()
+}
+
+// maxIndented bounds the indented text of n bytes of arguments: four
+// times n and a mebibyte. Indentation costs two bytes a level on each
+// line, so that a model's arguments nested a hundred deep on every line
+// indent to some forty times their size (16 MiB of them to 700 MB of
+// error text, which JavaScript, pi's, cannot even hold as a string).
+// Arguments of usual shapes indent to two or three times their size.
+func maxIndented(n int) int { return 4*n + 1<<20 }
+
+// indentedSize is the length of json.Indent(raw, "", "  ")'s output when
+// raw is valid JSON, counted without writing it: json.Indent drops the
+// white space between tokens, writes ": " for ':', puts each element on
+// a line of its own indented two spaces a level, writes an empty object
+// or array as {} or [], and keeps the white space after the value.
+func indentedSize(raw []byte) int {
+	size, depth := 0, 0
+	open, inString, escaped := false, false, false // open: after '{' or '[', before the first element
+	for _, c := range raw {
+		if inString {
+			size++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		closing := c == '}' || c == ']'
+		if open && !closing {
+			open = false
+			depth++
+			size += 1 + 2*depth // the first element's line
+		}
+		size++
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			open = true
+		case ',':
+			size += 1 + 2*depth
+		case ':':
+			size++
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				size += 1 + 2*max(depth, 0)
+			}
+		}
+	}
+	// json.Indent copies the white space after the top-level value.
+	return size + len(raw) - len(bytes.TrimRight(raw, " \t\n\r"))
 }
 
 // maxIndentDepth is encoding/json's nesting limit: json.Indent fails on

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -96,4 +97,65 @@ func FuzzNestedOverOnlyInvalid(f *testing.F) {
 			t.Fatalf("nestedOver skips the indentation of valid JSON: %.80q", raw)
 		}
 	})
+}
+
+// indentedSize counts json.Indent's output exactly, on generated JSON
+// with white space everywhere JSON allows it.
+func TestIndentedSizeGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 31))
+	for i := range 300 {
+		var b strings.Builder
+		if i%2 == 0 {
+			genNested(rng, &b, rng.IntN(8))
+		} else {
+			genArgument(rng, &b, 1+rng.IntN(4), 0)
+		}
+		sameIndentedSize(t, []byte(b.String()))
+	}
+}
+
+func sameIndentedSize(t *testing.T, raw []byte) {
+	t.Helper()
+	var out bytes.Buffer
+	if json.Indent(&out, raw, "", "  ") != nil {
+		return
+	}
+	if got := indentedSize(raw); got != out.Len() {
+		t.Fatalf("indentedSize(%.80q) = %d; json.Indent writes %d bytes", raw, got, out.Len())
+	}
+}
+
+// FuzzIndentedSize: wherever json.Indent succeeds, indentedSize is the
+// length of what it writes.
+func FuzzIndentedSize(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, ` [ 1 , { } , [ ] , {"a" : "b\"}"} ] `, `"x"  `, "1\n", `{"a":[{"b":[]}],"c":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sameIndentedSize(t, raw)
+	})
+}
+
+// Arguments nested a hundred deep on every line would indent to some
+// forty times their size: the error shows them as a string instead, and
+// its text stays within maxIndented. Arguments of usual shapes are
+// indented as JSON.stringify(v, null, 2) would.
+func TestIndentJSONBounded(t *testing.T) {
+	for _, shape := range argumentShapes {
+		raw := shape.gen(48 << 10)
+		got := indentJSON(raw)
+		if len(got) > maxIndented(len(raw)) {
+			t.Errorf("%s: %d bytes of arguments shown in %d bytes", shape.name, len(raw), len(got))
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, raw, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if asString := got[0] == '"'; asString != (want.Len() > maxIndented(len(raw))) {
+			t.Errorf("%s: indented to %d bytes, shown as a string: %v", shape.name, want.Len(), asString)
+		} else if !asString && got != want.String() {
+			t.Errorf("%s: not shown as json.Indent writes it", shape.name)
+		}
+		t.Logf("%s: %d bytes indent to %d, shown in %d", shape.name, len(raw), want.Len(), len(got))
+	}
 }
