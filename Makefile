@@ -181,9 +181,12 @@ FUZZ_TARGETS = \
 	./host/wasmtool:FuzzDescribeCache \
 	./host/wasmtool:FuzzPluginOutputs \
 	./host/wasmtool:FuzzResultParts \
+	./host:FuzzAppendQuoted \
 	./host:FuzzDecodeMessage \
+	./host:FuzzDecodeOrderedOracle \
 	./host:FuzzEncodeOrdered \
 	./host:FuzzHookPipeline \
+	./host:FuzzIndentedSize \
 	./host:FuzzJSNumberRoundTrip \
 	./host:FuzzMarshalEventNoHTMLEscape \
 	./host:FuzzNestedOverOnlyInvalid \
