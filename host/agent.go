@@ -259,18 +259,38 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 	return c, cfg
 }
 
-// process is the run's sink: pi's processEvents.
+// process is the run's sink: pi's processEvents. The listeners are
+// visited as pi iterates its Set of them: in subscription order, each one
+// subscribed when its turn comes, so that a listener subscribed by an
+// earlier one during this event is given the event too, and one
+// unsubscribed before its turn is not.
 func (a *Agent) process(ctx context.Context, e Event) error {
 	a.mu.Lock()
 	a.reduce(e)
-	listeners := slices.Clone(a.listeners)
 	a.mu.Unlock()
-	for _, l := range listeners {
+	for last := 0; ; {
+		l, ok := a.nextListener(last)
+		if !ok {
+			return nil
+		}
 		if err := l.fn(ctx, e); err != nil {
 			return err
 		}
+		last = l.id
 	}
-	return nil
+}
+
+// nextListener returns the first listener subscribed after the one whose
+// id is last (ids grow with each subscription).
+func (a *Agent) nextListener(last int) (listenerEntry, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, l := range a.listeners {
+		if l.id > last {
+			return l, true
+		}
+	}
+	return listenerEntry{}, false
 }
 
 func (a *Agent) reduce(e Event) {

@@ -71,7 +71,7 @@ func piDigest(req *host.Request) string {
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
 	}
-	return fmt.Sprintf("seen: system=%s tools=%s messages=%s", req.SystemPrompt, strings.Join(tools, ","), strings.Join(msgs, " / "))
+	return fmt.Sprintf("seen: system=%s reasoning=%s tools=%s messages=%s", req.SystemPrompt, req.Reasoning, strings.Join(tools, ","), strings.Join(msgs, " / "))
 }
 
 // piTexts is diff.mjs's texts: text blocks as they are, others as [type].

@@ -27,13 +27,14 @@ type piHarness struct {
 	seen          map[string]int
 	steer, follow []host.Message
 	agent         *host.Agent
-	errs          map[int][]string // harness errors, by the number of events before them
+	unsubscribe2  func()           // the second listener's, while it is subscribed
+	extra         map[int][][]byte // harness lines, by the number of events before them
 }
 
 // runPiScenario returns the events of sc on our loop as JSON lines (and a
 // {"type":"harness_error"} line for each error a call of the API returned).
 func runPiScenario(sc *piScenario) ([][]byte, error) {
-	h := &piHarness{sc: sc, rec: hosttest.NewRecorder(), seen: map[string]int{}, errs: map[int][]string{}, abort: func() {}}
+	h := &piHarness{sc: sc, rec: hosttest.NewRecorder(), seen: map[string]int{}, extra: map[int][][]byte{}, abort: func() {}}
 	model, err := h.model()
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	history := piHistory(sc.History)
 	if sc.Agent {
 		h.agent = host.NewAgent(host.AgentOptions{
-			SystemPrompt: "You are a test.", Model: model, Tools: tools, Messages: history,
+			SystemPrompt: "You are a test.", Model: model, Tools: tools, Messages: history, ThinkingLevel: sc.ThinkingLevel,
 			BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMode: host.QueueMode(sc.SteeringMode), FollowUpMode: host.QueueMode(sc.FollowUpMode),
@@ -70,9 +71,20 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.abort = h.agent.Abort
 		h.agent.Subscribe(h.sink)
 		h.queueAt("", 0)
-		h.record(h.agent.Prompt(context.Background(), prompts...))
+		call := func(err error) {
+			h.record(err)
+			h.recordState()
+		}
+		call(h.agent.Prompt(context.Background(), prompts...))
 		if sc.Continue {
-			h.record(h.agent.Continue(context.Background()))
+			call(h.agent.Continue(context.Background()))
+		}
+		if sc.Then != nil {
+			then := make([]host.Message, len(sc.Then))
+			for i, p := range sc.Then {
+				then[i] = piMessage(p)
+			}
+			call(h.agent.Prompt(context.Background(), then...))
 		}
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -81,7 +93,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.queueAt("", 0)
 		turns := 0
 		cfg := &host.Config{
-			Model: model, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
+			Model: model, Reasoning: sc.ThinkingLevel, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMessages: func(context.Context) []host.Message { return h.drain(&h.steer, sc.SteeringMode) },
 			FollowUpMessages: func(context.Context) []host.Message { return h.drain(&h.follow, sc.FollowUpMode) },
@@ -131,6 +143,7 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
 	}
+	h.recordState()
 	for _, err := range busy {
 		h.record(err)
 	}
@@ -149,6 +162,10 @@ func (h *piHarness) queueAt(on string, n int) (busy []error) {
 		}
 		m := piMessage(q.Text)
 		switch {
+		case piAction[q.Kind] != nil:
+			if h.agent != nil {
+				piAction[q.Kind](h, q.Text)
+			}
 		case q.Kind == "prompt" || q.Kind == "continue":
 			if h.agent != nil && q.Kind == "prompt" {
 				busy = append(busy, h.agent.Prompt(context.Background(), m))
@@ -191,18 +208,32 @@ func (h *piHarness) record(err error) {
 	if err == nil || errors.As(err, &re) {
 		return
 	}
+	h.note(map[string]string{"type": "harness_error", "message": err.Error()})
+}
+
+// note adds a harness line after the events so far.
+func (h *piHarness) note(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of our own values: cannot fail
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := len(h.rec.Events())
-	h.errs[n] = append(h.errs[n], err.Error())
+	h.extra[n] = append(h.extra[n], b)
+}
+
+// recordState notes the Agent's state when the scenario asks for it
+// (diff.mjs's recordState).
+func (h *piHarness) recordState() {
+	if h.sc.State && h.agent != nil {
+		h.note(piStateLine(h.agent))
+	}
 }
 
 func (h *piHarness) lines() ([][]byte, error) {
 	var out [][]byte
-	flush := func(i int) {
-		for _, msg := range h.errs[i] {
-			b, _ := json.Marshal(map[string]string{"type": "harness_error", "message": msg})
-			out = append(out, b)
-		}
-	}
+	flush := func(i int) { out = append(out, h.extra[i]...) }
 	for i, e := range h.rec.Events() {
 		flush(i)
 		b, err := host.MarshalEvent(e)

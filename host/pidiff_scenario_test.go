@@ -43,6 +43,15 @@ type piScenario struct {
 	// message, an assistant message calling echo (id h1) and its result
 	// (the Agent's initial messages; the loop's context).
 	History bool `json:"history,omitempty"`
+	// ThinkingLevel is the Agent's initial thinking level, or the loop's
+	// reasoning option; a digest shows what the model was asked with.
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+	// State (Agent only) records the Agent's state after every event and
+	// after every call of the API, as a "harness_state" line (piStateLine).
+	State bool `json:"state,omitempty"`
+	// Then (Agent only) prompts again with these messages once the runs
+	// above have ended.
+	Then []string `json:"then,omitempty"`
 }
 
 type piTool struct {
@@ -59,6 +68,7 @@ type piTurn struct {
 	StopReason   string    `json:"stopReason,omitempty"`
 	ErrorMessage string    `json:"errorMessage,omitempty"`
 	Throw        string    `json:"throw,omitempty"`
+	ResponseID   string    `json:"responseId,omitempty"`
 	// Digest appends a text block "seen: …" describing the request the
 	// model received (piDigest), so that what the model is sent is
 	// compared too.
@@ -109,9 +119,19 @@ type piAfter struct {
 type piQueued struct {
 	On   string `json:"on"`
 	Nth  int    `json:"nth,omitempty"`
-	Kind string `json:"kind"` // steer, followUp; prompt or continue (Agent: called while busy, its error recorded)
+	Kind string `json:"kind"` // steer, followUp; prompt or continue (Agent: called while busy, its error recorded); or an Agent action (piActions)
 	Text string `json:"text"`
 }
+
+// piActions are the Agent calls a queue entry may make instead of queueing
+// a message (Text is the argument where there is one): the queue
+// operations, reset, the setters (steeringMode and followUpMode take
+// "all" or "one-at-a-time", systemPrompt a text, thinking a level;
+// dropTool removes the last tool, appendMessage appends Text as a message
+// to the transcript), and subscribe/unsubscribe of a second listener that
+// records a "harness_listener" line per event.
+var piActions = []string{"clearSteering", "clearFollowUp", "clearAll", "reset", "steeringMode", "followUpMode",
+	"systemPrompt", "thinking", "dropTool", "appendMessage", "subscribe", "unsubscribe"}
 
 type piEventRef struct {
 	On  string `json:"on"`
@@ -217,6 +237,10 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.StopAfterTurn = 1 + g.r.IntN(2)
 	}
 	sc.History = g.chance(5)
+	if g.chance(4) {
+		sc.ThinkingLevel = g.pick([]string{"off", "low", "high"})
+	}
+	sc.State = sc.Agent && g.chance(3)
 	// No prompt: a continuation from the history's tool result, or an
 	// Agent prompted with an empty list.
 	nPrompts := 1 + g.r.IntN(2)
@@ -266,6 +290,13 @@ func generatePiScenario(seed uint64) *piScenario {
 			sc.Queue = append(sc.Queue, q)
 		}
 	}
+	if sc.Agent && g.chance(5) { // a second prompt after the runs
+		sc.Then = []string{}
+		for range 1 + g.r.IntN(2) {
+			sc.Then = append(sc.Then, g.text("then "))
+		}
+		sc.Turns = append(sc.Turns, g.turn(true))
+	}
 	if g.chance(8) {
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
@@ -273,7 +304,7 @@ func generatePiScenario(seed uint64) *piScenario {
 	// Only the Agent: a failing emit function of the loop itself ends the
 	// run differently on purpose (docs/loop.md 15.2).
 	if sc.Agent && g.chance(10) {
-		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end"}), Nth: 1 + g.r.IntN(2)}
+		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end", "agent_end"}), Nth: 1 + g.r.IntN(2)}
 	}
 	return sc
 }
@@ -335,6 +366,9 @@ func (g *piGen) turn(last bool) piTurn {
 	}
 	if t.ErrorMessage == "" && g.chance(20) { // an error message beside a normal stop
 		t.ErrorMessage = g.pick(piErrors)
+	}
+	if g.chance(8) {
+		t.ResponseID = g.pick([]string{"resp-1", "r"})
 	}
 	t.Digest = g.chance(3)
 	g.forceOrder(names, ids)
@@ -503,6 +537,18 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 func (g *piGen) queued() piQueued {
 	q := piQueued{Kind: "steer", Text: g.text("steer ")}
 	switch {
+	case g.sc.Agent && g.chance(4):
+		q.Kind, q.Text = g.pick(piActions), ""
+		switch q.Kind {
+		case "steeringMode", "followUpMode":
+			q.Text = g.pick([]string{"all", "one-at-a-time"})
+		case "systemPrompt":
+			q.Text = g.pick(piSamples)
+		case "thinking":
+			q.Text = g.pick([]string{"off", "low", "high"})
+		case "appendMessage":
+			q.Text = g.text("appended ")
+		}
 	case g.sc.Agent && g.chance(12):
 		q.Kind = g.pick([]string{"prompt", "continue"})
 		ref := g.eventRef(true)

@@ -615,6 +615,38 @@ func TestRule10_4_ListenersInOrderAndUnsubscribe(t *testing.T) {
 	equal(t, order, []string{"first", "third"})
 }
 
+// A listener subscribed by an earlier one while an event is delivered gets
+// that event too; one unsubscribed before its turn does not (pi iterates
+// a Set, which sees additions and removals made during the iteration).
+func TestRule10_4_SubscribeDuringEvent(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
+	var got []string
+	late := func(_ context.Context, e host.Event) error {
+		got = append(got, "late "+hosttest.Describe(e))
+		return nil
+	}
+	var offLate, offVictim func()
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		switch hosttest.Describe(e) {
+		case "turn_start":
+			offLate = a.Subscribe(late)
+		case "message_end assistant":
+			offLate()
+			offVictim()
+		}
+		return nil
+	})
+	offVictim = a.Subscribe(func(_ context.Context, e host.Event) error {
+		got = append(got, "victim "+hosttest.Describe(e))
+		return nil
+	})
+	a.Prompt(context.Background(), user("q"))
+	equal(t, got, []string{"victim agent_start", "victim turn_start", "late turn_start",
+		"victim message_start user", "late message_start user", "victim message_end user", "late message_end user",
+		"victim message_start assistant", "late message_start assistant", "victim message_update text_start", "late message_update text_start",
+		"victim message_update text_delta", "late message_update text_delta", "victim message_update text_end", "late message_update text_end"})
+}
+
 func TestRule10_8_WaitForIdle(t *testing.T) {
 	a, _, _ := newAgent(t, host.AgentOptions{}, scripted.Turn{Content: host.Text("slow"), DelayMs: 50})
 	if err := a.WaitForIdle(context.Background()); err != nil {

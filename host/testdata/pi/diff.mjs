@@ -36,8 +36,8 @@ function describe(e) {
 function responses(sc) {
   return sc.turns.map((t) => {
     if (t.throw) return () => { throw new Error(t.throw); };
-    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage });
-    if (t.digest) return (context) => message([...(t.content ?? []), { type: "text", text: digest(context) }]);
+    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage, responseId: t.responseId });
+    if (t.digest) return (context, options) => message([...(t.content ?? []), { type: "text", text: digest(context, options) }]);
     return message(t.content ?? []);
   });
 }
@@ -47,7 +47,7 @@ const texts = (content) => (typeof content === "string" ? content : content.map(
 const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
 
 // digest describes the request the model received (piDigest in Go).
-function digest(context) {
+function digest(context, options) {
   const messages = context.messages.map((m) => {
     if (m.role === "user") return "u:" + texts(m.content);
     // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
@@ -55,7 +55,7 @@ function digest(context) {
     const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
     return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
   });
-  return `seen: system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
+  return `seen: system=${context.systemPrompt} reasoning=${options?.reasoning ?? ""} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
 }
 
 // prepareArguments of a tool with "prepare": renames "file" to "path",
@@ -86,10 +86,32 @@ async function run(sc) {
   // A busy Agent's prompt or continue fails; its error is recorded after
   // the event it was called at.
   const busy = (p) => p.catch((err) => lines.push(JSON.stringify({ type: "harness_error", message: err.message })));
+  // listener2 is the second listener that the actions subscribe and
+  // unsubscribe (a Set: subscribing it twice keeps one).
+  let unsubscribe2 = () => {};
+  const listener2 = (e) => { lines.push(JSON.stringify({ type: "harness_listener", event: describe(e) })); };
+  const actions = {
+    clearSteering: () => agent.clearSteeringQueue(),
+    clearFollowUp: () => agent.clearFollowUpQueue(),
+    clearAll: () => agent.clearAllQueues(),
+    reset: () => agent.reset(),
+    steeringMode: (text) => { agent.steeringMode = text; },
+    followUpMode: (text) => { agent.followUpMode = text; },
+    systemPrompt: (text) => { agent.state.systemPrompt = text; },
+    thinking: (text) => { agent.state.thinkingLevel = text; },
+    dropTool: () => { agent.state.tools = agent.state.tools.slice(0, -1); },
+    appendMessage: (text) => { agent.state.messages = [...agent.state.messages, message(text)]; },
+    subscribe: () => { unsubscribe2 = agent.subscribe(listener2); },
+    unsubscribe: () => unsubscribe2(),
+  };
   const enqueue = (q) => {
     const m = message(q.text ?? "");
     if (q.kind === "prompt" || q.kind === "continue") {
       if (agent) busy(q.kind === "prompt" ? agent.prompt(m) : agent.continue());
+      return;
+    }
+    if (actions[q.kind]) {
+      if (agent) actions[q.kind](q.text ?? "");
       return;
     }
     if (q.kind === "steer") agent ? agent.steer(m) : steerQ.push(m);
@@ -105,6 +127,7 @@ async function run(sc) {
     for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
     if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
     lines.push(JSON.stringify(e));
+    if (sc.state) recordState();
     for (const w of waiters.splice(0)) w(e);
     if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
@@ -172,6 +195,16 @@ async function run(sc) {
     };
   }
 
+  // The Agent's state, as piStateLine in Go.
+  const recordState = () => {
+    if (!agent) return;
+    const s = agent.state;
+    lines.push(JSON.stringify({
+      type: "harness_state", streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
+      error: s.errorMessage ?? null, messages: s.messages.map((m) => m.role + (m.role === "toolResult" ? " " + m.toolCallId : "")).join(","),
+      queued: agent.hasQueuedMessages(), system: s.systemPrompt, thinking: s.thinkingLevel, tools: s.tools.map((t) => t.name).join(","),
+    }));
+  };
   const faux = fauxes.get(sc.chunkTokens);
   if (!faux) throw new Error(`chunkTokens ${sc.chunkTokens}: want 1, 4 or 16`);
   const model = faux.getModel();
@@ -185,7 +218,7 @@ async function run(sc) {
   };
   if (sc.agent) {
     agent = new Agent({
-      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc) },
+      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc), ...(sc.thinkingLevel ? { thinkingLevel: sc.thinkingLevel } : {}) },
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
@@ -194,8 +227,13 @@ async function run(sc) {
     abort = () => agent.abort();
     agent.subscribe((e) => emit(e));
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
-    await record(() => agent.prompt(sc.prompts.map(message)));
-    if (sc.continue) await record(() => agent.continue());
+    const call = async (f) => {
+      await record(f);
+      if (sc.state) recordState();
+    };
+    await call(() => agent.prompt(sc.prompts.map(message)));
+    if (sc.continue) await call(() => agent.continue());
+    if (sc.then) await call(() => agent.prompt(sc.then.map(message)));
   } else {
     const controller = new AbortController();
     abort = () => controller.abort();
@@ -204,6 +242,7 @@ async function run(sc) {
     const config = {
       model,
       convertToLlm: convertToLlm(sc),
+      ...(sc.thinkingLevel ? { reasoning: sc.thinkingLevel } : {}),
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       getSteeringMessages: async () => drain(steerQ, sc.steeringMode),
