@@ -65,13 +65,6 @@ func piStateLine(a *host.Agent) map[string]any {
 	if s.ErrorMessage != "" {
 		errMsg = s.ErrorMessage
 	}
-	roles := make([]string, len(s.Messages))
-	for i, m := range s.Messages {
-		roles[i] = m.MessageRole()
-		if tr, ok := m.(*host.ToolResultMessage); ok {
-			roles[i] += " " + tr.ToolCallID
-		}
-	}
 	tools := make([]string, len(s.Tools))
 	for i, t := range s.Tools {
 		tools[i] = t.Info().Name
@@ -79,7 +72,7 @@ func piStateLine(a *host.Agent) map[string]any {
 	pending := append([]string{}, s.PendingToolCalls...)
 	return map[string]any{
 		"type": "harness_state", "streaming": s.IsStreaming, "current": current, "pending": pending, "error": errMsg,
-		"messages": strings.Join(roles, ","), "queued": a.HasQueuedMessages(), "system": s.SystemPrompt,
+		"messages": piRoles(s.Messages), "queued": a.HasQueuedMessages(), "system": s.SystemPrompt,
 		"thinking": s.ThinkingLevel, "tools": strings.Join(tools, ","),
 	}
 }

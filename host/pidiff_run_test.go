@@ -53,8 +53,8 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		prompts[i] = piMessage(p)
 	}
 	var convert func(context.Context, []host.Message) ([]host.Message, error)
-	if sc.ConvertNotes {
-		convert = convertNotes
+	if sc.ConvertNotes || sc.ConvertFail > 0 {
+		convert = convertNotesOrFail(sc)
 	}
 	var transform func(context.Context, []host.Message) ([]host.Message, error)
 	if n := sc.KeepLast; n > 0 {
@@ -63,11 +63,14 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	history := piHistory(sc.History)
 	if sc.Agent {
 		h.agent = host.NewAgent(host.AgentOptions{
-			SystemPrompt: "You are a test.", Model: model, Tools: tools, Messages: history, ThinkingLevel: sc.ThinkingLevel,
+			SystemPrompt: "You are a test.", Model: host.Model(model), Tools: tools, Messages: history, ThinkingLevel: sc.ThinkingLevel,
 			BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMode: host.QueueMode(sc.SteeringMode), FollowUpMode: host.QueueMode(sc.FollowUpMode),
 		})
+		if sc.NoModel {
+			h.agent.SetModel(nil)
+		}
 		h.abort = h.agent.Abort
 		h.agent.Subscribe(h.sink)
 		h.queueAt("", 0)
@@ -330,7 +333,7 @@ func (h *piHarness) before(_ context.Context, c *host.ToolCallContext) (*host.Be
 		r.Reason = *b.Reason
 	}
 	if b.Echo {
-		r.Reason = "args " + string(c.Args)
+		r.Reason = "args " + string(c.Args) + " " + piSeenBy(c)
 	}
 	return r, nil
 }
@@ -346,7 +349,7 @@ func (h *piHarness) after(_ context.Context, c *host.AfterToolCallContext) (*hos
 	r := &host.AfterToolCallResult{IsError: a.IsError, Terminate: a.Terminate}
 	if a.Echo {
 		details, _ := json.Marshal(c.Result.Details)
-		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details))
+		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details, piSeenBy(&c.ToolCallContext)))
 	}
 	if a.Content != nil {
 		r.Content = host.Contents{}

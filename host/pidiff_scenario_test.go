@@ -52,6 +52,13 @@ type piScenario struct {
 	// Then (Agent only) prompts again with these messages once the runs
 	// above have ended.
 	Then []string `json:"then,omitempty"`
+	// ConvertFail makes the converter's call number ConvertFail fail
+	// (Agent only: the bare loop's failure differs on purpose,
+	// docs/loop.md 15.2).
+	ConvertFail int `json:"convertFail,omitempty"`
+	// NoModel (Agent only) leaves the Agent's model unset: pi's
+	// placeholder model, whose API nobody serves.
+	NoModel bool `json:"noModel,omitempty"`
 }
 
 type piTool struct {
@@ -241,6 +248,10 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.ThinkingLevel = g.pick([]string{"off", "low", "high"})
 	}
 	sc.State = sc.Agent && g.chance(3)
+	if sc.Agent && g.chance(12) {
+		sc.ConvertFail = 1 + g.r.IntN(3)
+	}
+	sc.NoModel = sc.Agent && g.chance(40)
 	// No prompt: a continuation from the history's tool result, or an
 	// Agent prompted with an empty list.
 	nPrompts := 1 + g.r.IntN(2)

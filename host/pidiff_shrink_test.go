@@ -141,7 +141,7 @@ func piKeyReductions(sc *piScenario) []*piScenario {
 // agentOnly reports whether sc uses what only the Agent has (a failing
 // listener, its state, a second prompt, its actions).
 func (sc *piScenario) agentOnly() bool {
-	return sc.FailAt != nil || sc.State || sc.Then != nil || slices.ContainsFunc(sc.Queue, func(q piQueued) bool {
+	return sc.FailAt != nil || sc.State || sc.Then != nil || sc.ConvertFail > 0 || sc.NoModel || slices.ContainsFunc(sc.Queue, func(q piQueued) bool {
 		return piAction[q.Kind] != nil || q.Kind == "prompt" || q.Kind == "continue"
 	})
 }

@@ -9,12 +9,12 @@ import (
 // streams the model's answer as message_start/update/end and returns the
 // final message, which is also the last message of r.c.
 func (r *run) streamResponse() (*AssistantMessage, error) {
-	if r.cfg.Model == nil {
-		return nil, ErrNoModel
-	}
 	req, err := r.request()
 	if err != nil {
 		return nil, err
+	}
+	if r.cfg.Model == nil { // after the transform and the converter, as in pi
+		return nil, ErrNoModel
 	}
 	s := &responseStream{r: r}
 	ctx, end := observe(r.cfg.Observer, r.ctx, r.modelStage())

@@ -19,7 +19,13 @@ function message(text) {
   if (text.startsWith("@image ")) return { role: "user", content: [{ type: "text", text: text.slice(7) }, image], timestamp: 1 };
   return user(text);
 }
-const convertToLlm = (sc) => (ms) => ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
+const convertToLlm = (sc) => {
+  let calls = 0;
+  return (ms) => {
+    if (++calls === sc.convertFail) throw new Error("convert failed");
+    return ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
+  };
+};
 
 // describe names an event as host/hosttest.Describe does.
 function describe(e) {
@@ -42,6 +48,11 @@ function responses(sc) {
   });
 }
 
+// roles names a list of messages (piRoles in Go).
+const roles = (ms) => ms.map((m) => m.role + (m.role === "toolResult" ? " " + m.toolCallId : "")).join(",");
+// seenBy describes what a hook was told besides the arguments (piSeenBy).
+const seenBy = ({ assistantMessage, context }) =>
+  `ctx=${roles(context.messages)} system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} msg=${assistantMessage.stopReason}/${assistantMessage.content.length}`;
 const texts = (content) => (typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("|"));
 
 const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
@@ -169,24 +180,24 @@ async function run(sc) {
     },
   }));
   const hooks = {};
-  if (sc.convertNotes) hooks.convertToLlm = convertToLlm(sc);
+  if (sc.convertNotes || sc.convertFail) hooks.convertToLlm = convertToLlm(sc);
   if (sc.keepLast) hooks.transformContext = async (ms) => ms.slice(-sc.keepLast);
   if (sc.beforeHook) {
-    hooks.beforeToolCall = async ({ toolCall, args }) => {
+    hooks.beforeToolCall = async ({ toolCall, args, ...rest }) => {
       const h = sc.calls?.[toolCall.id]?.before;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
-      const reason = h.echo ? "args " + JSON.stringify(args) : h.reason;
+      const reason = h.echo ? `args ${JSON.stringify(args)} ${seenBy(rest)}` : h.reason;
       return { block: h.block ?? false, ...(reason !== undefined ? { reason } : {}) };
     };
   }
   if (sc.afterHook) {
-    hooks.afterToolCall = async ({ toolCall, args, result, isError }) => {
+    hooks.afterToolCall = async ({ toolCall, args, result, isError, ...rest }) => {
       const h = sc.calls?.[toolCall.id]?.after;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
       const r = {};
-      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)}` }];
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest)}` }];
       if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
       if (h.details !== undefined) r.details = h.details;
       if (h.isError !== undefined) r.isError = h.isError;
@@ -201,7 +212,7 @@ async function run(sc) {
     const s = agent.state;
     lines.push(JSON.stringify({
       type: "harness_state", streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
-      error: s.errorMessage ?? null, messages: s.messages.map((m) => m.role + (m.role === "toolResult" ? " " + m.toolCallId : "")).join(","),
+      error: s.errorMessage ?? null, messages: roles(s.messages),
       queued: agent.hasQueuedMessages(), system: s.systemPrompt, thinking: s.thinkingLevel, tools: s.tools.map((t) => t.name).join(","),
     }));
   };
@@ -218,7 +229,7 @@ async function run(sc) {
   };
   if (sc.agent) {
     agent = new Agent({
-      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc), ...(sc.thinkingLevel ? { thinkingLevel: sc.thinkingLevel } : {}) },
+      initialState: { systemPrompt: "You are a test.", ...(sc.noModel ? {} : { model }), tools, messages: history(sc), ...(sc.thinkingLevel ? { thinkingLevel: sc.thinkingLevel } : {}) },
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
