@@ -130,7 +130,9 @@ func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
 // Prompt runs the loop with new messages and returns when the run has ended
 // and every agent_end listener has returned. It fails at once with
 // ErrPromptBusy while a run is active. A run whose failure escaped the loop
-// returns its *RunError after the state has recorded it.
+// returns its *RunError after the state has recorded it, unless a listener
+// fails on that failure's agent_end too: then it returns the listener's
+// error, as pi's prompt rejects with it.
 func (a *Agent) Prompt(ctx context.Context, messages ...Message) error {
 	a.mu.Lock()
 	if a.active != nil {
@@ -206,6 +208,9 @@ func (a *Agent) execute(ctx context.Context, ar *activeRun, prompts []Message, c
 		_, err = r.resume()
 	} else {
 		_, err = r.prompt(prompts)
+	}
+	if re, ok := err.(*RunError); ok && re.endErr != nil {
+		return re.endErr // a listener failed on the failure's agent_end: pi's prompt rejects with its error
 	}
 	return err
 }

@@ -24,6 +24,10 @@ var (
 type RunError struct {
 	Err     error
 	Message *AssistantMessage
+
+	// endErr is the sink's failure on that agent_end, if it failed too:
+	// the Agent's prompt fails with it, as pi's does (docs/loop.md 10.9).
+	endErr error
 }
 
 func (e *RunError) Error() string { return "run failed: " + e.Err.Error() }

@@ -115,12 +115,13 @@ func (r *run) finish(body func() error) (_ []Message, err error) {
 		r.onFailure(msg)
 	}
 	end := AgentEndEvent{Messages: []Message{msg}}
-	if _, sinkErr := safely("event sink", func() (struct{}, error) {
+	_, sinkErr := safely("event sink", func() (struct{}, error) {
 		return struct{}{}, r.em.sink(r.ctx, end)
-	}); sinkErr != nil {
+	})
+	if sinkErr != nil {
 		err = fmt.Errorf("%w; delivering agent_end: %v", err, sinkErr)
 	}
-	return end.Messages, &RunError{Err: err, Message: msg}
+	return end.Messages, &RunError{Err: err, Message: msg, endErr: sinkErr}
 }
 
 func (r *run) failureMessage(err error) *AssistantMessage {

@@ -117,8 +117,13 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 }
 
 func (h *piHarness) model() (*piModel, error) {
-	m := &piModel{replay: scripted.New(&scripted.Script{ChunkTokens: h.sc.ChunkTokens}), turns: make([]scripted.Turn, len(h.sc.Turns)), digest: make([]bool, len(h.sc.Turns))}
+	m := &piModel{replay: scripted.New(&scripted.Script{ChunkTokens: h.sc.ChunkTokens}), turns: make([]scripted.Turn, len(h.sc.Turns)),
+		raw: make([]*piTurn, len(h.sc.Turns)), digest: make([]bool, len(h.sc.Turns))}
 	for i, t := range h.sc.Turns {
+		if t.Raw != nil {
+			m.raw[i] = &h.sc.Turns[i]
+			continue
+		}
 		m.digest[i], t.Digest = t.Digest, false
 		b, err := json.Marshal(t)
 		if err != nil {

@@ -76,6 +76,10 @@ type piTurn struct {
 	ErrorMessage string    `json:"errorMessage,omitempty"`
 	Throw        string    `json:"throw,omitempty"`
 	ResponseID   string    `json:"responseId,omitempty"`
+	// Raw, if set, is the model's stream event by event (pidiff_raw_test.go);
+	// Content, StopReason and ErrorMessage are then the message when no
+	// done or error event says otherwise.
+	Raw []piRawEvent `json:"raw,omitempty"`
 	// Digest appends a text block "seen: …" describing the request the
 	// model received (piDigest), so that what the model is sent is
 	// compared too.
@@ -312,6 +316,14 @@ func generatePiScenario(seed uint64) *piScenario {
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
 	}
+	if slices.ContainsFunc(sc.Queue, func(q piQueued) bool { return q.Kind == "subscribe" }) {
+		// pi delivers a call's updates without waiting for the listeners,
+		// so a second listener would see two updates of a call after the
+		// first listener saw both (docs/loop.md 17.2): one update each.
+		for _, c := range sc.Calls {
+			c.Updates = c.Updates[:min(1, len(c.Updates))]
+		}
+	}
 	// Only the Agent: a failing emit function of the loop itself ends the
 	// run differently on purpose (docs/loop.md 15.2).
 	if sc.Agent && g.chance(10) {
@@ -383,6 +395,10 @@ func (g *piGen) turn(last bool) piTurn {
 	}
 	t.Digest = g.chance(3)
 	g.forceOrder(names, ids)
+	if g.chance(8) {
+		t.Digest, t.ResponseID = false, ""
+		g.rawStream(&t)
+	}
 	return t
 }
 

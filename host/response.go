@@ -87,7 +87,10 @@ func (s *responseStream) handle(e AssistantMessageEvent) {
 		return
 	}
 	switch {
-	case e.Type == StreamStart && s.partial == nil && e.Partial != nil:
+	case e.Type == StreamStart && e.Partial != nil:
+		// A second start is a new message_start, its partial appended
+		// after the first (which stays in the run's transcript): pi does
+		// the same.
 		s.partial = e.Partial.Clone()
 		s.r.c.Messages = append(s.r.c.Messages, s.partial)
 		s.err = s.r.em.emit(MessageStartEvent{Message: s.partial.Clone()})

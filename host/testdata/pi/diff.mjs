@@ -5,7 +5,7 @@
 // on our loop and compares. The format is described in docs/loop.md 17.
 import { createInterface } from "node:readline";
 import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
-import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mariozechner/pi-ai";
+import { registerFauxProvider, fauxAssistantMessage, streamSimple, createAssistantMessageEventStream } from "@mariozechner/pi-ai";
 
 // One faux provider per token size a scenario may ask for.
 const fauxes = new Map([1, 4, 16].map((n) => [n, registerFauxProvider({ tokenSize: { min: n, max: n } })]));
@@ -40,7 +40,7 @@ function describe(e) {
 // The scenario's model turns as faux responses; a "throw" turn is a
 // response function that throws.
 function responses(sc) {
-  return sc.turns.map((t) => {
+  return sc.turns.filter((t) => !t.raw).map((t) => {
     if (t.throw) return () => { throw new Error(t.throw); };
     const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage, responseId: t.responseId });
     if (t.digest) return (context, options) => message([...(t.content ?? []), { type: "text", text: digest(context, options) }]);
@@ -53,6 +53,24 @@ const roles = (ms) => ms.map((m) => m.role + (m.role === "toolResult" ? " " + m.
 // seenBy describes what a hook was told besides the arguments (piSeenBy).
 const seenBy = ({ assistantMessage, context }) =>
   `ctx=${roles(context.messages)} system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} msg=${assistantMessage.stopReason}/${assistantMessage.content.length}`;
+// streamFn streams the scenario's raw turns event by event (piRawEvent in
+// Go) and leaves the others to the faux provider. A raw turn's result is
+// its first done or error event's message, else the turn's own.
+const zeroUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+function rawStreamFn(sc) {
+  let n = 0;
+  return (model, context, options) => {
+    const t = sc.turns[n++];
+    if (!t?.raw) return streamSimple(model, context, options);
+    const fill = (m) => m && { ...m, api: model.api, provider: model.provider, model: model.id, usage: zeroUsage, timestamp: 1 };
+    const stream = createAssistantMessageEventStream();
+    for (const e of t.raw) stream.push({ ...e, ...(e.partial ? { partial: fill(e.partial) } : {}), ...(e.message ? { message: fill(e.message) } : {}), ...(e.error ? { error: fill(e.error) } : {}) });
+    const end = t.raw.find((e) => (e.type === "done" && e.message) || (e.type === "error" && e.error));
+    stream.end(fill(end ? end.message ?? end.error : { role: "assistant", content: t.content ?? [], stopReason: t.stopReason, ...(t.errorMessage ? { errorMessage: t.errorMessage } : {}) }));
+    return stream;
+  };
+}
+
 const texts = (content) => (typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("|"));
 
 const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
@@ -234,6 +252,8 @@ async function run(sc) {
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
       ...(sc.followUpMode ? { followUpMode: sc.followUpMode } : {}),
+      // Without a model, pi-ai finds no provider for the placeholder one.
+      ...(sc.noModel ? {} : { streamFn: rawStreamFn(sc) }),
     });
     abort = () => agent.abort();
     agent.subscribe((e) => emit(e));
@@ -263,9 +283,9 @@ async function run(sc) {
     const context = { systemPrompt: "You are a test.", messages: history(sc), tools };
     if (sc.continue) {
       context.messages = [...context.messages, ...sc.prompts.map(message)];
-      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
+      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, rawStreamFn(sc)));
     } else {
-      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, streamSimple));
+      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, rawStreamFn(sc)));
     }
   }
   return lines;
