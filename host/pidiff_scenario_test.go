@@ -319,9 +319,13 @@ func generatePiScenario(seed uint64) *piScenario {
 	if slices.ContainsFunc(sc.Queue, func(q piQueued) bool { return q.Kind == "subscribe" }) {
 		// pi delivers a call's updates without waiting for the listeners,
 		// so a second listener would see two updates of a call after the
-		// first listener saw both (docs/loop.md 17.2): one update each.
+		// first listener saw both: one update each. And a call waiting
+		// for another's end, woken by the first listener, would go on
+		// before the second listener has seen that end: calls run one at
+		// a time (docs/loop.md 17.2).
+		sc.ToolExecution = "sequential"
 		for _, c := range sc.Calls {
-			c.Updates = c.Updates[:min(1, len(c.Updates))]
+			c.Updates, c.Wait = c.Updates[:min(1, len(c.Updates))], nil
 		}
 	}
 	// Only the Agent: a failing emit function of the loop itself ends the
