@@ -27,7 +27,8 @@ func piHistory(on bool) []host.Message {
 }
 
 // piMessage is a user message, a "note" (a custom message) for a text
-// starting "@note ", or a text and an image for one starting "@image ".
+// starting "@note ", a text and an image for one starting "@image ", an
+// assistant message for "@assistant ", a result of call h1 for "@result ".
 func piMessage(text string) host.Message {
 	if note, ok := strings.CutPrefix(text, "@note "); ok {
 		raw, _ := json.Marshal(struct {
@@ -36,6 +37,12 @@ func piMessage(text string) host.Message {
 			Timestamp int    `json:"timestamp"`
 		}{"note", note, 1})
 		return &host.CustomMessage{Role: "note", Raw: raw}
+	}
+	if text, ok := strings.CutPrefix(text, "@assistant "); ok {
+		return &host.AssistantMessage{Content: host.Text(text), API: "faux", Provider: "faux", Model: "faux-1", StopReason: host.StopReasonStop, Timestamp: 1}
+	}
+	if text, ok := strings.CutPrefix(text, "@result "); ok {
+		return &host.ToolResultMessage{ToolCallID: "h1", ToolName: "echo", Content: host.Text(text), Timestamp: 1}
 	}
 	if text, ok := strings.CutPrefix(text, "@image "); ok {
 		return &host.UserMessage{Content: host.Contents{host.TextContent{Text: text}, host.ImageContent{Data: "aGk=", MimeType: "image/png"}}, Timestamp: 1}

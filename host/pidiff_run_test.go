@@ -74,6 +74,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.abort = h.agent.Abort
 		h.agent.Subscribe(h.sink)
 		h.queueAt("", 0)
+		h.abortBefore()
 		call := func(err error) {
 			h.record(err)
 			h.recordState()
@@ -94,6 +95,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		defer cancel()
 		h.abort = cancel
 		h.queueAt("", 0)
+		h.abortBefore()
 		turns := 0
 		cfg := &host.Config{
 			Model: model, Reasoning: sc.ThinkingLevel, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
@@ -195,6 +197,14 @@ func (h *piHarness) queueAt(on string, n int) (busy []error) {
 		}
 	}
 	return busy
+}
+
+// abortBefore aborts before the run when the scenario says so (an idle
+// Agent ignores it).
+func (h *piHarness) abortBefore() {
+	if a := h.sc.AbortAt; a != nil && a.On == "" {
+		h.abort()
+	}
 }
 
 func (h *piHarness) drain(q *[]host.Message, mode string) []host.Message {

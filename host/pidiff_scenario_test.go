@@ -312,9 +312,12 @@ func generatePiScenario(seed uint64) *piScenario {
 		}
 		sc.Turns = append(sc.Turns, g.turn(true))
 	}
-	if g.chance(8) {
+	switch {
+	case g.chance(8):
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
+	case g.chance(40): // before the run: the Agent is idle, the loop's signal already aborted
+		sc.AbortAt = &piEventRef{}
 	}
 	if slices.ContainsFunc(sc.Queue, func(q piQueued) bool { return q.Kind == "subscribe" }) {
 		// pi delivers a call's updates without waiting for the listeners,
@@ -339,11 +342,15 @@ func generatePiScenario(seed uint64) *piScenario {
 // text is a user message's text: now and then a note (a custom message)
 // or a text with an image.
 func (g *piGen) text(prefix string) string {
-	switch g.r.IntN(12) {
+	switch g.r.IntN(16) {
 	case 0, 1:
 		return "@note " + prefix + g.pick(piSamples)
 	case 2:
 		return "@image " + prefix + g.pick(piSamples)
+	case 3:
+		return "@assistant " + prefix + g.pick(piSamples)
+	case 4:
+		return "@result " + prefix + g.pick(piSamples)
 	}
 	return prefix + g.pick(piSamples)
 }

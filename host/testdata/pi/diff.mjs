@@ -12,10 +12,14 @@ const fauxes = new Map([1, 4, 16].map((n) => [n, registerFauxProvider({ tokenSiz
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
 const llmRoles = ["user", "assistant", "toolResult"];
 // A text starting "@note " is a custom message of role "note"; one
-// starting "@image " a user message with an image after the text.
+// starting "@image " a user message with an image after the text; one
+// starting "@assistant " an assistant message, "@result " a result of h1.
+const zeroUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const image = { type: "image", data: "aGk=", mimeType: "image/png" };
 function message(text) {
   if (text.startsWith("@note ")) return { role: "note", text: text.slice(6), timestamp: 1 };
+  if (text.startsWith("@assistant ")) return { role: "assistant", content: [{ type: "text", text: text.slice(11) }], api: "faux", provider: "faux", model: "faux-1", usage: zeroUsage, stopReason: "stop", timestamp: 1 };
+  if (text.startsWith("@result ")) return { role: "toolResult", toolCallId: "h1", toolName: "echo", content: [{ type: "text", text: text.slice(8) }], isError: false, timestamp: 1 };
   if (text.startsWith("@image ")) return { role: "user", content: [{ type: "text", text: text.slice(7) }, image], timestamp: 1 };
   return user(text);
 }
@@ -56,7 +60,6 @@ const seenBy = ({ assistantMessage, context }) =>
 // streamFn streams the scenario's raw turns event by event (piRawEvent in
 // Go) and leaves the others to the faux provider. A raw turn's result is
 // its first done or error event's message, else the turn's own.
-const zeroUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 function rawStreamFn(sc) {
   let n = 0;
   return (model, context, options) => {
@@ -258,6 +261,7 @@ async function run(sc) {
     abort = () => agent.abort();
     agent.subscribe((e) => emit(e));
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    if (sc.abortAt?.on === "") abort();
     const call = async (f) => {
       await record(f);
       if (sc.state) recordState();
@@ -269,6 +273,7 @@ async function run(sc) {
     const controller = new AbortController();
     abort = () => controller.abort();
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    if (sc.abortAt?.on === "") abort();
     let turns = 0;
     const config = {
       model,
