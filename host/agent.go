@@ -203,6 +203,11 @@ func (a *Agent) execute(ctx context.Context, ar *activeRun, prompts []Message, c
 	c, cfg := a.snapshot(skipInitialSteering)
 	r := newRun(ctx, c, cfg, a.process)
 	r.onFailure = a.recordFailure
+	r.failureModel = func() Model { // pi's handleRunFailure reads the state's model
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.state.Model
+	}
 	var err error
 	if continuation {
 		_, err = r.resume()
@@ -308,8 +313,10 @@ func (a *Agent) reduce(e Event) {
 	case MessageEndEvent:
 		s.StreamingMessage = nil
 		s.Messages = append(s.Messages, e.Message)
-	case ToolExecutionStartEvent:
-		s.PendingToolCalls = append(slices.Clone(s.PendingToolCalls), e.ToolCallID)
+	case ToolExecutionStartEvent: // a set, as pi's: an id already pending stays where it is
+		if !slices.Contains(s.PendingToolCalls, e.ToolCallID) {
+			s.PendingToolCalls = append(slices.Clone(s.PendingToolCalls), e.ToolCallID)
+		}
 	case ToolExecutionEndEvent:
 		s.PendingToolCalls = slices.DeleteFunc(slices.Clone(s.PendingToolCalls), func(id string) bool { return id == e.ToolCallID })
 	case TurnEndEvent:

@@ -429,6 +429,24 @@ func TestRule10_3_Reducer(t *testing.T) {
 	equal(t, roles, []string{"user", "assistant", "toolResult", "assistant"})
 }
 
+// The pending calls are a set, as pi's: a second start of the same id
+// adds nothing, its end removes it.
+func TestRule10_3_PendingToolCallsAreASet(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{Tools: []host.Tool{hosttest.Echo("t")}},
+		calls(call("c1", "t", `{}`), call("c1", "t", `{}`), call("c2", "t", `{}`)), say("done"))
+	var pending []string
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.ToolExecutionStartEvent); ok {
+			pending = append(pending, strings.Join(a.State().PendingToolCalls, "+"))
+		}
+		return nil
+	})
+	if err := a.Prompt(context.Background(), user("go")); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, pending, []string{"c1", "c1", "c1+c2"})
+}
+
 func TestRule10_7_IsStreamingDuringAgentEnd(t *testing.T) {
 	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
 	var during bool
@@ -471,6 +489,35 @@ func TestRule10_9_ListenerFailure(t *testing.T) {
 	got := types(rec)
 	if got[len(got)-1] != "agent_end" || got[len(got)-2] != "message_end assistant" {
 		t.Fatalf("no bare agent_end after the failure: %q", got)
+	}
+}
+
+// The synthetic message names the Agent's model when the failure happens
+// (pi reads its state then), not the one the run started with; a listener
+// failing on its agent_end too makes the prompt fail with that error.
+func TestRule10_9_FailureNamesTheCurrentModel(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
+	later := scripted.New(&scripted.Script{Model: scripted.ModelInfo{API: "later-api", Provider: "later", ID: "later-1"}})
+	ends := 0
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		switch e.(type) {
+		case host.TurnStartEvent:
+			a.SetModel(later)
+			return errors.New("listener boom")
+		case host.AgentEndEvent:
+			if ends++; ends == 1 {
+				return errors.New("again")
+			}
+		}
+		return nil
+	})
+	if err := a.Prompt(context.Background(), user("q")); err == nil || err.Error() != "again" {
+		t.Fatalf("err = %v, want the agent_end listener's", err)
+	}
+	s := a.State()
+	last := s.Messages[len(s.Messages)-1].(*host.AssistantMessage)
+	if last.API != "later-api" || last.Provider != "later" || last.Model != "later-1" || last.ErrorMessage != "listener boom" {
+		t.Fatalf("failure message %+v, want the later model's labels", last)
 	}
 }
 
