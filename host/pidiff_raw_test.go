@@ -16,15 +16,15 @@ import (
 // api, provider, model, usage and timestamp (which diff.mjs fills in and
 // the comparison removes).
 type piRawEvent struct {
-	Type         string          `json:"type"`
-	ContentIndex *int            `json:"contentIndex,omitempty"`
-	Delta        *string         `json:"delta,omitempty"`
-	Content      *string         `json:"content,omitempty"`
-	ToolCall     *piBlock        `json:"toolCall,omitempty"`
-	Partial      *piRawMessage   `json:"partial,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
-	Message      *piRawMessage   `json:"message,omitempty"`
-	Error        *piRawMessage   `json:"error,omitempty"`
+	Type         string        `json:"type"`
+	ContentIndex *int          `json:"contentIndex,omitempty"`
+	Delta        *string       `json:"delta,omitempty"`
+	Content      *string       `json:"content,omitempty"`
+	ToolCall     *piBlock      `json:"toolCall,omitempty"`
+	Partial      *piRawMessage `json:"partial,omitempty"`
+	Reason       string        `json:"reason,omitempty"`
+	Message      *piRawMessage `json:"message,omitempty"`
+	Error        *piRawMessage `json:"error,omitempty"`
 }
 
 type piRawMessage struct {
