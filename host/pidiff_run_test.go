@@ -326,6 +326,9 @@ func (h *piHarness) execute(ctx context.Context, id string, args json.RawMessage
 		text = *b.Text
 	}
 	r := host.ToolResult{Content: host.Text(text), Terminate: b.Terminate}
+	if b.Empty {
+		r.Content = host.Contents{}
+	}
 	if b.Image {
 		r.Content = append(r.Content, host.ImageContent{Data: "aGk=", MimeType: "image/png"})
 	}

@@ -103,6 +103,7 @@ type piCall struct {
 	Throw     *string           `json:"throw,omitempty"`
 	Text      *string           `json:"text,omitempty"`  // nil: the arguments as JSON
 	Image     bool              `json:"image,omitempty"` // an image block after the text
+	Empty     bool              `json:"empty,omitempty"` // no content at all (before the image)
 	Details   json.RawMessage   `json:"details,omitempty"`
 	Terminate *bool             `json:"terminate,omitempty"`
 	Before    *piBefore         `json:"before,omitempty"`
@@ -461,6 +462,7 @@ func (g *piGen) call() piBlock {
 		c.Text = g.ptr(piSamples)
 	}
 	c.Image = g.chance(10)
+	c.Empty = g.chance(12)
 	if g.chance(3) {
 		c.Details = g.raw(piJSON)
 	}

@@ -60,6 +60,14 @@ func piReductions(sc *piScenario) []*piScenario {
 			})
 		}
 	}
+	for i := range sc.Turns {
+		for j := range sc.Turns[i].Raw {
+			try(func(c *piScenario) bool {
+				c.Turns[i].Raw = append(c.Turns[i].Raw[:j], c.Turns[i].Raw[j+1:]...)
+				return len(c.Turns[i].Raw) > 0
+			})
+		}
+	}
 	for i := range sc.Queue {
 		try(func(c *piScenario) bool { c.Queue = append(c.Queue[:i], c.Queue[i+1:]...); return true })
 	}

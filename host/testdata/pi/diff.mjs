@@ -193,7 +193,7 @@ async function run(sc) {
         throw new Error("context canceled"); // what a Go tool returns: ctx.Err()
       }
       if (b.throw !== undefined) throw new Error(b.throw);
-      const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
+      const r = { content: b.empty ? [] : [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
       if (b.image) r.content.push(image);
       if (b.details !== undefined) r.details = b.details;
       if (b.terminate !== undefined) r.terminate = b.terminate;
