@@ -335,9 +335,27 @@ func generatePiScenario(seed uint64) *piScenario {
 	// Only the Agent: a failing emit function of the loop itself ends the
 	// run differently on purpose (docs/loop.md 15.2).
 	if sc.Agent && g.chance(10) {
-		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end", "agent_end"}), Nth: 1 + g.r.IntN(2)}
+		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end", "agent_end",
+			"message_update text_delta", "message_update toolcall_end"}), Nth: 1 + g.r.IntN(2)}
+		if ids := g.updatingCalls(); sc.ToolExecution == "sequential" && len(ids) > 0 && g.chance(2) {
+			// An update of a call that runs alone: pi delivers the call's
+			// later updates before the run fails (docs/loop.md 6.5).
+			sc.FailAt = &piEventRef{On: "tool_execution_update " + g.pick(ids), Nth: 1}
+		}
 	}
 	return sc
+}
+
+// updatingCalls returns the ids of the calls that send updates, sorted.
+func (g *piGen) updatingCalls() []string {
+	var ids []string
+	for id, c := range g.sc.Calls {
+		if len(c.Updates) > 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // text is a user message's text: now and then a note (a custom message)
