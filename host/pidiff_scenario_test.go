@@ -191,18 +191,32 @@ var (
 		`{"type":"object","properties":{"d":{"type":"integer","default":5},"m":{"type":"integer","maximum":10,"exclusiveMinimum":0}}}`,
 		`{"type":"object","allOf":[{"properties":{"a":{"type":"integer"}}},{"required":["a"]}]}`,
 		`{"type":"object","properties":{"b":{"type":"boolean"},"arr":{"type":"array","items":{"type":"boolean"},"maxItems":2}},"additionalProperties":false}`,
+		// Coercion's corners: a type list that starts with null, no
+		// "type" at the top or in a nested object (no coercion below
+		// it), additionalProperties true, a union of an object and a
+		// string, a $ref (coercion does not follow it), patternProperties
+		// (nor them), uniqueItems after coercion, not.
+		`{"type":"object","properties":{"x":{"type":["null","number"]},"y":{"type":["integer","boolean"]},"w":{"type":["boolean","string"]}}}`,
+		`{"properties":{"n":{"type":"number"},"o":{"properties":{"i":{"type":"integer"}}}}}`,
+		`{"type":"object","properties":{"i":{"type":"integer"}},"additionalProperties":true}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},{"type":"string"}]},"ints":{"type":"array","items":{"type":"number"},"uniqueItems":true}}}`,
+		`{"type":"object","properties":{"r":{"$ref":"#/$defs/num"}},"$defs":{"num":{"type":"integer"}}}`,
+		`{"type":"object","patternProperties":{"^q":{"type":"integer"}},"properties":{"nn":{"not":{"type":"string"}},"en":{"type":"number","enum":[1,2.5]}}}`,
+		`{"type":"object","properties":{"oo":{"type":"object","additionalProperties":{"type":"boolean"}},"v":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
 		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`}
-	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k"}
+	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa"}
 	// piValid are values that satisfy the schemas' property of that name,
 	// so that most calls get past validation to the tool and the hooks.
 	piValid = map[string][]string{
 		"count": {`1`, `7`}, "flag": {`true`}, "label": {`"x"`}, "n": {`2.5`, `1`}, "i": {`3`}, "s": {`"abc"`}, "b": {`false`},
 		"z": {`null`}, "path": {`"a.txt"`}, "items": {`[1,2]`}, "opt": {`{"on":true}`}, "v": {`1`, `true`}, "t": {`"t"`, `null`},
 		"e": {`"a"`}, "list": {`[{"k":1}]`}, "u": {`1`, `"u"`}, "o": {`"o"`, `2`}, "c": {`"x"`}, "d": {`5`}, "m": {`3`}, "a": {`1`},
-		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`}, "k": {`4`},
+		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`, `null`}, "k": {`4`},
+		"y": {`2`, `true`}, "w": {`"w"`, `false`}, "ints": {`[1,2]`}, "r": {`3`}, "qa": {`7`}, "nn": {`1`}, "en": {`2.5`},
+		"oo": {`{"p":true}`}, "num": {`1`},
 	}
 	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
 	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
