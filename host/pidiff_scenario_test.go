@@ -206,7 +206,8 @@ var (
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
-		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`}
+		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`,
+		`"0x1F"`, `"00012"`, `"-0x10"`, `"0.1e1"`, `"1e-7"`, `"0o7"`, `"١٢"`, `"  "`, `"TRUE"`, `"1.0"`, `0`, `[null]`, `{"k":"x"}`}
 	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa"}
 	// piValid are values that satisfy the schemas' property of that name,
 	// so that most calls get past validation to the tool and the hooks.
