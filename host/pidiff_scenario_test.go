@@ -95,6 +95,23 @@ type piBlock struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
+// MarshalJSON writes a tool call's id and name even when empty (a model
+// may send them so).
+func (b piBlock) MarshalJSON() ([]byte, error) {
+	type plain piBlock
+	out, err := json.Marshal(plain(b))
+	if err != nil || b.Type != "toolCall" {
+		return out, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	m["id"], _ = json.Marshal(b.ID)
+	m["name"], _ = json.Marshal(b.Name)
+	return json.Marshal(m)
+}
+
 // piCall is what the tool and the hooks do for one call.
 type piCall struct {
 	Wait      []string          `json:"wait,omitempty"`    // ends of these calls first
