@@ -130,9 +130,10 @@ func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
 // Prompt runs the loop with new messages and returns when the run has ended
 // and every agent_end listener has returned. It fails at once with
 // ErrPromptBusy while a run is active. A run whose failure escaped the loop
-// returns its *RunError after the state has recorded it, unless a listener
-// fails on that failure's agent_end too: then it returns the listener's
-// error, as pi's prompt rejects with it.
+// returns its *RunError after the state has recorded it; if a listener
+// fails on that failure's agent_end too, the error's text is the
+// listener's, as pi's prompt rejects with it (errors.As still finds the
+// *RunError).
 func (a *Agent) Prompt(ctx context.Context, messages ...Message) error {
 	a.mu.Lock()
 	if a.active != nil {
@@ -215,10 +216,18 @@ func (a *Agent) execute(ctx context.Context, ar *activeRun, prompts []Message, c
 		_, err = r.prompt(prompts)
 	}
 	if re, ok := err.(*RunError); ok && re.endErr != nil {
-		return re.endErr // a listener failed on the failure's agent_end: pi's prompt rejects with its error
+		return &endListenerError{re} // pi's prompt rejects with the listener's error
 	}
 	return err
 }
+
+// endListenerError is a failed run whose agent_end a listener failed on
+// too: its text is the listener's error, as pi's rejection; it unwraps to
+// both that error and the *RunError.
+type endListenerError struct{ run *RunError }
+
+func (e *endListenerError) Error() string   { return e.run.endErr.Error() }
+func (e *endListenerError) Unwrap() []error { return []error{e.run.endErr, e.run} }
 
 // snapshot is pi's createContextSnapshot and createLoopConfig.
 func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {

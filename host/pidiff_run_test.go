@@ -219,11 +219,11 @@ func (h *piHarness) drain(q *[]host.Message, mode string) []host.Message {
 	return out
 }
 
-// record keeps an error the API returned; a *host.RunError is pi's
-// agent_end with a failure message, already in the events.
+// record keeps an error the API returned; a *host.RunError itself is pi's
+// agent_end with a failure message, already in the events (one that only
+// wraps it is pi's rejection: a listener failed on that agent_end).
 func (h *piHarness) record(err error) {
-	var re *host.RunError
-	if err == nil || errors.As(err, &re) {
+	if _, ok := err.(*host.RunError); err == nil || ok {
 		return
 	}
 	h.note(map[string]string{"type": "harness_error", "message": err.Error()})

@@ -511,8 +511,10 @@ func TestRule10_9_FailureNamesTheCurrentModel(t *testing.T) {
 		}
 		return nil
 	})
-	if err := a.Prompt(context.Background(), user("q")); err == nil || err.Error() != "again" {
-		t.Fatalf("err = %v, want the agent_end listener's", err)
+	err := a.Prompt(context.Background(), user("q"))
+	var re *host.RunError
+	if err == nil || err.Error() != "again" || !errors.As(err, &re) || re.Message.ErrorMessage != "listener boom" {
+		t.Fatalf("err = %v, want the agent_end listener's, wrapping the run's", err)
 	}
 	s := a.State()
 	last := s.Messages[len(s.Messages)-1].(*host.AssistantMessage)
