@@ -369,13 +369,37 @@ func generatePiScenario(seed uint64) *piScenario {
 	if sc.Agent && g.chance(10) {
 		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end", "agent_end",
 			"message_update text_delta", "message_update toolcall_end"}), Nth: 1 + g.r.IntN(2)}
-		if ids := g.updatingCalls(); sc.ToolExecution == "sequential" && len(ids) > 0 && g.chance(2) {
-			// An update of a call that runs alone: pi delivers the call's
-			// later updates before the run fails (docs/loop.md 6.5).
-			sc.FailAt = &piEventRef{On: "tool_execution_update " + g.pick(ids), Nth: 1}
+		ids := g.callIDs()
+		switch {
+		case len(ids) == 0:
+		case g.chance(3):
+			// A call's start: in a parallel batch too, its preflight is
+			// awaited call by call.
+			sc.FailAt = &piEventRef{On: "tool_execution_start " + g.pick(ids), Nth: 1}
+		case sc.ToolExecution != "sequential":
+			// Elsewhere in a parallel batch, pi ends the run while the
+			// other calls still run (docs/loop.md 17.5).
+		case g.chance(2):
+			sc.FailAt = &piEventRef{On: g.pick([]string{"tool_execution_end ", "message_end toolResult "}) + g.pick(ids), Nth: 1}
+		default:
+			if ids := g.updatingCalls(); len(ids) > 0 {
+				// An update: pi delivers the call's later updates before
+				// the run fails (docs/loop.md 6.5).
+				sc.FailAt = &piEventRef{On: "tool_execution_update " + g.pick(ids), Nth: 1}
+			}
 		}
 	}
 	return sc
+}
+
+// callIDs returns the ids of the calls, sorted.
+func (g *piGen) callIDs() []string {
+	ids := make([]string, 0, len(g.sc.Calls))
+	for id := range g.sc.Calls {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // updatingCalls returns the ids of the calls that send updates, sorted.
