@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -55,8 +56,9 @@ func (h *piHarness) listener2(_ context.Context, e host.Event) error {
 	return nil
 }
 
-// piStateLine is diff.mjs's recordState: what the Agent's state says.
-func piStateLine(a *host.Agent) map[string]any {
+// piStateLine is diff.mjs's recordState: what the Agent's state says (and
+// with full, the whole transcript).
+func piStateLine(a *host.Agent, full bool) map[string]any {
 	s := a.State()
 	var current, errMsg any
 	if s.StreamingMessage != nil {
@@ -70,9 +72,17 @@ func piStateLine(a *host.Agent) map[string]any {
 		tools[i] = t.Info().Name
 	}
 	pending := append([]string{}, s.PendingToolCalls...)
-	return map[string]any{
+	line := map[string]any{
 		"type": "harness_state", "streaming": s.IsStreaming, "current": current, "pending": pending, "error": errMsg,
 		"messages": piRoles(s.Messages), "queued": a.HasQueuedMessages(), "system": s.SystemPrompt,
 		"thinking": s.ThinkingLevel, "tools": strings.Join(tools, ","),
 	}
+	if full {
+		transcript, err := json.Marshal(append([]host.Message{}, s.Messages...)) // [] when empty, as pi's
+		if err != nil {
+			panic(err) // the loop's own messages: cannot fail
+		}
+		line["transcript"] = json.RawMessage(transcript)
+	}
+	return line
 }

@@ -77,7 +77,7 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.abortBefore()
 		call := func(err error) {
 			h.record(err)
-			h.recordState()
+			h.recordState(true)
 		}
 		call(h.agent.Prompt(context.Background(), prompts...))
 		if sc.Continue {
@@ -153,7 +153,7 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
 	}
-	h.recordState()
+	h.recordState(false)
 	for _, err := range busy {
 		h.record(err)
 	}
@@ -241,11 +241,11 @@ func (h *piHarness) note(v any) {
 	h.extra[n] = append(h.extra[n], b)
 }
 
-// recordState notes the Agent's state when the scenario asks for it
-// (diff.mjs's recordState).
-func (h *piHarness) recordState() {
+// recordState notes the Agent's state when the scenario asks for it, with
+// the whole transcript after a call of the API (diff.mjs's recordState).
+func (h *piHarness) recordState(full bool) {
 	if h.sc.State && h.agent != nil {
-		h.note(piStateLine(h.agent))
+		h.note(piStateLine(h.agent, full))
 	}
 }
 

@@ -228,13 +228,15 @@ async function run(sc) {
   }
 
   // The Agent's state, as piStateLine in Go.
-  const recordState = () => {
+  // After a call of the API (full), the whole transcript too.
+  const recordState = (full) => {
     if (!agent) return;
     const s = agent.state;
     lines.push(JSON.stringify({
       type: "harness_state", streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
       error: s.errorMessage ?? null, messages: roles(s.messages),
       queued: agent.hasQueuedMessages(), system: s.systemPrompt, thinking: s.thinkingLevel, tools: s.tools.map((t) => t.name).join(","),
+      ...(full ? { transcript: s.messages } : {}),
     }));
   };
   const faux = fauxes.get(sc.chunkTokens);
@@ -264,7 +266,7 @@ async function run(sc) {
     if (sc.abortAt?.on === "") abort();
     const call = async (f) => {
       await record(f);
-      if (sc.state) recordState();
+      if (sc.state) recordState(true);
     };
     await call(() => agent.prompt(sc.prompts.map(message)));
     if (sc.continue) await call(() => agent.continue());
