@@ -43,6 +43,19 @@ func (g *piGen) rawStream(t *piTurn) {
 	if final.Content == nil {
 		final.Content = []piBlock{}
 	}
+	for i := range final.Content { // now and then a signature, as real providers send
+		b := &final.Content[i]
+		if g.chance(4) {
+			switch b.Type {
+			case "text":
+				b.TextSignature = "ts"
+			case "thinking":
+				b.ThinkingSignature, b.Redacted = "sig", g.chance(2)
+			case "toolCall":
+				b.ThoughtSignature = "th"
+			}
+		}
+	}
 	snapshot := func(content []piBlock) *piRawMessage {
 		m := *final
 		m.Content = slices.Clone(content)
@@ -101,9 +114,16 @@ func (g *piGen) rawStream(t *piTurn) {
 		}
 		evs = append(evs, end)
 	}
+	end := "done"
+	if final.StopReason == "error" || final.StopReason == "aborted" {
+		end = "error"
+	}
+	if g.chance(10) { // the other end event: the message's stop reason decides all the same
+		end = map[string]string{"done": "error", "error": "done"}[end]
+	}
 	switch {
 	case g.chance(8): // the stream ends with neither done nor error
-	case final.StopReason == "error" || final.StopReason == "aborted":
+	case end == "error":
 		evs = append(evs, piRawEvent{Type: "error", Reason: final.StopReason, Error: final})
 	default:
 		evs = append(evs, piRawEvent{Type: "done", Reason: final.StopReason, Message: final})
@@ -163,7 +183,7 @@ func rawEvents(t *piTurn) ([]host.AssistantMessageEvent, *host.AssistantMessage,
 			he.Content = *e.Content
 		}
 		if e.ToolCall != nil {
-			he.ToolCall = &host.ToolCall{ID: e.ToolCall.ID, Name: e.ToolCall.Name, Arguments: e.ToolCall.Arguments}
+			he.ToolCall = &host.ToolCall{ID: e.ToolCall.ID, Name: e.ToolCall.Name, Arguments: e.ToolCall.Arguments, ThoughtSignature: e.ToolCall.ThoughtSignature}
 		}
 		var err error
 		for _, p := range []struct {

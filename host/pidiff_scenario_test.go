@@ -93,6 +93,11 @@ type piBlock struct {
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Signatures, only in raw turns (the faux provider's blocks have none).
+	TextSignature     string `json:"textSignature,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+	ThoughtSignature  string `json:"thoughtSignature,omitempty"`
 }
 
 // MarshalJSON writes a tool call's id and name even when empty (a model
