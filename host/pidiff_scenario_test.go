@@ -642,9 +642,9 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	kinds := []string{"agent_start", "turn_start", "turn_end", "message_end assistant", "message_end user"}
+	kinds := []string{"agent_start", "turn_start", "turn_end", "message_end assistant", "message_end user", "agent_end"}
 	if queue { // an abort there would land mid-stream, where pi's faux provider runs ahead
-		kinds = append(kinds, "agent_end", "message_start assistant")
+		kinds = append(kinds, "message_start assistant")
 	}
 	if len(ids) > 0 && g.chance(2) {
 		id := g.pick(ids)
