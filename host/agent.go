@@ -130,7 +130,10 @@ func (a *Agent) Subscribe(fn Listener) (unsubscribe func()) {
 // Prompt runs the loop with new messages and returns when the run has ended
 // and every agent_end listener has returned. It fails at once with
 // ErrPromptBusy while a run is active. A run whose failure escaped the loop
-// returns its *RunError after the state has recorded it.
+// returns its *RunError after the state has recorded it; if a listener
+// fails on that failure's agent_end too, the error's text is the
+// listener's, as pi's prompt rejects with it (errors.As still finds the
+// *RunError).
 func (a *Agent) Prompt(ctx context.Context, messages ...Message) error {
 	a.mu.Lock()
 	if a.active != nil {
@@ -201,14 +204,30 @@ func (a *Agent) execute(ctx context.Context, ar *activeRun, prompts []Message, c
 	c, cfg := a.snapshot(skipInitialSteering)
 	r := newRun(ctx, c, cfg, a.process)
 	r.onFailure = a.recordFailure
+	r.failureModel = func() Model { // pi's handleRunFailure reads the state's model
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.state.Model
+	}
 	var err error
 	if continuation {
 		_, err = r.resume()
 	} else {
 		_, err = r.prompt(prompts)
 	}
+	if re, ok := err.(*RunError); ok && re.endErr != nil {
+		return &endListenerError{re} // pi's prompt rejects with the listener's error
+	}
 	return err
 }
+
+// endListenerError is a failed run whose agent_end a listener failed on
+// too: its text is the listener's error, as pi's rejection; it unwraps to
+// both that error and the *RunError.
+type endListenerError struct{ run *RunError }
+
+func (e *endListenerError) Error() string   { return e.run.endErr.Error() }
+func (e *endListenerError) Unwrap() []error { return []error{e.run.endErr, e.run} }
 
 // snapshot is pi's createContextSnapshot and createLoopConfig.
 func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
@@ -259,18 +278,38 @@ func (a *Agent) snapshot(skipInitialSteering bool) (*Context, *Config) {
 	return c, cfg
 }
 
-// process is the run's sink: pi's processEvents.
+// process is the run's sink: pi's processEvents. The listeners are
+// visited as pi iterates its Set of them: in subscription order, each one
+// subscribed when its turn comes, so that a listener subscribed by an
+// earlier one during this event is given the event too, and one
+// unsubscribed before its turn is not.
 func (a *Agent) process(ctx context.Context, e Event) error {
 	a.mu.Lock()
 	a.reduce(e)
-	listeners := slices.Clone(a.listeners)
 	a.mu.Unlock()
-	for _, l := range listeners {
+	for last := 0; ; {
+		l, ok := a.nextListener(last)
+		if !ok {
+			return nil
+		}
 		if err := l.fn(ctx, e); err != nil {
 			return err
 		}
+		last = l.id
 	}
-	return nil
+}
+
+// nextListener returns the first listener subscribed after the one whose
+// id is last (ids grow with each subscription).
+func (a *Agent) nextListener(last int) (listenerEntry, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, l := range a.listeners {
+		if l.id > last {
+			return l, true
+		}
+	}
+	return listenerEntry{}, false
 }
 
 func (a *Agent) reduce(e Event) {
@@ -283,8 +322,10 @@ func (a *Agent) reduce(e Event) {
 	case MessageEndEvent:
 		s.StreamingMessage = nil
 		s.Messages = append(s.Messages, e.Message)
-	case ToolExecutionStartEvent:
-		s.PendingToolCalls = append(slices.Clone(s.PendingToolCalls), e.ToolCallID)
+	case ToolExecutionStartEvent: // a set, as pi's: an id already pending stays where it is
+		if !slices.Contains(s.PendingToolCalls, e.ToolCallID) {
+			s.PendingToolCalls = append(slices.Clone(s.PendingToolCalls), e.ToolCallID)
+		}
 	case ToolExecutionEndEvent:
 		s.PendingToolCalls = slices.DeleteFunc(slices.Clone(s.PendingToolCalls), func(id string) bool { return id == e.ToolCallID })
 	case TurnEndEvent:

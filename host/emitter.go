@@ -9,8 +9,10 @@ import (
 // order they were handed over (docs/loop.md 15.1), from whichever goroutine
 // produced them. emit waits for its event; post only queues it, so that a
 // running tool is never held up by a slow subscriber (pi's onUpdate starts
-// the delivery and goes on). After the sink fails once, no later event
-// reaches it and every emit returns that error.
+// the delivery and goes on). After the sink fails on an emitted event, no
+// later event reaches it and every emit returns that error. A failure on a
+// posted event is that event's alone (pi's onUpdate does not stop the
+// deliveries that follow): post's caller learns of it from wait.
 type emitter struct {
 	ctx  context.Context
 	sink Sink
@@ -22,10 +24,19 @@ type emitter struct {
 }
 
 // pending is a queued event; done is closed once it has been delivered
-// (or skipped after a sink failure).
+// (or skipped after a sink failure). A posted event's own failure is err.
 type pending struct {
-	e    Event
-	done chan struct{}
+	e      Event
+	done   chan struct{}
+	posted bool
+	err    error
+}
+
+// wait waits for a posted event's delivery and returns its failure, if
+// any (the sink's, or the one that stopped every delivery before it).
+func (p *pending) wait() error {
+	<-p.done
+	return p.err
 }
 
 // emit delivers e after every event handed over before it, and returns the
@@ -50,22 +61,23 @@ func (em *emitter) emit(e Event) error {
 	return em.failed()
 }
 
-// post queues e for delivery and returns at once; the channel is closed
-// when e has been delivered.
-func (em *emitter) post(e Event) <-chan struct{} {
-	p := &pending{e: e, done: make(chan struct{})}
+// post queues e for delivery and returns at once; wait tells when e has
+// been delivered, and whether the sink failed on it.
+func (em *emitter) post(e Event) *pending {
+	p := &pending{e: e, done: make(chan struct{}), posted: true}
 	em.mu.Lock()
 	defer em.mu.Unlock()
 	if em.err != nil {
+		p.err = em.err
 		close(p.done)
-		return p.done
+		return p
 	}
 	em.queue = append(em.queue, p)
 	if !em.busy {
 		em.busy = true
 		go em.drain()
 	}
-	return p.done
+	return p
 }
 
 // release ends the caller's turn at delivering: the queue, if any, is
@@ -92,26 +104,48 @@ func (em *emitter) drain() {
 		p := em.queue[0]
 		em.queue[0] = nil
 		em.queue = em.queue[1:]
-		skip := em.err != nil
+		stopped := em.err
 		em.mu.Unlock()
-		if !skip {
+		switch {
+		case stopped != nil:
+			if p.posted {
+				p.err = stopped
+			}
+		case p.posted:
+			p.err = em.try(p.e)
+		default:
 			em.deliver(p.e)
 		}
 		close(p.done)
 	}
 }
 
-// deliver calls the sink once; only the delivering goroutine calls it.
+// deliver calls the sink once; only the delivering goroutine calls it. A
+// failure stops every later delivery.
 func (em *emitter) deliver(e Event) {
-	_, err := safely("event sink", func() (struct{}, error) {
-		return struct{}{}, em.sink(em.ctx, e)
-	})
-	if err != nil {
+	if err := em.try(e); err != nil {
 		em.mu.Lock()
 		if em.err == nil {
 			em.err = err
 		}
 		em.mu.Unlock()
+	}
+}
+
+// try calls the sink once and returns its failure.
+func (em *emitter) try(e Event) error {
+	_, err := safely("event sink", func() (struct{}, error) {
+		return struct{}{}, em.sink(em.ctx, e)
+	})
+	return err
+}
+
+// fail stops every later delivery with err, unless one already failed.
+func (em *emitter) fail(err error) {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	if em.err == nil {
+		em.err = err
 	}
 }
 

@@ -34,7 +34,7 @@ func TestEmitterOrderAndExclusion(t *testing.T) {
 		for p := range producers {
 			wg.Go(func() {
 				id := fmt.Sprint("p", p)
-				var pending []<-chan struct{}
+				var posted []*pending
 				for i := range each {
 					e := ToolExecutionUpdateEvent{ToolCallID: id, PartialResult: i}
 					if (i+p+round)%3 == 0 {
@@ -42,11 +42,13 @@ func TestEmitterOrderAndExclusion(t *testing.T) {
 							t.Error(err)
 						}
 					} else {
-						pending = append(pending, em.post(e))
+						posted = append(posted, em.post(e))
 					}
 				}
-				for _, d := range pending {
-					<-d
+				for _, d := range posted {
+					if err := d.wait(); err != nil {
+						t.Error(err)
+					}
 				}
 			})
 		}
@@ -91,7 +93,7 @@ func TestPostNeverWaitsForTheSink(t *testing.T) {
 	emitted := make(chan error)
 	go func() { emitted <- em.emit(TurnStartEvent{}) }()
 	close(release)
-	<-done
+	done.wait()
 	if err := <-emitted; err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +102,10 @@ func TestPostNeverWaitsForTheSink(t *testing.T) {
 	}
 }
 
-// TestEmitterStopsAfterASinkError: after the sink fails, queued events are
-// skipped (their waiters released) and every emit reports the error.
+// TestEmitterStopsAfterASinkError: a posted event's failure is its own (the
+// next posted event is still delivered, as pi's onUpdate goes on); after
+// the sink fails on an emitted event, later events are skipped (their
+// waiters released with the error) and every emit reports it.
 func TestEmitterStopsAfterASinkError(t *testing.T) {
 	boom := errors.New("boom")
 	calls := 0
@@ -109,9 +113,19 @@ func TestEmitterStopsAfterASinkError(t *testing.T) {
 		calls++
 		return boom
 	}}
-	<-em.post(TurnStartEvent{})
-	<-em.post(TurnStartEvent{})
-	if err := em.emit(TurnEndEvent{}); !errors.Is(err, boom) || calls != 1 {
-		t.Fatalf("err %v after %d calls", err, calls)
+	if err := em.post(TurnStartEvent{}).wait(); !errors.Is(err, boom) {
+		t.Fatalf("posted: %v", err)
+	}
+	if err := em.post(TurnStartEvent{}).wait(); !errors.Is(err, boom) || calls != 2 {
+		t.Fatalf("second posted: %v after %d calls", err, calls)
+	}
+	if err := em.emit(TurnEndEvent{}); !errors.Is(err, boom) || calls != 3 {
+		t.Fatalf("emit: %v after %d calls", err, calls)
+	}
+	if err := em.post(TurnStartEvent{}).wait(); !errors.Is(err, boom) || calls != 3 {
+		t.Fatalf("posted after a failed emit: %v after %d calls", err, calls)
+	}
+	if err := em.emit(TurnEndEvent{}); !errors.Is(err, boom) || calls != 3 {
+		t.Fatalf("emit after a failed emit: %v after %d calls", err, calls)
 	}
 }

@@ -13,7 +13,9 @@ var (
 	ErrPromptBusy            = errors.New("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.")
 	ErrContinueBusy          = errors.New("Agent is already processing. Wait for completion before continuing.")
 	ErrBusy                  = errors.New("Agent is already processing.")
-	ErrNoModel               = errors.New("no model configured")
+	// ErrNoModel is a run without a model: pi's text for its Agent's
+	// placeholder model, whose API ("unknown") no provider serves.
+	ErrNoModel = errors.New("No API provider registered for api: unknown")
 )
 
 // RunError reports a failure that escaped the loop (a sink, a callback or
@@ -22,6 +24,10 @@ var (
 type RunError struct {
 	Err     error
 	Message *AssistantMessage
+
+	// endErr is the sink's failure on that agent_end, if it failed too:
+	// the Agent's prompt fails with it, as pi's does (docs/loop.md 10.9).
+	endErr error
 }
 
 func (e *RunError) Error() string { return "run failed: " + e.Err.Error() }

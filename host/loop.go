@@ -81,6 +81,9 @@ type run struct {
 	// onFailure, if set, is told the synthetic message of a failed run
 	// before its agent_end is delivered (the Agent records it there).
 	onFailure func(*AssistantMessage)
+	// failureModel, if set, is the model the synthetic message names
+	// (the Agent's at the time of the failure); else cfg.Model.
+	failureModel func() Model
 	// endRun ends the run's stage for the Observer.
 	endRun func(StageEnd)
 }
@@ -115,17 +118,22 @@ func (r *run) finish(body func() error) (_ []Message, err error) {
 		r.onFailure(msg)
 	}
 	end := AgentEndEvent{Messages: []Message{msg}}
-	if _, sinkErr := safely("event sink", func() (struct{}, error) {
+	_, sinkErr := safely("event sink", func() (struct{}, error) {
 		return struct{}{}, r.em.sink(r.ctx, end)
-	}); sinkErr != nil {
+	})
+	if sinkErr != nil {
 		err = fmt.Errorf("%w; delivering agent_end: %v", err, sinkErr)
 	}
-	return end.Messages, &RunError{Err: err, Message: msg}
+	return end.Messages, &RunError{Err: err, Message: msg, endErr: sinkErr}
 }
 
 func (r *run) failureMessage(err error) *AssistantMessage {
 	info := ModelInfo{API: "unknown", Provider: "unknown", ID: "unknown"}
-	if d, ok := r.cfg.Model.(ModelDescriber); ok {
+	model := r.cfg.Model
+	if r.failureModel != nil {
+		model = r.failureModel()
+	}
+	if d, ok := model.(ModelDescriber); ok {
 		info = d.ModelInfo()
 	}
 	reason := StopReasonError

@@ -3,7 +3,10 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -24,7 +27,8 @@ func piHistory(on bool) []host.Message {
 }
 
 // piMessage is a user message, a "note" (a custom message) for a text
-// starting "@note ", or a text and an image for one starting "@image ".
+// starting "@note ", a text and an image for one starting "@image ", an
+// assistant message for "@assistant ", a result of call h1 for "@result ".
 func piMessage(text string) host.Message {
 	if note, ok := strings.CutPrefix(text, "@note "); ok {
 		raw, _ := json.Marshal(struct {
@@ -34,19 +38,41 @@ func piMessage(text string) host.Message {
 		}{"note", note, 1})
 		return &host.CustomMessage{Role: "note", Raw: raw}
 	}
+	if text, ok := strings.CutPrefix(text, "@assistant "); ok {
+		return &host.AssistantMessage{Content: host.Text(text), API: "faux", Provider: "faux", Model: "faux-1", StopReason: host.StopReasonStop, Timestamp: 1}
+	}
+	if text, ok := strings.CutPrefix(text, "@result "); ok {
+		return &host.ToolResultMessage{ToolCallID: "h1", ToolName: "echo", Content: host.Text(text), Timestamp: 1}
+	}
 	if text, ok := strings.CutPrefix(text, "@image "); ok {
 		return &host.UserMessage{Content: host.Contents{host.TextContent{Text: text}, host.ImageContent{Data: "aGk=", MimeType: "image/png"}}, Timestamp: 1}
 	}
 	return user(text)
 }
 
-// convertNotes is diff.mjs's convertToLlm with convertNotes: notes become
-// user messages "[note] text", other roles than user, assistant and
-// toolResult are dropped.
-func convertNotes(_ context.Context, ms []host.Message) ([]host.Message, error) {
+// convertNotesOrFail is diff.mjs's convertToLlm: its call number
+// sc.ConvertFail fails; with sc.ConvertNotes, notes become user messages
+// "[note] text"; roles other than user, assistant and toolResult are
+// dropped.
+func convertNotesOrFail(sc *piScenario) func(context.Context, []host.Message) ([]host.Message, error) {
+	var mu sync.Mutex
+	calls := 0
+	return func(_ context.Context, ms []host.Message) ([]host.Message, error) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == sc.ConvertFail {
+			return nil, errors.New("convert failed")
+		}
+		return convertNotes(sc.ConvertNotes, ms), nil
+	}
+}
+
+func convertNotes(notes bool, ms []host.Message) []host.Message {
 	var out []host.Message
 	for _, m := range ms {
-		if c, ok := m.(*host.CustomMessage); ok && c.Role == "note" {
+		if c, ok := m.(*host.CustomMessage); ok && c.Role == "note" && notes {
 			var n struct{ Text string }
 			json.Unmarshal(c.Raw, &n)
 			out = append(out, user("[note] "+n.Text))
@@ -57,5 +83,29 @@ func convertNotes(_ context.Context, ms []host.Message) ([]host.Message, error) 
 			out = append(out, m)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// piRoles is diff.mjs's roles: each message's role, a tool result's with
+// its call id.
+func piRoles(ms []host.Message) string {
+	roles := make([]string, len(ms))
+	for i, m := range ms {
+		roles[i] = m.MessageRole()
+		if tr, ok := m.(*host.ToolResultMessage); ok {
+			roles[i] += " " + tr.ToolCallID
+		}
+	}
+	return strings.Join(roles, ",")
+}
+
+// piSeenBy is diff.mjs's seenBy: what a hook was told besides the
+// arguments.
+func piSeenBy(c *host.ToolCallContext) string {
+	tools := make([]string, len(c.Context.Tools))
+	for i, t := range c.Context.Tools {
+		tools[i] = t.Info().Name
+	}
+	return fmt.Sprintf("ctx=%s system=%s tools=%s msg=%s/%d", piRoles(c.Context.Messages), c.Context.SystemPrompt,
+		strings.Join(tools, ","), c.AssistantMessage.StopReason, len(c.AssistantMessage.Content))
 }

@@ -18,6 +18,7 @@ import (
 type piModel struct {
 	replay *scripted.Model
 	turns  []scripted.Turn
+	raw    []*piTurn // the raw turns, by index
 	digest []bool
 	mu     sync.Mutex
 	next   int
@@ -30,6 +31,16 @@ func (m *piModel) Stream(ctx context.Context, req *host.Request, emit func(host.
 	i := m.next
 	m.next++
 	m.mu.Unlock()
+	if i < len(m.raw) && m.raw[i] != nil {
+		events, final, err := rawEvents(m.raw[i])
+		if err != nil {
+			panic(err) // the generator's own JSON: cannot fail
+		}
+		for _, e := range events {
+			emit(e)
+		}
+		return final
+	}
 	if i < len(m.turns) {
 		t := m.turns[i]
 		if m.digest[i] && t.Throw == "" {
@@ -71,7 +82,7 @@ func piDigest(req *host.Request) string {
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
 	}
-	return fmt.Sprintf("seen: system=%s tools=%s messages=%s", req.SystemPrompt, strings.Join(tools, ","), strings.Join(msgs, " / "))
+	return fmt.Sprintf("seen: system=%s reasoning=%s tools=%s messages=%s", req.SystemPrompt, req.Reasoning, strings.Join(tools, ","), strings.Join(msgs, " / "))
 }
 
 // piTexts is diff.mjs's texts: text blocks as they are, others as [type].

@@ -27,13 +27,14 @@ type piHarness struct {
 	seen          map[string]int
 	steer, follow []host.Message
 	agent         *host.Agent
-	errs          map[int][]string // harness errors, by the number of events before them
+	unsubscribe2  func()           // the second listener's, while it is subscribed
+	extra         map[int][][]byte // harness lines, by the number of events before them
 }
 
 // runPiScenario returns the events of sc on our loop as JSON lines (and a
 // {"type":"harness_error"} line for each error a call of the API returned).
 func runPiScenario(sc *piScenario) ([][]byte, error) {
-	h := &piHarness{sc: sc, rec: hosttest.NewRecorder(), seen: map[string]int{}, errs: map[int][]string{}, abort: func() {}}
+	h := &piHarness{sc: sc, rec: hosttest.NewRecorder(), seen: map[string]int{}, extra: map[int][][]byte{}, abort: func() {}}
 	model, err := h.model()
 	if err != nil {
 		return nil, err
@@ -52,8 +53,8 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		prompts[i] = piMessage(p)
 	}
 	var convert func(context.Context, []host.Message) ([]host.Message, error)
-	if sc.ConvertNotes {
-		convert = convertNotes
+	if sc.ConvertNotes || sc.ConvertFail > 0 {
+		convert = convertNotesOrFail(sc)
 	}
 	var transform func(context.Context, []host.Message) ([]host.Message, error)
 	if n := sc.KeepLast; n > 0 {
@@ -62,26 +63,42 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 	history := piHistory(sc.History)
 	if sc.Agent {
 		h.agent = host.NewAgent(host.AgentOptions{
-			SystemPrompt: "You are a test.", Model: model, Tools: tools, Messages: history,
+			SystemPrompt: "You are a test.", Model: host.Model(model), Tools: tools, Messages: history, ThinkingLevel: sc.ThinkingLevel,
 			BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMode: host.QueueMode(sc.SteeringMode), FollowUpMode: host.QueueMode(sc.FollowUpMode),
 		})
+		if sc.NoModel {
+			h.agent.SetModel(nil)
+		}
 		h.abort = h.agent.Abort
 		h.agent.Subscribe(h.sink)
 		h.queueAt("", 0)
-		h.record(h.agent.Prompt(context.Background(), prompts...))
+		h.abortBefore()
+		call := func(err error) {
+			h.record(err)
+			h.recordState(true)
+		}
+		call(h.agent.Prompt(context.Background(), prompts...))
 		if sc.Continue {
-			h.record(h.agent.Continue(context.Background()))
+			call(h.agent.Continue(context.Background()))
+		}
+		if sc.Then != nil {
+			then := make([]host.Message, len(sc.Then))
+			for i, p := range sc.Then {
+				then[i] = piMessage(p)
+			}
+			call(h.agent.Prompt(context.Background(), then...))
 		}
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		h.abort = cancel
 		h.queueAt("", 0)
+		h.abortBefore()
 		turns := 0
 		cfg := &host.Config{
-			Model: model, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
+			Model: model, Reasoning: sc.ThinkingLevel, BeforeToolCall: before, AfterToolCall: after, ConvertToLLM: convert, TransformContext: transform,
 			ToolExecution: host.ExecutionMode(sc.ToolExecution), MaxToolCalls: -1,
 			SteeringMessages: func(context.Context) []host.Message { return h.drain(&h.steer, sc.SteeringMode) },
 			FollowUpMessages: func(context.Context) []host.Message { return h.drain(&h.follow, sc.FollowUpMode) },
@@ -102,8 +119,13 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 }
 
 func (h *piHarness) model() (*piModel, error) {
-	m := &piModel{replay: scripted.New(&scripted.Script{ChunkTokens: h.sc.ChunkTokens}), turns: make([]scripted.Turn, len(h.sc.Turns)), digest: make([]bool, len(h.sc.Turns))}
+	m := &piModel{replay: scripted.New(&scripted.Script{ChunkTokens: h.sc.ChunkTokens}), turns: make([]scripted.Turn, len(h.sc.Turns)),
+		raw: make([]*piTurn, len(h.sc.Turns)), digest: make([]bool, len(h.sc.Turns))}
 	for i, t := range h.sc.Turns {
+		if t.Raw != nil {
+			m.raw[i] = &h.sc.Turns[i]
+			continue
+		}
 		m.digest[i], t.Digest = t.Digest, false
 		b, err := json.Marshal(t)
 		if err != nil {
@@ -131,6 +153,7 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
 	}
+	h.recordState(false)
 	for _, err := range busy {
 		h.record(err)
 	}
@@ -149,6 +172,10 @@ func (h *piHarness) queueAt(on string, n int) (busy []error) {
 		}
 		m := piMessage(q.Text)
 		switch {
+		case piAction[q.Kind] != nil:
+			if h.agent != nil {
+				piAction[q.Kind](h, q.Text)
+			}
 		case q.Kind == "prompt" || q.Kind == "continue":
 			if h.agent != nil && q.Kind == "prompt" {
 				busy = append(busy, h.agent.Prompt(context.Background(), m))
@@ -172,6 +199,14 @@ func (h *piHarness) queueAt(on string, n int) (busy []error) {
 	return busy
 }
 
+// abortBefore aborts before the run when the scenario says so (an idle
+// Agent ignores it).
+func (h *piHarness) abortBefore() {
+	if a := h.sc.AbortAt; a != nil && a.On == "" {
+		h.abort()
+	}
+}
+
 func (h *piHarness) drain(q *[]host.Message, mode string) []host.Message {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -184,25 +219,39 @@ func (h *piHarness) drain(q *[]host.Message, mode string) []host.Message {
 	return out
 }
 
-// record keeps an error the API returned; a *host.RunError is pi's
-// agent_end with a failure message, already in the events.
+// record keeps an error the API returned; a *host.RunError itself is pi's
+// agent_end with a failure message, already in the events (one that only
+// wraps it is pi's rejection: a listener failed on that agent_end).
 func (h *piHarness) record(err error) {
-	var re *host.RunError
-	if err == nil || errors.As(err, &re) {
+	if _, ok := err.(*host.RunError); err == nil || ok {
 		return
 	}
+	h.note(map[string]string{"type": "harness_error", "message": err.Error()})
+}
+
+// note adds a harness line after the events so far.
+func (h *piHarness) note(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of our own values: cannot fail
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := len(h.rec.Events())
-	h.errs[n] = append(h.errs[n], err.Error())
+	h.extra[n] = append(h.extra[n], b)
+}
+
+// recordState notes the Agent's state when the scenario asks for it, with
+// the whole transcript after a call of the API (diff.mjs's recordState).
+func (h *piHarness) recordState(full bool) {
+	if h.sc.State && h.agent != nil {
+		h.note(piStateLine(h.agent, full))
+	}
 }
 
 func (h *piHarness) lines() ([][]byte, error) {
 	var out [][]byte
-	flush := func(i int) {
-		for _, msg := range h.errs[i] {
-			b, _ := json.Marshal(map[string]string{"type": "harness_error", "message": msg})
-			out = append(out, b)
-		}
-	}
+	flush := func(i int) { out = append(out, h.extra[i]...) }
 	for i, e := range h.rec.Events() {
 		flush(i)
 		b, err := host.MarshalEvent(e)
@@ -277,6 +326,9 @@ func (h *piHarness) execute(ctx context.Context, id string, args json.RawMessage
 		text = *b.Text
 	}
 	r := host.ToolResult{Content: host.Text(text), Terminate: b.Terminate}
+	if b.Empty {
+		r.Content = host.Contents{}
+	}
 	if b.Image {
 		r.Content = append(r.Content, host.ImageContent{Data: "aGk=", MimeType: "image/png"})
 	}
@@ -299,7 +351,7 @@ func (h *piHarness) before(_ context.Context, c *host.ToolCallContext) (*host.Be
 		r.Reason = *b.Reason
 	}
 	if b.Echo {
-		r.Reason = "args " + string(c.Args)
+		r.Reason = "args " + string(c.Args) + " " + piSeenBy(c)
 	}
 	return r, nil
 }
@@ -315,7 +367,7 @@ func (h *piHarness) after(_ context.Context, c *host.AfterToolCallContext) (*hos
 	r := &host.AfterToolCallResult{IsError: a.IsError, Terminate: a.Terminate}
 	if a.Echo {
 		details, _ := json.Marshal(c.Result.Details)
-		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details))
+		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details, piSeenBy(&c.ToolCallContext)))
 	}
 	if a.Content != nil {
 		r.Content = host.Contents{}

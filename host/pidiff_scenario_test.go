@@ -43,6 +43,22 @@ type piScenario struct {
 	// message, an assistant message calling echo (id h1) and its result
 	// (the Agent's initial messages; the loop's context).
 	History bool `json:"history,omitempty"`
+	// ThinkingLevel is the Agent's initial thinking level, or the loop's
+	// reasoning option; a digest shows what the model was asked with.
+	ThinkingLevel string `json:"thinkingLevel,omitempty"`
+	// State (Agent only) records the Agent's state after every event and
+	// after every call of the API, as a "harness_state" line (piStateLine).
+	State bool `json:"state,omitempty"`
+	// Then (Agent only) prompts again with these messages once the runs
+	// above have ended.
+	Then []string `json:"then,omitempty"`
+	// ConvertFail makes the converter's call number ConvertFail fail
+	// (Agent only: the bare loop's failure differs on purpose,
+	// docs/loop.md 15.2).
+	ConvertFail int `json:"convertFail,omitempty"`
+	// NoModel (Agent only) leaves the Agent's model unset: pi's
+	// placeholder model, whose API nobody serves.
+	NoModel bool `json:"noModel,omitempty"`
 }
 
 type piTool struct {
@@ -59,6 +75,11 @@ type piTurn struct {
 	StopReason   string    `json:"stopReason,omitempty"`
 	ErrorMessage string    `json:"errorMessage,omitempty"`
 	Throw        string    `json:"throw,omitempty"`
+	ResponseID   string    `json:"responseId,omitempty"`
+	// Raw, if set, is the model's stream event by event (pidiff_raw_test.go);
+	// Content, StopReason and ErrorMessage are then the message when no
+	// done or error event says otherwise.
+	Raw []piRawEvent `json:"raw,omitempty"`
 	// Digest appends a text block "seen: …" describing the request the
 	// model received (piDigest), so that what the model is sent is
 	// compared too.
@@ -72,6 +93,28 @@ type piBlock struct {
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Signatures, only in raw turns (the faux provider's blocks have none).
+	TextSignature     string `json:"textSignature,omitempty"`
+	ThinkingSignature string `json:"thinkingSignature,omitempty"`
+	Redacted          bool   `json:"redacted,omitempty"`
+	ThoughtSignature  string `json:"thoughtSignature,omitempty"`
+}
+
+// MarshalJSON writes a tool call's id and name even when empty (a model
+// may send them so).
+func (b piBlock) MarshalJSON() ([]byte, error) {
+	type plain piBlock
+	out, err := json.Marshal(plain(b))
+	if err != nil || b.Type != "toolCall" {
+		return out, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	m["id"], _ = json.Marshal(b.ID)
+	m["name"], _ = json.Marshal(b.Name)
+	return json.Marshal(m)
 }
 
 // piCall is what the tool and the hooks do for one call.
@@ -82,6 +125,7 @@ type piCall struct {
 	Throw     *string           `json:"throw,omitempty"`
 	Text      *string           `json:"text,omitempty"`  // nil: the arguments as JSON
 	Image     bool              `json:"image,omitempty"` // an image block after the text
+	Empty     bool              `json:"empty,omitempty"` // no content at all (before the image)
 	Details   json.RawMessage   `json:"details,omitempty"`
 	Terminate *bool             `json:"terminate,omitempty"`
 	Before    *piBefore         `json:"before,omitempty"`
@@ -109,9 +153,19 @@ type piAfter struct {
 type piQueued struct {
 	On   string `json:"on"`
 	Nth  int    `json:"nth,omitempty"`
-	Kind string `json:"kind"` // steer, followUp; prompt or continue (Agent: called while busy, its error recorded)
+	Kind string `json:"kind"` // steer, followUp; prompt or continue (Agent: called while busy, its error recorded); or an Agent action (piActions)
 	Text string `json:"text"`
 }
+
+// piActions are the Agent calls a queue entry may make instead of queueing
+// a message (Text is the argument where there is one): the queue
+// operations, reset, the setters (steeringMode and followUpMode take
+// "all" or "one-at-a-time", systemPrompt a text, thinking a level;
+// dropTool removes the last tool, appendMessage appends Text as a message
+// to the transcript), and subscribe/unsubscribe of a second listener that
+// records a "harness_listener" line per event.
+var piActions = []string{"clearSteering", "clearFollowUp", "clearAll", "reset", "steeringMode", "followUpMode",
+	"systemPrompt", "thinking", "dropTool", "appendMessage", "subscribe", "unsubscribe"}
 
 type piEventRef struct {
 	On  string `json:"on"`
@@ -159,18 +213,33 @@ var (
 		`{"type":"object","properties":{"d":{"type":"integer","default":5},"m":{"type":"integer","maximum":10,"exclusiveMinimum":0}}}`,
 		`{"type":"object","allOf":[{"properties":{"a":{"type":"integer"}}},{"required":["a"]}]}`,
 		`{"type":"object","properties":{"b":{"type":"boolean"},"arr":{"type":"array","items":{"type":"boolean"},"maxItems":2}},"additionalProperties":false}`,
+		// Coercion's corners: a type list that starts with null, no
+		// "type" at the top or in a nested object (no coercion below
+		// it), additionalProperties true, a union of an object and a
+		// string, a $ref (coercion does not follow it), patternProperties
+		// (nor them), uniqueItems after coercion, not.
+		`{"type":"object","properties":{"x":{"type":["null","number"]},"y":{"type":["integer","boolean"]},"w":{"type":["boolean","string"]}}}`,
+		`{"properties":{"n":{"type":"number"},"o":{"properties":{"i":{"type":"integer"}}}}}`,
+		`{"type":"object","properties":{"i":{"type":"integer"}},"additionalProperties":true}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},{"type":"string"}]},"ints":{"type":"array","items":{"type":"number"},"uniqueItems":true}}}`,
+		`{"type":"object","properties":{"r":{"$ref":"#/$defs/num"}},"$defs":{"num":{"type":"integer"}}}`,
+		`{"type":"object","patternProperties":{"^q":{"type":"integer"}},"properties":{"nn":{"not":{"type":"string"}},"en":{"type":"number","enum":[1,2.5]}}}`,
+		`{"type":"object","properties":{"oo":{"type":"object","additionalProperties":{"type":"boolean"}},"v":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
-		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`}
-	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k"}
+		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`,
+		`"0x1F"`, `"00012"`, `"-0x10"`, `"0.1e1"`, `"1e-7"`, `"0o7"`, `"١٢"`, `"  "`, `"TRUE"`, `"1.0"`, `0`, `[null]`, `{"k":"x"}`}
+	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa"}
 	// piValid are values that satisfy the schemas' property of that name,
 	// so that most calls get past validation to the tool and the hooks.
 	piValid = map[string][]string{
 		"count": {`1`, `7`}, "flag": {`true`}, "label": {`"x"`}, "n": {`2.5`, `1`}, "i": {`3`}, "s": {`"abc"`}, "b": {`false`},
 		"z": {`null`}, "path": {`"a.txt"`}, "items": {`[1,2]`}, "opt": {`{"on":true}`}, "v": {`1`, `true`}, "t": {`"t"`, `null`},
 		"e": {`"a"`}, "list": {`[{"k":1}]`}, "u": {`1`, `"u"`}, "o": {`"o"`, `2`}, "c": {`"x"`}, "d": {`5`}, "m": {`3`}, "a": {`1`},
-		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`}, "k": {`4`},
+		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`, `null`}, "k": {`4`},
+		"y": {`2`, `true`}, "w": {`"w"`, `false`}, "ints": {`[1,2]`}, "r": {`3`}, "qa": {`7`}, "nn": {`1`}, "en": {`2.5`},
+		"oo": {`{"p":true}`}, "num": {`1`},
 	}
 	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
 	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
@@ -217,6 +286,14 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.StopAfterTurn = 1 + g.r.IntN(2)
 	}
 	sc.History = g.chance(5)
+	if g.chance(4) {
+		sc.ThinkingLevel = g.pick([]string{"off", "low", "high"})
+	}
+	sc.State = sc.Agent && g.chance(3)
+	if sc.Agent && g.chance(12) {
+		sc.ConvertFail = 1 + g.r.IntN(3)
+	}
+	sc.NoModel = sc.Agent && g.chance(40)
 	// No prompt: a continuation from the history's tool result, or an
 	// Agent prompted with an empty list.
 	nPrompts := 1 + g.r.IntN(2)
@@ -266,26 +343,94 @@ func generatePiScenario(seed uint64) *piScenario {
 			sc.Queue = append(sc.Queue, q)
 		}
 	}
-	if g.chance(8) {
+	if sc.Agent && g.chance(5) { // a second prompt after the runs
+		sc.Then = []string{}
+		for range 1 + g.r.IntN(2) {
+			sc.Then = append(sc.Then, g.text("then "))
+		}
+		sc.Turns = append(sc.Turns, g.turn(true))
+	}
+	switch {
+	case g.chance(8):
 		ref := g.eventRef(false)
 		sc.AbortAt = &ref
+	case g.chance(40): // before the run: the Agent is idle, the loop's signal already aborted
+		sc.AbortAt = &piEventRef{}
+	}
+	if slices.ContainsFunc(sc.Queue, func(q piQueued) bool { return q.Kind == "subscribe" }) {
+		// pi delivers a call's updates without waiting for the listeners,
+		// so a second listener would see two updates of a call after the
+		// first listener saw both: one update each. And a call waiting
+		// for another's end, woken by the first listener, would go on
+		// before the second listener has seen that end: calls run one at
+		// a time (docs/loop.md 17.2).
+		sc.ToolExecution = "sequential"
+		for _, c := range sc.Calls {
+			c.Updates, c.Wait = c.Updates[:min(1, len(c.Updates))], nil
+		}
 	}
 	// Only the Agent: a failing emit function of the loop itself ends the
 	// run differently on purpose (docs/loop.md 15.2).
 	if sc.Agent && g.chance(10) {
-		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end"}), Nth: 1 + g.r.IntN(2)}
+		sc.FailAt = &piEventRef{On: g.pick([]string{"agent_start", "turn_start", "message_end user", "message_end assistant", "turn_end", "agent_end",
+			"message_update text_delta", "message_update toolcall_end"}), Nth: 1 + g.r.IntN(2)}
+		ids := g.callIDs()
+		switch {
+		case len(ids) == 0:
+		case g.chance(3):
+			// A call's start: in a parallel batch too, its preflight is
+			// awaited call by call.
+			sc.FailAt = &piEventRef{On: "tool_execution_start " + g.pick(ids), Nth: 1}
+		case sc.ToolExecution != "sequential":
+			// Elsewhere in a parallel batch, pi ends the run while the
+			// other calls still run (docs/loop.md 17.5).
+		case g.chance(2):
+			sc.FailAt = &piEventRef{On: g.pick([]string{"tool_execution_end ", "message_end toolResult "}) + g.pick(ids), Nth: 1}
+		default:
+			if ids := g.updatingCalls(); len(ids) > 0 {
+				// An update: pi delivers the call's later updates before
+				// the run fails (docs/loop.md 6.5).
+				sc.FailAt = &piEventRef{On: "tool_execution_update " + g.pick(ids), Nth: 1}
+			}
+		}
 	}
 	return sc
+}
+
+// callIDs returns the ids of the calls, sorted.
+func (g *piGen) callIDs() []string {
+	ids := make([]string, 0, len(g.sc.Calls))
+	for id := range g.sc.Calls {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// updatingCalls returns the ids of the calls that send updates, sorted.
+func (g *piGen) updatingCalls() []string {
+	var ids []string
+	for id, c := range g.sc.Calls {
+		if len(c.Updates) > 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // text is a user message's text: now and then a note (a custom message)
 // or a text with an image.
 func (g *piGen) text(prefix string) string {
-	switch g.r.IntN(12) {
+	switch g.r.IntN(16) {
 	case 0, 1:
 		return "@note " + prefix + g.pick(piSamples)
 	case 2:
 		return "@image " + prefix + g.pick(piSamples)
+	case 3:
+		return "@assistant " + prefix + g.pick(piSamples)
+	case 4:
+		return "@result " + prefix + g.pick(piSamples)
 	}
 	return prefix + g.pick(piSamples)
 }
@@ -336,8 +481,15 @@ func (g *piGen) turn(last bool) piTurn {
 	if t.ErrorMessage == "" && g.chance(20) { // an error message beside a normal stop
 		t.ErrorMessage = g.pick(piErrors)
 	}
+	if g.chance(8) {
+		t.ResponseID = g.pick([]string{"resp-1", "r"})
+	}
 	t.Digest = g.chance(3)
 	g.forceOrder(names, ids)
+	if g.chance(8) {
+		t.Digest, t.ResponseID = false, ""
+		g.rawStream(&t)
+	}
 	return t
 }
 
@@ -389,6 +541,7 @@ func (g *piGen) call() piBlock {
 		c.Text = g.ptr(piSamples)
 	}
 	c.Image = g.chance(10)
+	c.Empty = g.chance(12)
 	if g.chance(3) {
 		c.Details = g.raw(piJSON)
 	}
@@ -489,9 +642,9 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	kinds := []string{"agent_start", "turn_start", "turn_end", "message_end assistant", "message_end user"}
+	kinds := []string{"agent_start", "turn_start", "turn_end", "message_end assistant", "message_end user", "agent_end"}
 	if queue { // an abort there would land mid-stream, where pi's faux provider runs ahead
-		kinds = append(kinds, "agent_end", "message_start assistant")
+		kinds = append(kinds, "message_start assistant")
 	}
 	if len(ids) > 0 && g.chance(2) {
 		id := g.pick(ids)
@@ -503,6 +656,18 @@ func (g *piGen) eventRef(queue bool) piEventRef {
 func (g *piGen) queued() piQueued {
 	q := piQueued{Kind: "steer", Text: g.text("steer ")}
 	switch {
+	case g.sc.Agent && g.chance(4):
+		q.Kind, q.Text = g.pick(piActions), ""
+		switch q.Kind {
+		case "steeringMode", "followUpMode":
+			q.Text = g.pick([]string{"all", "one-at-a-time"})
+		case "systemPrompt":
+			q.Text = g.pick(piSamples)
+		case "thinking":
+			q.Text = g.pick([]string{"off", "low", "high"})
+		case "appendMessage":
+			q.Text = g.text("appended ")
+		}
 	case g.sc.Agent && g.chance(12):
 		q.Kind = g.pick([]string{"prompt", "continue"})
 		ref := g.eventRef(true)

@@ -60,6 +60,14 @@ func piReductions(sc *piScenario) []*piScenario {
 			})
 		}
 	}
+	for i := range sc.Turns {
+		for j := range sc.Turns[i].Raw {
+			try(func(c *piScenario) bool {
+				c.Turns[i].Raw = append(c.Turns[i].Raw[:j], c.Turns[i].Raw[j+1:]...)
+				return len(c.Turns[i].Raw) > 0
+			})
+		}
+	}
 	for i := range sc.Queue {
 		try(func(c *piScenario) bool { c.Queue = append(c.Queue[:i], c.Queue[i+1:]...); return true })
 	}
@@ -75,7 +83,7 @@ func piReductions(sc *piScenario) []*piScenario {
 			return true
 		})
 	}
-	try(func(c *piScenario) bool { r := c.Agent && c.FailAt == nil; c.Agent = false; return r })
+	try(func(c *piScenario) bool { r := c.Agent && !c.agentOnly(); c.Agent = false; return r })
 	for i, t := range sc.Tools {
 		if !sc.callsTool(t.Name) {
 			try(func(c *piScenario) bool { c.Tools = append(c.Tools[:i], c.Tools[i+1:]...); return true })
@@ -136,6 +144,14 @@ func piKeyReductions(sc *piScenario) []*piScenario {
 		}
 	}
 	return out
+}
+
+// agentOnly reports whether sc uses what only the Agent has (a failing
+// listener, its state, a second prompt, its actions).
+func (sc *piScenario) agentOnly() bool {
+	return sc.FailAt != nil || sc.State || sc.Then != nil || sc.ConvertFail > 0 || sc.NoModel || slices.ContainsFunc(sc.Queue, func(q piQueued) bool {
+		return piAction[q.Kind] != nil || q.Kind == "prompt" || q.Kind == "continue"
+	})
 }
 
 func (sc *piScenario) callsTool(name string) bool {

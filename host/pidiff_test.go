@@ -20,7 +20,7 @@ import (
 // difference it shrinks the scenario and reports the seed, the smallest
 // scenario that still differs and the first differing event of each side.
 //
-// WASMAGENT_PIDIFF_N sets the number of scenarios (default 200; 40 under
+// WASMAGENT_PIDIFF_N sets the number of scenarios (default 200; 30 under
 // the race detector, race_on_test.go),
 // WASMAGENT_PIDIFF_SEED the first seed (default 1; scenario i has seed
 // SEED+i), so a failure is replayed with WASMAGENT_PIDIFF_SEED=s

@@ -9,12 +9,12 @@ import (
 // streams the model's answer as message_start/update/end and returns the
 // final message, which is also the last message of r.c.
 func (r *run) streamResponse() (*AssistantMessage, error) {
-	if r.cfg.Model == nil {
-		return nil, ErrNoModel
-	}
 	req, err := r.request()
 	if err != nil {
 		return nil, err
+	}
+	if r.cfg.Model == nil { // after the transform and the converter, as in pi
+		return nil, ErrNoModel
 	}
 	s := &responseStream{r: r}
 	ctx, end := observe(r.cfg.Observer, r.ctx, r.modelStage())
@@ -87,7 +87,10 @@ func (s *responseStream) handle(e AssistantMessageEvent) {
 		return
 	}
 	switch {
-	case e.Type == StreamStart && s.partial == nil && e.Partial != nil:
+	case e.Type == StreamStart && e.Partial != nil:
+		// A second start is a new message_start, its partial appended
+		// after the first (which stays in the run's transcript): pi does
+		// the same.
 		s.partial = e.Partial.Clone()
 		s.r.c.Messages = append(s.r.c.Messages, s.partial)
 		s.err = s.r.em.emit(MessageStartEvent{Message: s.partial.Clone()})

@@ -429,6 +429,24 @@ func TestRule10_3_Reducer(t *testing.T) {
 	equal(t, roles, []string{"user", "assistant", "toolResult", "assistant"})
 }
 
+// The pending calls are a set, as pi's: a second start of the same id
+// adds nothing, its end removes it.
+func TestRule10_3_PendingToolCallsAreASet(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{Tools: []host.Tool{hosttest.Echo("t")}},
+		calls(call("c1", "t", `{}`), call("c1", "t", `{}`), call("c2", "t", `{}`)), say("done"))
+	var pending []string
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if _, ok := e.(host.ToolExecutionStartEvent); ok {
+			pending = append(pending, strings.Join(a.State().PendingToolCalls, "+"))
+		}
+		return nil
+	})
+	if err := a.Prompt(context.Background(), user("go")); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, pending, []string{"c1", "c1", "c1+c2"})
+}
+
 func TestRule10_7_IsStreamingDuringAgentEnd(t *testing.T) {
 	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
 	var during bool
@@ -471,6 +489,37 @@ func TestRule10_9_ListenerFailure(t *testing.T) {
 	got := types(rec)
 	if got[len(got)-1] != "agent_end" || got[len(got)-2] != "message_end assistant" {
 		t.Fatalf("no bare agent_end after the failure: %q", got)
+	}
+}
+
+// The synthetic message names the Agent's model when the failure happens
+// (pi reads its state then), not the one the run started with; a listener
+// failing on its agent_end too makes the prompt fail with that error.
+func TestRule10_9_FailureNamesTheCurrentModel(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
+	later := scripted.New(&scripted.Script{Model: scripted.ModelInfo{API: "later-api", Provider: "later", ID: "later-1"}})
+	ends := 0
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		switch e.(type) {
+		case host.TurnStartEvent:
+			a.SetModel(later)
+			return errors.New("listener boom")
+		case host.AgentEndEvent:
+			if ends++; ends == 1 {
+				return errors.New("again")
+			}
+		}
+		return nil
+	})
+	err := a.Prompt(context.Background(), user("q"))
+	var re *host.RunError
+	if err == nil || err.Error() != "again" || !errors.As(err, &re) || re.Message.ErrorMessage != "listener boom" {
+		t.Fatalf("err = %v, want the agent_end listener's, wrapping the run's", err)
+	}
+	s := a.State()
+	last := s.Messages[len(s.Messages)-1].(*host.AssistantMessage)
+	if last.API != "later-api" || last.Provider != "later" || last.Model != "later-1" || last.ErrorMessage != "listener boom" {
+		t.Fatalf("failure message %+v, want the later model's labels", last)
 	}
 }
 
@@ -613,6 +662,38 @@ func TestRule10_4_ListenersInOrderAndUnsubscribe(t *testing.T) {
 	off()
 	a.Prompt(context.Background(), user("q"))
 	equal(t, order, []string{"first", "third"})
+}
+
+// A listener subscribed by an earlier one while an event is delivered gets
+// that event too; one unsubscribed before its turn does not (pi iterates
+// a Set, which sees additions and removals made during the iteration).
+func TestRule10_4_SubscribeDuringEvent(t *testing.T) {
+	a, _, _ := newAgent(t, host.AgentOptions{}, say("ok"))
+	var got []string
+	late := func(_ context.Context, e host.Event) error {
+		got = append(got, "late "+hosttest.Describe(e))
+		return nil
+	}
+	var offLate, offVictim func()
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		switch hosttest.Describe(e) {
+		case "turn_start":
+			offLate = a.Subscribe(late)
+		case "message_end assistant":
+			offLate()
+			offVictim()
+		}
+		return nil
+	})
+	offVictim = a.Subscribe(func(_ context.Context, e host.Event) error {
+		got = append(got, "victim "+hosttest.Describe(e))
+		return nil
+	})
+	a.Prompt(context.Background(), user("q"))
+	equal(t, got, []string{"victim agent_start", "victim turn_start", "late turn_start",
+		"victim message_start user", "late message_start user", "victim message_end user", "late message_end user",
+		"victim message_start assistant", "late message_start assistant", "victim message_update text_start", "late message_update text_start",
+		"victim message_update text_delta", "late message_update text_delta", "victim message_update text_end", "late message_update text_end"})
 }
 
 func TestRule10_8_WaitForIdle(t *testing.T) {

@@ -30,11 +30,13 @@ func (r *run) prepare(msg *AssistantMessage, call ToolCall) (*PreparedCall, *Cal
 // execute runs a prepared call (docs/loop.md 6.5). An update is queued for
 // delivery and the tool goes on at once; the call's result waits until its
 // updates have been delivered, as pi awaits them before finalizing. Updates
-// sent after Execute returns are dropped.
-func (r *run) execute(p *PreparedCall) *CallOutcome {
+// sent after Execute returns are dropped. If the sink failed on one of the
+// updates, the later ones were still delivered (as pi's onUpdate does) and
+// execute returns the first failure, which ends the run.
+func (r *run) execute(p *PreparedCall) (*CallOutcome, error) {
 	var mu sync.Mutex
 	finished := false
-	var delivered []<-chan struct{}
+	var delivered []*pending
 	onUpdate := func(partial any) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -47,10 +49,13 @@ func (r *run) execute(p *PreparedCall) *CallOutcome {
 	mu.Lock()
 	finished = true
 	mu.Unlock()
+	var failed error
 	for _, d := range delivered {
-		<-d
+		if err := d.wait(); err != nil && failed == nil {
+			failed = err
+		}
 	}
-	return out
+	return out, failed
 }
 
 // finalize runs the after hooks (docs/loop.md 6.6).

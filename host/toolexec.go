@@ -40,7 +40,12 @@ func (r *run) executeSequential(msg *AssistantMessage, calls []ToolCall) ([]*Cal
 		}
 		prep, fin := r.prepare(msg, call)
 		if fin == nil {
-			fin = r.finalize(prep, r.execute(prep))
+			out, err := r.execute(prep)
+			if err != nil {
+				abandon([]*PreparedCall{prep})
+				return done, results, err
+			}
+			fin = r.finalize(prep, out)
 		}
 		if err := r.em.emit(endEvent(fin)); err != nil {
 			return done, results, err
@@ -80,7 +85,13 @@ func (r *run) executeParallel(msg *AssistantMessage, calls []ToolCall) ([]*CallO
 		ready = append(ready, i)
 	}
 	r.runConcurrently(ready, func(i int) {
-		fin := r.finalize(preps[i], r.execute(preps[i]))
+		out, err := r.execute(preps[i])
+		if err != nil {
+			r.em.fail(err) // pi's batch fails here; nothing more is delivered
+			abandon(preps[i : i+1])
+			return
+		}
+		fin := r.finalize(preps[i], out)
 		done[i] = fin
 		r.em.emit(endEvent(fin)) // a sink error is kept by the emitter
 	})

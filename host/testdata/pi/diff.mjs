@@ -5,21 +5,31 @@
 // on our loop and compares. The format is described in docs/loop.md 17.
 import { createInterface } from "node:readline";
 import { Agent, runAgentLoop, runAgentLoopContinue } from "@mariozechner/pi-agent-core";
-import { registerFauxProvider, fauxAssistantMessage, streamSimple } from "@mariozechner/pi-ai";
+import { registerFauxProvider, fauxAssistantMessage, streamSimple, createAssistantMessageEventStream } from "@mariozechner/pi-ai";
 
 // One faux provider per token size a scenario may ask for.
 const fauxes = new Map([1, 4, 16].map((n) => [n, registerFauxProvider({ tokenSize: { min: n, max: n } })]));
 const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
 const llmRoles = ["user", "assistant", "toolResult"];
 // A text starting "@note " is a custom message of role "note"; one
-// starting "@image " a user message with an image after the text.
+// starting "@image " a user message with an image after the text; one
+// starting "@assistant " an assistant message, "@result " a result of h1.
+const zeroUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const image = { type: "image", data: "aGk=", mimeType: "image/png" };
 function message(text) {
   if (text.startsWith("@note ")) return { role: "note", text: text.slice(6), timestamp: 1 };
+  if (text.startsWith("@assistant ")) return { role: "assistant", content: [{ type: "text", text: text.slice(11) }], api: "faux", provider: "faux", model: "faux-1", usage: zeroUsage, stopReason: "stop", timestamp: 1 };
+  if (text.startsWith("@result ")) return { role: "toolResult", toolCallId: "h1", toolName: "echo", content: [{ type: "text", text: text.slice(8) }], isError: false, timestamp: 1 };
   if (text.startsWith("@image ")) return { role: "user", content: [{ type: "text", text: text.slice(7) }, image], timestamp: 1 };
   return user(text);
 }
-const convertToLlm = (sc) => (ms) => ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
+const convertToLlm = (sc) => {
+  let calls = 0;
+  return (ms) => {
+    if (++calls === sc.convertFail) throw new Error("convert failed");
+    return ms.flatMap((m) => (m.role === "note" && sc.convertNotes ? [user("[note] " + m.text)] : llmRoles.includes(m.role) ? [m] : []));
+  };
+};
 
 // describe names an event as host/hosttest.Describe does.
 function describe(e) {
@@ -34,12 +44,34 @@ function describe(e) {
 // The scenario's model turns as faux responses; a "throw" turn is a
 // response function that throws.
 function responses(sc) {
-  return sc.turns.map((t) => {
+  return sc.turns.filter((t) => !t.raw).map((t) => {
     if (t.throw) return () => { throw new Error(t.throw); };
-    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage });
-    if (t.digest) return (context) => message([...(t.content ?? []), { type: "text", text: digest(context) }]);
+    const message = (content) => fauxAssistantMessage(content, { stopReason: t.stopReason, errorMessage: t.errorMessage, responseId: t.responseId });
+    if (t.digest) return (context, options) => message([...(t.content ?? []), { type: "text", text: digest(context, options) }]);
     return message(t.content ?? []);
   });
+}
+
+// roles names a list of messages (piRoles in Go).
+const roles = (ms) => ms.map((m) => m.role + (m.role === "toolResult" ? " " + m.toolCallId : "")).join(",");
+// seenBy describes what a hook was told besides the arguments (piSeenBy).
+const seenBy = ({ assistantMessage, context }) =>
+  `ctx=${roles(context.messages)} system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} msg=${assistantMessage.stopReason}/${assistantMessage.content.length}`;
+// streamFn streams the scenario's raw turns event by event (piRawEvent in
+// Go) and leaves the others to the faux provider. A raw turn's result is
+// its first done or error event's message, else the turn's own.
+function rawStreamFn(sc) {
+  let n = 0;
+  return (model, context, options) => {
+    const t = sc.turns[n++];
+    if (!t?.raw) return streamSimple(model, context, options);
+    const fill = (m) => m && { ...m, api: model.api, provider: model.provider, model: model.id, usage: zeroUsage, timestamp: 1 };
+    const stream = createAssistantMessageEventStream();
+    for (const e of t.raw) stream.push({ ...e, ...(e.partial ? { partial: fill(e.partial) } : {}), ...(e.message ? { message: fill(e.message) } : {}), ...(e.error ? { error: fill(e.error) } : {}) });
+    const end = t.raw.find((e) => (e.type === "done" && e.message) || (e.type === "error" && e.error));
+    stream.end(fill(end ? end.message ?? end.error : { role: "assistant", content: t.content ?? [], stopReason: t.stopReason, ...(t.errorMessage ? { errorMessage: t.errorMessage } : {}) }));
+    return stream;
+  };
 }
 
 const texts = (content) => (typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("|"));
@@ -47,7 +79,7 @@ const texts = (content) => (typeof content === "string" ? content : content.map(
 const validationLines = /^(Validation failed for tool "[^"]*":\n)[\s\S]*(\n\nReceived arguments:\n[\s\S]*)$/;
 
 // digest describes the request the model received (piDigest in Go).
-function digest(context) {
+function digest(context, options) {
   const messages = context.messages.map((m) => {
     if (m.role === "user") return "u:" + texts(m.content);
     // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
@@ -55,7 +87,7 @@ function digest(context) {
     const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
     return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
   });
-  return `seen: system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
+  return `seen: system=${context.systemPrompt} reasoning=${options?.reasoning ?? ""} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
 }
 
 // prepareArguments of a tool with "prepare": renames "file" to "path",
@@ -86,10 +118,32 @@ async function run(sc) {
   // A busy Agent's prompt or continue fails; its error is recorded after
   // the event it was called at.
   const busy = (p) => p.catch((err) => lines.push(JSON.stringify({ type: "harness_error", message: err.message })));
+  // listener2 is the second listener that the actions subscribe and
+  // unsubscribe (a Set: subscribing it twice keeps one).
+  let unsubscribe2 = () => {};
+  const listener2 = (e) => { lines.push(JSON.stringify({ type: "harness_listener", event: describe(e) })); };
+  const actions = {
+    clearSteering: () => agent.clearSteeringQueue(),
+    clearFollowUp: () => agent.clearFollowUpQueue(),
+    clearAll: () => agent.clearAllQueues(),
+    reset: () => agent.reset(),
+    steeringMode: (text) => { agent.steeringMode = text; },
+    followUpMode: (text) => { agent.followUpMode = text; },
+    systemPrompt: (text) => { agent.state.systemPrompt = text; },
+    thinking: (text) => { agent.state.thinkingLevel = text; },
+    dropTool: () => { agent.state.tools = agent.state.tools.slice(0, -1); },
+    appendMessage: (text) => { agent.state.messages = [...agent.state.messages, message(text)]; },
+    subscribe: () => { unsubscribe2 = agent.subscribe(listener2); },
+    unsubscribe: () => unsubscribe2(),
+  };
   const enqueue = (q) => {
     const m = message(q.text ?? "");
     if (q.kind === "prompt" || q.kind === "continue") {
       if (agent) busy(q.kind === "prompt" ? agent.prompt(m) : agent.continue());
+      return;
+    }
+    if (actions[q.kind]) {
+      if (agent) actions[q.kind](q.text ?? "");
       return;
     }
     if (q.kind === "steer") agent ? agent.steer(m) : steerQ.push(m);
@@ -105,6 +159,7 @@ async function run(sc) {
     for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
     if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
     lines.push(JSON.stringify(e));
+    if (sc.state) recordState();
     for (const w of waiters.splice(0)) w(e);
     if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
@@ -138,7 +193,7 @@ async function run(sc) {
         throw new Error("context canceled"); // what a Go tool returns: ctx.Err()
       }
       if (b.throw !== undefined) throw new Error(b.throw);
-      const r = { content: [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
+      const r = { content: b.empty ? [] : [{ type: "text", text: b.text ?? JSON.stringify(args) }] };
       if (b.image) r.content.push(image);
       if (b.details !== undefined) r.details = b.details;
       if (b.terminate !== undefined) r.terminate = b.terminate;
@@ -146,24 +201,24 @@ async function run(sc) {
     },
   }));
   const hooks = {};
-  if (sc.convertNotes) hooks.convertToLlm = convertToLlm(sc);
+  if (sc.convertNotes || sc.convertFail) hooks.convertToLlm = convertToLlm(sc);
   if (sc.keepLast) hooks.transformContext = async (ms) => ms.slice(-sc.keepLast);
   if (sc.beforeHook) {
-    hooks.beforeToolCall = async ({ toolCall, args }) => {
+    hooks.beforeToolCall = async ({ toolCall, args, ...rest }) => {
       const h = sc.calls?.[toolCall.id]?.before;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
-      const reason = h.echo ? "args " + JSON.stringify(args) : h.reason;
+      const reason = h.echo ? `args ${JSON.stringify(args)} ${seenBy(rest)}` : h.reason;
       return { block: h.block ?? false, ...(reason !== undefined ? { reason } : {}) };
     };
   }
   if (sc.afterHook) {
-    hooks.afterToolCall = async ({ toolCall, args, result, isError }) => {
+    hooks.afterToolCall = async ({ toolCall, args, result, isError, ...rest }) => {
       const h = sc.calls?.[toolCall.id]?.after;
       if (!h) return undefined;
       if (h.throw !== undefined) throw new Error(h.throw);
       const r = {};
-      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)}` }];
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest)}` }];
       if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
       if (h.details !== undefined) r.details = h.details;
       if (h.isError !== undefined) r.isError = h.isError;
@@ -172,6 +227,18 @@ async function run(sc) {
     };
   }
 
+  // The Agent's state, as piStateLine in Go.
+  // After a call of the API (full), the whole transcript too.
+  const recordState = (full) => {
+    if (!agent) return;
+    const s = agent.state;
+    lines.push(JSON.stringify({
+      type: "harness_state", streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
+      error: s.errorMessage ?? null, messages: roles(s.messages),
+      queued: agent.hasQueuedMessages(), system: s.systemPrompt, thinking: s.thinkingLevel, tools: s.tools.map((t) => t.name).join(","),
+      ...(full ? { transcript: s.messages } : {}),
+    }));
+  };
   const faux = fauxes.get(sc.chunkTokens);
   if (!faux) throw new Error(`chunkTokens ${sc.chunkTokens}: want 1, 4 or 16`);
   const model = faux.getModel();
@@ -185,25 +252,35 @@ async function run(sc) {
   };
   if (sc.agent) {
     agent = new Agent({
-      initialState: { systemPrompt: "You are a test.", model, tools, messages: history(sc) },
+      initialState: { systemPrompt: "You are a test.", ...(sc.noModel ? {} : { model }), tools, messages: history(sc), ...(sc.thinkingLevel ? { thinkingLevel: sc.thinkingLevel } : {}) },
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       ...(sc.steeringMode ? { steeringMode: sc.steeringMode } : {}),
       ...(sc.followUpMode ? { followUpMode: sc.followUpMode } : {}),
+      // Without a model, pi-ai finds no provider for the placeholder one.
+      ...(sc.noModel ? {} : { streamFn: rawStreamFn(sc) }),
     });
     abort = () => agent.abort();
     agent.subscribe((e) => emit(e));
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
-    await record(() => agent.prompt(sc.prompts.map(message)));
-    if (sc.continue) await record(() => agent.continue());
+    if (sc.abortAt?.on === "") abort();
+    const call = async (f) => {
+      await record(f);
+      if (sc.state) recordState(true);
+    };
+    await call(() => agent.prompt(sc.prompts.map(message)));
+    if (sc.continue) await call(() => agent.continue());
+    if (sc.then) await call(() => agent.prompt(sc.then.map(message)));
   } else {
     const controller = new AbortController();
     abort = () => controller.abort();
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
+    if (sc.abortAt?.on === "") abort();
     let turns = 0;
     const config = {
       model,
       convertToLlm: convertToLlm(sc),
+      ...(sc.thinkingLevel ? { reasoning: sc.thinkingLevel } : {}),
       ...hooks,
       ...(sc.toolExecution ? { toolExecution: sc.toolExecution } : {}),
       getSteeringMessages: async () => drain(steerQ, sc.steeringMode),
@@ -213,9 +290,9 @@ async function run(sc) {
     const context = { systemPrompt: "You are a test.", messages: history(sc), tools };
     if (sc.continue) {
       context.messages = [...context.messages, ...sc.prompts.map(message)];
-      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, streamSimple));
+      await record(() => runAgentLoopContinue(context, config, emit, controller.signal, rawStreamFn(sc)));
     } else {
-      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, streamSimple));
+      await record(() => runAgentLoop(sc.prompts.map(message), context, config, emit, controller.signal, rawStreamFn(sc)));
     }
   }
   return lines;
