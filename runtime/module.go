@@ -193,8 +193,9 @@ const MaxTableElements = fuel.MaxTableElements
 // exported or not, before wazero sees it, and returns the largest memory
 // minimum (for the grant check of NewPlugin) and the number of memories. A memory over the host's
 // MaxMemoryPages, a 64-bit or shared memory, an imported memory or table,
-// an imported global (the host exports none), or a table over
-// MaxTableElements is refused here, by name.
+// an imported global (the host exports none), a table over
+// MaxTableElements, or declarations over the caps of declared.go is
+// refused here, by name.
 func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 	facts, err := wasmbin.ReadFacts(wasm)
 	if err != nil {
@@ -224,6 +225,9 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 		case t.Min > MaxTableElements:
 			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
+	}
+	if err := checkDeclarations(facts.Counts, len(facts.Tables)); err != nil {
+		return 0, 0, err
 	}
 	if goCommand(facts) {
 		return 0, 0, fmt.Errorf("is a Go program built without -buildmode=c-shared (it exports _start, not _initialize): its main would run and exit at every call; a plugin must be a library (a WASI reactor): build it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared")
@@ -275,10 +279,10 @@ func (m *Module) checkImports() error {
 	}
 	var errs []string
 	if len(unknown) > 0 {
-		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", ")))
+		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", listSome(unknown, 20, ", ")))
 	}
 	if len(mistyped) > 0 {
-		errs = append(errs, "imports "+strings.Join(mistyped, "; "))
+		errs = append(errs, "imports "+listSome(mistyped, 20, "; "))
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

@@ -39,9 +39,10 @@ const (
 // Options tune the rewrite; the zero value means the defaults.
 type Options struct {
 	MaxCallDepth uint32 // 0 means MaxCallDepth
-	// MaxTableElements bounds what table.grow may grow a table to; a grow
-	// past it fails (returns -1) as one past the table's maximum does.
-	// 0 means MaxTableElements.
+	// MaxTableElements bounds what table.grow may grow the module's
+	// tables to: each its share, MaxTableElements divided by the number
+	// of tables. A grow past it fails (returns -1) as one past the
+	// table's maximum does. 0 means MaxTableElements.
 	MaxTableElements uint32
 	// NoCallDepth leaves the call-depth limit out, to measure its cost;
 	// recursion then runs until wazero's call-stack ceiling.
