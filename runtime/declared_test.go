@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	goruntime "runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
