@@ -345,7 +345,7 @@ func (p *Plugin) plugin(ctx context.Context) (*runtime.Plugin, error) {
 func parseDescription(out []byte) (*sdk.Description, error) {
 	var d sdk.Description
 	if err := decodeStrict(out, &d); err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
+		return nil, clipErr(fmt.Errorf("describe: %w", err))
 	}
 	errs := []error{sdk.CheckDescription(&d)}
 	for _, t := range d.Tools {
@@ -354,7 +354,7 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, clipErr(err)
 	}
 	return &d, nil
 }
