@@ -2,10 +2,13 @@ package wasmtool_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // maxErrorBytes bounds every error a plugin's output can make the host
@@ -68,5 +71,21 @@ func TestErrorsQuoteOutputsCut(t *testing.T) {
 				t.Fatalf("the error is %d bytes (bound %d): %.300s", n, maxErrorBytes, err)
 			}
 		})
+	}
+}
+
+// A module that is not a plugin is told so with its exports listed, cut:
+// a module chooses their number and their names.
+func TestNotAPluginListsExportsCut(t *testing.T) {
+	exports := map[string]string{}
+	for i := range 200 {
+		exports[strings.Repeat("x", 1000)+strconv.Itoa(i)] = "{}"
+	}
+	_, err := wasmtool.LoadBytes(context.Background(), rt(t), "many.wasm", wasmbuild.ConstPlugin(exports), wasmtool.Options{})
+	if err == nil || !strings.Contains(err.Error(), "it does not export \"describe\"") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(err.Error()); n > maxErrorBytes {
+		t.Fatalf("the error is %d bytes (bound %d)", n, maxErrorBytes)
 	}
 }

@@ -180,7 +180,7 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 		return nil, nil, observed, err
 	}
 	if !m.HasExport(sdk.ExportDescribe) {
-		return nil, nil, observed, fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %v)", sdk.ExportDescribe, m.Exports())
+		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %q)", sdk.ExportDescribe, m.Exports()))
 	}
 	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: opts.Name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
 	if err != nil {
