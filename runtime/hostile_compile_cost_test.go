@@ -176,3 +176,21 @@ func TestRealPluginsFarBelowCompileCost(t *testing.T) {
 		t.Logf("%s: %d functions, costliest %.3g, total %.3g", p.name, len(rep.Costs), float64(worst), float64(total))
 	}
 }
+
+// Declared locals are counted, in every function: each is code the
+// compiler writes to zero it at entry. On the old main, 1,000 functions
+// of 10 bytes each declaring 50,000 locals, each far under the cost that
+// made a function count in the module's total, were accepted, and took
+// 11 s to compile into 400 MB of machine code.
+func TestDeclaredLocalsAreCounted(t *testing.T) {
+	r, err := New(context.Background(), Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	_, err = r.Compile(context.Background(), "declared.wasm", wasmgen.Shape("declared", 1000))
+	var ce *CompileCostError
+	if !errors.As(err, &ce) || ce.Func != -1 || ce.Locals != 49998 || !strings.Contains(err.Error(), "49998 locals declared") {
+		t.Fatalf("Compile gave %v, want the module's total over the cap, naming 49998 locals declared", err)
+	}
+}

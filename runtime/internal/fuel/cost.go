@@ -26,6 +26,7 @@ type FuncCost struct {
 	EdgeDepths  int64  // the sum over branch edges of the source's depth
 	LabelDepths int64  // the sum over branch edges of the labels crossed (the compiler walks its frames)
 	Targets     int    // br_table targets (the default included): each a block and a jump of its own
+	Locals      int    // locals declared (parameters not included): each zeroed by code the compiler writes at entry
 }
 
 // costFrame is an open block, if or loop.

@@ -27,6 +27,7 @@ var Shapes = []string{
 	"loopsOuter",   // n loops nested; in the innermost, a br_if to each
 	"localsInLoop", // one loop around n/4 ifs, each setting one of n/4 locals, all read after
 	"blocksLocals", // n blocks nested, each setting one of n locals before its end, all read after
+	"declared",     // n functions, each declaring 50,000 locals and using none (the shape is the module)
 }
 
 const (
@@ -49,8 +50,11 @@ const (
 // Shape is a valid module exporting "f", a function (i32) -> i32 of the
 // named shape and size n (Shapes). It panics on an unknown name.
 func Shape(name string, n int) []byte {
-	if name == "funcs" {
+	switch name {
+	case "funcs":
 		return funcsModule(n)
+	case "declared":
+		return declaredModule(n)
 	}
 	locals, code := shapeBody(name, n)
 	return oneFunc(locals, code)
@@ -230,6 +234,20 @@ var typeI32I32 = Sec(1, Vec(1, []byte{0x60, 1, tI32, 1, tI32}))
 func oneFunc(locals, code []byte) []byte {
 	return Module(typeI32I32, Sec(3, Vec(1, U(0))), Sec(7, Vec(1, Str("f"), []byte{0}, U(0))),
 		Sec(10, Vec(1, Body(locals, code...))))
+}
+
+// declaredModule is n functions (i32) -> i32 of 10 bytes each, each
+// declaring 50,000 i32 locals (the rewrite's limit, with its scratch
+// local) it never uses: compiled, each is code that zeroes them at entry.
+func declaredModule(n int) []byte {
+	var funcs, bodies []byte
+	body := Body(Vec(1, U(49998), []byte{tI32}), opLocalGet, 0)
+	for range n {
+		funcs = append(funcs, 0)
+		bodies = append(bodies, body...)
+	}
+	return Module(typeI32I32, Sec(3, Vec(n, funcs)), Sec(7, Vec(1, Str("f"), []byte{0}, U(0))),
+		Sec(10, Vec(n, bodies)))
 }
 
 func funcsModule(n int) []byte {
