@@ -76,6 +76,7 @@ func (fi *info) rewriteBody(f uint32, body []byte, typ uint32) ([]byte, error) {
 	w := &fi.bw
 	*w = walker{fi: fi, r: r, out: w.out[:0], copied: r.Pos, locals: scratch, scratch: scratch, checks: true,
 		ctl: w.ctl[:0], regions: append(w.regions[:0], region{}), exits: w.exits[:0]}
+	fi.cw.blockType(0, len(fi.types[typ].Results)) // the function's label
 	fi.cw.start(f, scratch)
 	fi.cw.c.Locals = int(locals) - len(fi.types[typ].Params)
 	if err := w.body(); err != nil {

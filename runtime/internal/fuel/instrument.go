@@ -59,6 +59,7 @@ type info struct {
 	nFuncs         uint32 // imported + defined
 	nGlobals       uint32 // imported + defined
 	funcTypes      []uint32
+	importTypes    []uint32 // the type of each imported function
 	blockTypes     map[string]uint32 // results → index of an added type () -> results
 	addedTypes     []wasmbin.FuncType
 	tableElems     []byte          // element type of each table, imported or defined
@@ -290,11 +291,13 @@ func (fi *info) gatherImports(r *wasmbin.Reader) error {
 			if kind == wasmbin.KindTag {
 				r.Byte() // attribute
 			}
-			if t := r.U32(); t >= fi.nTypes && r.Err == nil {
+			t := r.U32()
+			if t >= fi.nTypes && r.Err == nil {
 				return fmt.Errorf("import %d: type index %d out of range", i, t)
 			}
 			if kind == wasmbin.KindFunc {
 				fi.nImportedFuncs++
+				fi.importTypes = append(fi.importTypes, t)
 			}
 		case wasmbin.KindTable:
 			elem, _ := r.ReadTableType()
