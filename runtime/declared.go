@@ -58,6 +58,9 @@ func checkDeclarations(c wasmbin.Counts, tables int) error {
 	return nil
 }
 
+// maxListed is how many names an error message lists.
+const maxListed = 20
+
 // listSome lists items for an error message, separated by sep: at most n of them, each cut
 // to 200 bytes, and how many more there are. A module chooses its names
 // and their number; a message about them stays short.

@@ -197,3 +197,30 @@ func TestDeclaredStateMemoryBound(t *testing.T) {
 		t.Fatalf("a call allocates %d MiB, over the bound of %d MiB", got>>20, bound>>20)
 	}
 }
+
+// Imports are checked before the module is compiled, and the refusal
+// lists a few, cut: a module chooses how many it imports and how wide
+// their types are. On the old main, 2,000 imports of alloc typed
+// (1,000 i32) -> (1,000 i32), a 48 KB module, were compiled first, then
+// refused with a message of 24 MB (30,000 of them: 5 s, then 360 MB).
+func TestImportsCheckedBeforeCompiling(t *testing.T) {
+	const k, n = 1000, 2000
+	i32s := append(g.U(k), bytes.Repeat([]byte{0x7f}, k)...)
+	wide := append(append([]byte{0x60}, i32s...), i32s...)
+	imp := append(append(g.Str("extism:host/env"), g.Str("alloc")...), 0x00, 0x01)
+	wasm := g.Module(g.Sec(1, g.Vec(2, []byte{0x60, 0, 1, 0x7f}, wide)), g.Sec(2, g.Vec(n, bytes.Repeat(imp, n))),
+		g.Sec(3, g.Vec(1, g.U(0))), g.Sec(10, g.Vec(1, g.Body(g.U(0), 0x41, 0x00))))
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	_, err = r.Compile(ctx, "wide.wasm", wasm)
+	if err == nil || !strings.HasPrefix(err.Error(), "wide.wasm: imports extism:host/env.alloc as (i32, i32") || !strings.HasSuffix(err.Error(), fmt.Sprintf(" and %d more", n-maxListed)) {
+		t.Fatalf("err = %.300v", err)
+	}
+	if len(err.Error()) > 2*MaxMessageBytes {
+		t.Fatalf("the refusal is %d bytes", len(err.Error()))
+	}
+}

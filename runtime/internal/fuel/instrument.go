@@ -59,7 +59,7 @@ type info struct {
 	nFuncs         uint32 // imported + defined
 	nGlobals       uint32 // imported + defined
 	funcTypes      []uint32
-	importTypes    []uint32 // the type of each imported function
+	importTypes    []uint32          // the type of each imported function
 	blockTypes     map[string]uint32 // results → index of an added type () -> results
 	addedTypes     []wasmbin.FuncType
 	tableElems     []byte          // element type of each table, imported or defined

@@ -36,6 +36,17 @@ type Facts struct {
 	// Counts are the module's declarations, imported and defined, that
 	// every instance holds a copy of.
 	Counts Counts
+	// Types are the module's function types; FuncImports its imported
+	// functions, in order.
+	Types       []FuncType
+	FuncImports []FuncImport
+}
+
+// FuncImport is an imported function: its module, its name and its type
+// (an index in Types, not checked against it).
+type FuncImport struct {
+	Module, Name string
+	Type         uint32
 }
 
 // Counts are the declarations of a module that each of its instances
@@ -68,9 +79,10 @@ func describe(kind string, i uint32, imp string, exps []string) string {
 
 // ReadFacts reads the limits of every memory and table of wasm, the
 // names of its function exports, its custom sections and the counts of
-// its declarations. It reads only the import, table, memory, global
-// (its count), export, element, data (its count) and custom sections; it
-// does not validate the rest of the module.
+// its declarations, its function types and imported functions. It reads
+// only the type, import, table, memory, global (its count), export,
+// element, data (its count) and custom sections; it does not validate the
+// rest of the module.
 func ReadFacts(wasm []byte) (Facts, error) {
 	secs, err := Sections(wasm)
 	if err != nil {
@@ -80,6 +92,14 @@ func ReadFacts(wasm []byte) (Facts, error) {
 	for _, s := range secs {
 		r := NewReader(s.Body)
 		switch s.ID {
+		case SecType:
+			n := r.U32()
+			for i := uint32(0); i < n && r.Err == nil && err == nil; i++ {
+				var t FuncType
+				if t, err = r.ReadFuncType(); err == nil {
+					f.Types = append(f.Types, t)
+				}
+			}
 		case SecImport:
 			err = f.readImports(r)
 		case SecTable:
@@ -138,7 +158,7 @@ func (f *Facts) readImports(r *Reader) error {
 		name, _ := r.Name()
 		switch kind := r.Byte(); kind {
 		case KindFunc:
-			r.U32()
+			f.FuncImports = append(f.FuncImports, FuncImport{Module: mod, Name: name, Type: r.U32()})
 		case KindTable:
 			elem, l := r.ReadTableType()
 			f.Tables = append(f.Tables, Table{Index: uint32(len(f.Tables)), Import: mod + "." + name, Elem: elem, Limits: l})

@@ -279,7 +279,8 @@ func arityModule(name string, n int) []byte {
 		code = append(code, bytes.Repeat([]byte{opBlock, 1, opEnd}, n)...)
 	}
 	code = append(code, bytes.Repeat([]byte{0x1a}, k-1)...) // drop all but one
-	var g []byte // g returns its parameters
+	// g returns its parameters.
+	var g []byte
 	for i := range k {
 		g = append(append(g, opLocalGet), U(uint32(i))...)
 	}
