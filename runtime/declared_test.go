@@ -34,6 +34,7 @@ var declarations = []declaration{
 	{"element segment entries, all segments together", MaxElements, func(m *declaredModule, n int) { m.entries = n }},
 	{"imports", MaxImports, func(m *declaredModule, n int) { m.imports = n }},
 	{"exports", MaxExports, func(m *declaredModule, n int) { m.exports = max(n-1, 0) }}, // and "run"
+	{"function types", MaxTypes, func(m *declaredModule, n int) { m.types = max(n-2, 0) }},  // and the two used
 }
 
 // declaredModule is a module exporting "run" (() -> i32, returns 0) with
@@ -43,10 +44,11 @@ type declaredModule struct {
 	globals, segments int      // segments: empty passive ones
 	entries           int      // in one passive segment
 	imports, exports  int      // exports besides "run"
+	types             int      // besides the two used
 }
 
 func (m declaredModule) wasm() []byte {
-	types := g.Sec(1, g.Vec(2, []byte{0x60, 0, 1, 0x7f}, []byte{0x60, 0, 1, 0x7e}))
+	types := g.Sec(1, g.Vec(2+m.types, []byte{0x60, 0, 1, 0x7f}, []byte{0x60, 0, 1, 0x7e}, bytes.Repeat([]byte{0x60, 0, 0}, m.types)))
 	var imports, tables, globals, exports, elems []byte
 	imports = bytes.Repeat(append(append(g.Str("extism:host/env"), g.Str("input_length")...), 0x00, 0x01), m.imports)
 	run := g.U(uint32(m.imports)) // the one defined function
@@ -129,8 +131,8 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 	}
 	for range 2000 {
 		var c wasmbin.Counts
-		var n [7]int
-		var over [7]bool
+		var n [8]int
+		var over [8]bool
 		for i, d := range declarations {
 			if rng.IntN(2) == 0 {
 				n[i], over[i] = draw(d.cap)
@@ -139,7 +141,7 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 		tables := n[0]
 		c.TableElements, c.Globals, c.ElementSegments = uint64(n[1]), n[2], n[3]
 		c.Elements, c.Imports, c.Exports = uint64(n[4]), n[5], n[6]
-		err := checkDeclarations(c, tables)
+		err := checkDeclarations(c, tables, n[7])
 		first := slices.Index(over[:], true)
 		if first < 0 {
 			if err != nil {
@@ -166,7 +168,7 @@ func TestDeclaredStateMemoryBound(t *testing.T) {
 	var m declaredModule
 	m.tables = append(make([]uint32, MaxTables-1), MaxTableElements)
 	m.globals, m.segments, m.entries = MaxGlobals, MaxElementSegments-1, MaxElements
-	m.imports, m.exports = MaxImports, MaxExports-1
+	m.imports, m.exports, m.types = MaxImports, MaxExports-1, MaxTypes-2
 	ctx := context.Background()
 	r, err := New(ctx, Options{CacheDir: "off"})
 	if err != nil {

@@ -223,7 +223,7 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
 	}
-	if err := checkDeclarations(facts.Counts, len(facts.Tables)); err != nil {
+	if err := checkDeclarations(facts.Counts, len(facts.Tables), len(facts.Types)); err != nil {
 		return 0, 0, err
 	}
 	if err := r.checkImports(facts); err != nil {
