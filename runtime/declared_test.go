@@ -33,8 +33,8 @@ var declarations = []declaration{
 	{"element segments", MaxElementSegments, func(m *declaredModule, n int) { m.segments = n }},
 	{"element segment entries, all segments together", MaxElements, func(m *declaredModule, n int) { m.entries = n }},
 	{"imports", MaxImports, func(m *declaredModule, n int) { m.imports = n }},
-	{"exports", MaxExports, func(m *declaredModule, n int) { m.exports = max(n-1, 0) }}, // and "run"
-	{"function types", MaxTypes, func(m *declaredModule, n int) { m.types = max(n-2, 0) }},  // and the two used
+	{"exports", MaxExports, func(m *declaredModule, n int) { m.exports = max(n-1, 0) }},    // and "run"
+	{"function types", MaxTypes, func(m *declaredModule, n int) { m.types = max(n-2, 0) }}, // and the two used
 }
 
 // declaredModule is a module exporting "run" (() -> i32, returns 0) with
