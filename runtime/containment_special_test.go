@@ -34,9 +34,9 @@ func TestSpecialFilesAreRefused(t *testing.T) {
 	}
 	for _, write := range []bool{false, true} {
 		p := probe(t, runtime.Grants{Dirs: []runtime.Dir{{Host: dir, Guest: "/w", Write: write}}, Timeout: 300 * time.Millisecond}, 0)
-		calls := []struct{ tool, path string }{{"read", "/w/pipe"}, {"read", "/w/link"}}
+		calls := []struct{ tool, path string }{{"read", "/w/pipe"}}
 		if write {
-			calls = append(calls, struct{ tool, path string }{"write", "/w/pipe"})
+			calls = append(calls, struct{ tool, path string }{"read", "/w/link"}, struct{ tool, path string }{"write", "/w/pipe"})
 		}
 		for _, c := range calls {
 			args := map[string]any{"path": c.path}

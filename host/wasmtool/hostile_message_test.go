@@ -20,11 +20,12 @@ const maxErrorBytes = 16 << 10
 // (a field, a content type, a MIME type, a tool or hook name, an
 // export): the error that says so, which goes to the model, the
 // terminal and the session, quotes it cut, never whole. Each case puts
-// 256 KiB (of invalid bytes, which quoting writes 4 times as long) where
-// the message would quote it, in every output the host decodes. On the
-// old main each such error held the whole string.
+// 16 KiB of invalid bytes (each written 3 or 4 bytes long in a message)
+// where the message would quote it, in every output the host decodes. On
+// the old main each such error held the whole string (256 KiB made 768
+// KiB).
 func TestErrorsQuoteOutputsCut(t *testing.T) {
-	huge := strings.Repeat("\xfe", 256<<10)
+	huge := strings.Repeat("\xfe", 16<<10)
 	desc := `{"abi":1,"name":"m","tools":[{"name":"t","description":"d"}],"hooks":["beforeToolCall","afterToolCall"]}`
 	for _, c := range []struct {
 		name    string
