@@ -210,7 +210,7 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		st.check(faultf("http_request: bad URL %q: %v", req.URL, err))
 	}
 	if err := st.p.checkURL(u); err != nil {
-		st.check(&fault{because(err.Error(), ErrTrap)})
+		st.check(&fault{because(truncate(err.Error(), MaxMessageBytes), ErrTrap)})
 	}
 	method := strings.ToUpper(req.Method)
 	if method == "" {

@@ -63,13 +63,16 @@ type fault struct{ err error }
 func (f *fault) Error() string { return f.err.Error() }
 func (f *fault) Unwrap() error { return f.err }
 
+// faultf is a broken-ABI fault (ErrTrap). Its message, as a capFault's,
+// is cut to MaxMessageBytes: it may quote what the plugin passed (a
+// variable's name, a URL, a method), of any length.
 func faultf(format string, args ...any) *fault {
-	return &fault{because(fmt.Sprintf(format, args...), ErrTrap)}
+	return &fault{because(truncate(fmt.Sprintf(format, args...), MaxMessageBytes), ErrTrap)}
 }
 
 // capFault is a call reaching the cap named by the Grants field name.
 func capFault[N int | int64 | uint64](name string, limit N, format string, args ...any) *fault {
-	return &fault{&CapError{Cap: name, Limit: int64(limit), Detail: fmt.Sprintf(format, args...)}}
+	return &fault{&CapError{Cap: name, Limit: int64(limit), Detail: truncate(fmt.Sprintf(format, args...), MaxMessageBytes)}}
 }
 
 func (k *kernel) alloc(n uint64) (uint64, *fault) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -146,10 +147,6 @@ func (r *Runtime) compile(ctx context.Context, name string, sum [sha256.Size]byt
 		tmpl.CompactSegments()
 	}
 	m := &Module{r: r, name: name, sum: sum, size: len(wasm), compiled: compiled, exports: compiled.ExportedFunctions(), minPages: minPages, noMemory: memories == 0, tmpl: tmpl, noImage: noImage}
-	if err := m.checkImports(); err != nil {
-		compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	if err := checkExports(m.exports); err != nil {
 		compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -193,8 +190,9 @@ const MaxTableElements = fuel.MaxTableElements
 // exported or not, before wazero sees it, and returns the largest memory
 // minimum (for the grant check of NewPlugin) and the number of memories. A memory over the host's
 // MaxMemoryPages, a 64-bit or shared memory, an imported memory or table,
-// an imported global (the host exports none), or a table over
-// MaxTableElements is refused here, by name.
+// an imported global (the host exports none), a table over
+// MaxTableElements, or declarations over the caps of declared.go is
+// refused here, by name.
 func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 	facts, err := wasmbin.ReadFacts(wasm)
 	if err != nil {
@@ -225,6 +223,12 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
 	}
+	if err := checkDeclarations(facts.Counts, len(facts.Tables), len(facts.Types)); err != nil {
+		return 0, 0, err
+	}
+	if err := r.checkImports(facts); err != nil {
+		return 0, 0, err
+	}
 	if goCommand(facts) {
 		return 0, 0, fmt.Errorf("is a Go program built without -buildmode=c-shared (it exports _start, not _initialize): its main would run and exit at every call; a plugin must be a library (a WASI reactor): build it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared")
 	}
@@ -251,34 +255,48 @@ func goCommand(facts wasmbin.Facts) bool {
 	return buildID || bytes.Contains(facts.Custom["producers"], []byte("\x0eGo cmd/compile"))
 }
 
-// checkImports refuses, at load time rather than at the first call, a
-// module that imports anything the host does not provide: a function of
-// a module or name the host lacks, or one the host has under another
-// signature.
-func (m *Module) checkImports() error {
+// checkImports refuses, at load time rather than at the first call, and
+// before the module is compiled (a function type can make a module's
+// compile slow, and an import naming it is refused anyway), a module that
+// imports anything the host does not provide: a function of a module or
+// name the host lacks, or one the host has under another signature. (An
+// import whose type does not exist is wazero's to refuse.)
+func (r *Runtime) checkImports(facts wasmbin.Facts) error {
 	var unknown, mistyped []string
-	for _, f := range m.compiled.ImportedFunctions() {
-		mod, name, _ := f.Import()
-		host := m.r.hostFunction(mod, name)
+	for _, f := range facts.FuncImports {
+		mod, name := f.Module, f.Name
+		if mod == fuel.ReservedModule || strings.HasPrefix(mod, fuel.ReservedModule+":") {
+			continue // the rewrite refuses it, saying why
+		}
+		host := r.hostFunction(mod, name)
 		if host == nil {
 			unknown = append(unknown, fmt.Sprintf("%s.%s", mod, name))
 			continue
 		}
-		if mod == "wasi_snapshot_preview1" && m.noMemory && !wasiWithoutMemory[name] {
+		if mod == "wasi_snapshot_preview1" && len(facts.Memories) == 0 && !wasiWithoutMemory[name] {
 			mistyped = append(mistyped, fmt.Sprintf("%s.%s, which reads and writes the module's memory, but the module defines no memory", mod, name))
 			continue
 		}
-		want := signature{host.ParamTypes(), host.ResultTypes()}
-		if got := (signature{f.ParamTypes(), f.ResultTypes()}); got.String() != want.String() {
-			mistyped = append(mistyped, fmt.Sprintf("%s.%s as %v, which the host provides as %v", mod, name, got, want))
+		if int(f.Type) >= len(facts.Types) {
+			continue
 		}
+		t := facts.Types[f.Type]
+		if slices.Equal(t.Params, host.ParamTypes()) && slices.Equal(t.Results, host.ResultTypes()) {
+			continue
+		}
+		if len(mistyped) >= maxListed {
+			mistyped = append(mistyped, "") // counted, not written: a type may have thousands of values
+			continue
+		}
+		want := signature{host.ParamTypes(), host.ResultTypes()}
+		mistyped = append(mistyped, fmt.Sprintf("%s.%s as %v, which the host provides as %v", mod, name, signature{t.Params, t.Results}, want))
 	}
 	var errs []string
 	if len(unknown) > 0 {
-		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", strings.Join(unknown, ", ")))
+		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", listSome(unknown, maxListed, ", ")))
 	}
 	if len(mistyped) > 0 {
-		errs = append(errs, "imports "+strings.Join(mistyped, "; "))
+		errs = append(errs, "imports "+listSome(mistyped, maxListed, "; "))
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

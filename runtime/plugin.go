@@ -173,7 +173,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 	defer func() { end(StepEnd{OutputBytes: len(out) + partsBytes(opts), Err: err}) }()
 	def, ok := p.m.exports[export]
 	if !ok {
-		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %v)", export, p.m.Exports())}
+		return nil, &CallError{Plugin: p.name, Export: export, Err: fmt.Errorf("the module has no export %q (it exports %q)", export, listSome(p.m.Exports(), maxListed, " "))}
 	}
 	if err := checkSignature(export, def, callSignature); err != nil {
 		return nil, &CallError{Plugin: p.name, Export: export, Err: because(err.Error(), ErrTrap)}

@@ -93,11 +93,36 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 			f |= m.os
 		}
 	}
-	file, err := r.root.OpenFile(rel(p), f, perm)
+	file, err := r.root.OpenFile(rel(p), f|oNonBlock, perm)
 	if err != nil {
+		if errNoDevice != nil && errors.Is(err, errNoDevice) {
+			return nil, experimentalsys.EACCES
+		}
 		return nil, errno(err)
 	}
+	if errno := onlyFilesAndDirs(file); errno != 0 {
+		file.Close()
+		return nil, errno
+	}
 	return r.wrap(file, rel(p), flag)
+}
+
+// onlyFilesAndDirs refuses (EACCES) an opened file that is neither a
+// regular file nor a directory: a named pipe, a socket or a device in a
+// grant. Reading a pipe no one writes to, or a terminal, blocks in the
+// kernel, where no deadline or abort reaches: the call would never end
+// and its slot would never be freed. The file was opened without
+// blocking (a pipe's open waits for a writer) and is judged by the
+// descriptor itself, so no swap between a check and the open fools it.
+func onlyFilesAndDirs(f *os.File) experimentalsys.Errno {
+	fi, err := f.Stat()
+	if err != nil {
+		return errno(err)
+	}
+	if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return experimentalsys.EACCES
+	}
+	return 0
 }
 
 func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {

@@ -46,7 +46,7 @@ func (p *Plugin) beforeToolCall(ctx context.Context, c *host.ToolCallContext) (*
 	}
 	r, err := parseBefore(out)
 	if err != nil {
-		return nil, fmt.Errorf("plugin %s: before_tool_call: %w", p.Name(), err)
+		return nil, clipErr(fmt.Errorf("plugin %s: before_tool_call: %w", p.Name(), err))
 	}
 	return r, nil
 }
@@ -107,7 +107,7 @@ func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext
 	}
 	res, err := parseAfter(out)
 	if err != nil {
-		return nil, fmt.Errorf("plugin %s: after_tool_call: %w", p.Name(), err)
+		return nil, clipErr(fmt.Errorf("plugin %s: after_tool_call: %w", p.Name(), err))
 	}
 	return res, nil
 }

@@ -180,7 +180,7 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 		return nil, nil, observed, err
 	}
 	if !m.HasExport(sdk.ExportDescribe) {
-		return nil, nil, observed, fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %v)", sdk.ExportDescribe, m.Exports())
+		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %q)", sdk.ExportDescribe, m.Exports()))
 	}
 	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: opts.Name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
 	if err != nil {
@@ -345,7 +345,7 @@ func (p *Plugin) plugin(ctx context.Context) (*runtime.Plugin, error) {
 func parseDescription(out []byte) (*sdk.Description, error) {
 	var d sdk.Description
 	if err := decodeStrict(out, &d); err != nil {
-		return nil, fmt.Errorf("describe: %w", err)
+		return nil, clipErr(fmt.Errorf("describe: %w", err))
 	}
 	errs := []error{sdk.CheckDescription(&d)}
 	for _, t := range d.Tools {
@@ -354,7 +354,7 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, clipErr(err)
 	}
 	return &d, nil
 }

@@ -81,10 +81,10 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 	opts := &runtime.CallOptions{Parts: &parts, OnUpdate: func(payload []byte) error {
 		var r wireResult
 		if err := decodeStrict(payload, &r); err != nil {
-			return fmt.Errorf("the update is not a result: %w", err)
+			return clipErr(fmt.Errorf("the update is not a result: %w", err))
 		}
 		if _, err := HostContent(r.Content); err != nil {
-			return fmt.Errorf("the update is not a result: %w", err)
+			return clipErr(fmt.Errorf("the update is not a result: %w", err))
 		}
 		if onUpdate != nil {
 			onUpdate(json.RawMessage(validText(payload)))
@@ -107,7 +107,7 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 		res, isError, err = parseResult(out)
 	}
 	if err != nil {
-		return host.ToolResult{}, fmt.Errorf("plugin %s: execute: %w", t.p.Name(), err)
+		return host.ToolResult{}, clipErr(fmt.Errorf("plugin %s: execute: %w", t.p.Name(), err))
 	}
 	if isError {
 		// A tool signals failure the way pi's tools do, by failing: the

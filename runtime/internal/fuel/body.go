@@ -76,7 +76,9 @@ func (fi *info) rewriteBody(f uint32, body []byte, typ uint32) ([]byte, error) {
 	w := &fi.bw
 	*w = walker{fi: fi, r: r, out: w.out[:0], copied: r.Pos, locals: scratch, scratch: scratch, checks: true,
 		ctl: w.ctl[:0], regions: append(w.regions[:0], region{}), exits: w.exits[:0]}
+	fi.cw.blockType(0, len(fi.types[typ].Results)) // the function's label
 	fi.cw.start(f, scratch)
+	fi.cw.c.Locals = int(locals) - len(fi.types[typ].Params)
 	if err := w.body(); err != nil {
 		return nil, err
 	}
@@ -214,8 +216,10 @@ func (fi *info) appendCharge(out []byte, scratch, length uint32) []byte {
 }
 
 // appendGrowCheck opens the guard of table.grow t (stack: ref, delta):
-// the grow runs only if the table stays within maxTable elements, and
-// fails as the spec says (-1) otherwise. The caller writes the grow, then
+// the grow runs only if the table stays within its share of maxTable
+// elements (maxTable divided among the module's tables, so that growing
+// them all holds at most maxTable elements beyond their sizes at start),
+// and fails as the spec says (-1) otherwise. The caller writes the grow, then
 // "else drop; i32.const -1; end".
 func (fi *info) appendGrowCheck(out []byte, t, length uint32) []byte {
 	out = append(out, 0x21)
@@ -225,7 +229,7 @@ func (fi *info) appendGrowCheck(out []byte, t, length uint32) []byte {
 	out = append(out, 0xad, 0x20)
 	out = wasmbin.AppendU32(out, length)
 	out = append(out, 0xad, 0x7c, 0x42)
-	out = wasmbin.AppendS64(out, int64(fi.maxTable))
+	out = wasmbin.AppendS64(out, int64(fi.maxTable/uint32(len(fi.tableElems))))
 	out = append(out, 0x58, 0x04) // i64.le_u; if
 	out = wasmbin.AppendS64(out, int64(fi.growType[fi.tableElems[t]]))
 	out = append(out, 0x20)

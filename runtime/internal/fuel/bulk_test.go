@@ -49,6 +49,28 @@ func TestTableGrowIsBounded(t *testing.T) {
 	}
 }
 
+// Growth shares the bound among a module's tables: growing every one of
+// them as far as it goes holds at most MaxTableElements elements beyond
+// their sizes at start, however many tables the module declares. (On the
+// old main each table could grow to the bound: 1,024 tables, 8 GiB.)
+func TestTableGrowthIsSharedAmongTables(t *testing.T) {
+	ctx := context.Background()
+	r := hostRuntime(t, ctx, false)
+	for _, n := range []int{1, 2, 3, 7, 64} {
+		const bound = 200
+		fill := instantiateRaw(t, ctx, r, mustInstrument(t, wasmgen.GrowTables(n), Options{MaxTableElements: bound})).ExportedFunction("fill")
+		res, err := fill.Call(ctx)
+		if err != nil {
+			t.Fatalf("%d tables: %v", n, err)
+		}
+		// Each table (one element at start) grows to its share, max/n
+		// elements (or keeps its one, if the share is less).
+		if got, want := int32(res[0]), int32(n*max(1, bound/n)); got != want {
+			t.Errorf("%d tables grown as far as they go: %d elements, want %d (the bound is %d)", n, got, want, bound)
+		}
+	}
+}
+
 // A check is charged by the work its region can do: a loop whose body
 // makes 2000 host calls ticks every iteration, not every 65536 (which
 // would be seconds past the deadline).

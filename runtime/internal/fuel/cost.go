@@ -1,6 +1,10 @@
 package fuel
 
-import "math"
+import (
+	"math"
+
+	"github.com/wasmagent/wasmagent/runtime/internal/wasmbin"
+)
 
 // FuncCost measures one function's code in what makes wazero's optimising
 // compiler slow: its passes are quadratic or worse in these, not in bytes
@@ -26,6 +30,10 @@ type FuncCost struct {
 	EdgeDepths  int64  // the sum over branch edges of the source's depth
 	LabelDepths int64  // the sum over branch edges of the labels crossed (the compiler walks its frames)
 	Targets     int    // br_table targets (the default included): each a block and a jump of its own
+	Locals      int    // locals declared (parameters not included): each zeroed by code the compiler writes at entry
+	EdgeArgs    int64  // the values branch edges carry (their label's arity, summed): each a phi argument
+	CallArgs    int64  // the parameters and results of every call (each moved to or from its place in the call)
+	BlockArgs   int64  // the parameters and results of every block, loop and if (each merged where it ends)
 }
 
 // costFrame is an open block, if or loop.
@@ -35,6 +43,7 @@ type costFrame struct {
 	minPred  int32 // the shallowest branch to its end so far (math.MaxInt32: none)
 	live     bool  // its start is reachable
 	elseSeen bool
+	arity    int32 // the values a branch to its label carries: a loop's parameters, the results of the others
 }
 
 // costWalk counts a body's FuncCost as the walker reads it.
@@ -46,6 +55,9 @@ type costWalk struct {
 	frames []costFrame
 	stamp  []uint32 // stamp[l] == gen: local l was counted as written in this body
 	gen    uint32
+	// params and results are the block type read last, for the frame
+	// opened next.
+	params, results int32
 }
 
 const noPred = math.MaxInt32
@@ -53,7 +65,8 @@ const noPred = math.MaxInt32
 func (cw *costWalk) start(f, locals uint32) {
 	cw.c = FuncCost{Func: f}
 	cw.loops, cw.depth, cw.live = 0, 0, true
-	cw.frames = append(cw.frames[:0], costFrame{op: 0, minPred: noPred, live: true})
+	cw.frames = append(cw.frames[:0], costFrame{op: 0, minPred: noPred, live: true, arity: cw.results})
+	cw.params, cw.results = 0, 0
 	cw.gen++
 	if cw.gen == 0 { // wrapped: forget every old stamp
 		clear(cw.stamp)
@@ -94,9 +107,32 @@ func (cw *costWalk) branch(l uint32) {
 	cw.c.EdgeDepths += int64(cw.depth) + 1
 	cw.c.LabelDepths += int64(l)
 	f := &cw.frames[len(cw.frames)-1-int(l)]
+	cw.c.EdgeArgs += int64(f.arity)
 	if f.op != 0x03 { // a loop's label is its header: a back edge
 		f.minPred = min(f.minPred, cw.depth)
 	}
+}
+
+// blockType records the block type just read, for the block, loop or if
+// op opens next (the function's label: at its start).
+func (cw *costWalk) blockType(params, results int) {
+	cw.params, cw.results = int32(params), int32(results)
+}
+
+// call counts a call of a function of type t.
+func (cw *costWalk) call(t wasmbin.FuncType) {
+	cw.c.CallArgs += int64(len(t.Params) + len(t.Results))
+}
+
+// opened is a frame for op, with its label's arity.
+func (cw *costWalk) opened(op byte) costFrame {
+	cw.c.BlockArgs += int64(cw.params + cw.results)
+	f := costFrame{op: op, start: cw.depth, minPred: noPred, live: cw.live, arity: cw.results}
+	if op == 0x03 {
+		f.arity = cw.params
+	}
+	cw.params, cw.results = 0, 0
+	return f
 }
 
 // op counts a control instruction (br, br_if and br_table's targets
@@ -105,13 +141,13 @@ func (cw *costWalk) op(op byte) {
 	switch op {
 	case 0x02: // block
 		cw.c.Joins++
-		cw.frames = append(cw.frames, costFrame{op: op, start: cw.depth, minPred: noPred, live: cw.live})
+		cw.frames = append(cw.frames, cw.opened(op))
 	case 0x03: // loop: its header, then its fuel check (an if)
 		cw.c.Joins++
 		cw.c.Branches++
 		cw.loops++
 		cw.c.LoopDepth = max(cw.c.LoopDepth, cw.loops)
-		cw.frames = append(cw.frames, costFrame{op: op, start: cw.depth, minPred: noPred, live: cw.live})
+		cw.frames = append(cw.frames, cw.opened(op))
 		if cw.live {
 			cw.block(cw.depth + 1)
 			cw.block(cw.depth + 1)
@@ -119,7 +155,7 @@ func (cw *costWalk) op(op byte) {
 	case 0x04: // if
 		cw.c.Joins++
 		cw.c.Branches += 2
-		cw.frames = append(cw.frames, costFrame{op: op, start: cw.depth, minPred: noPred, live: cw.live})
+		cw.frames = append(cw.frames, cw.opened(op))
 		if cw.live {
 			cw.block(cw.depth + 1)
 		}

@@ -39,9 +39,10 @@ const (
 // Options tune the rewrite; the zero value means the defaults.
 type Options struct {
 	MaxCallDepth uint32 // 0 means MaxCallDepth
-	// MaxTableElements bounds what table.grow may grow a table to; a grow
-	// past it fails (returns -1) as one past the table's maximum does.
-	// 0 means MaxTableElements.
+	// MaxTableElements bounds what table.grow may grow the module's
+	// tables to: each its share, MaxTableElements divided by the number
+	// of tables. A grow past it fails (returns -1) as one past the
+	// table's maximum does. 0 means MaxTableElements.
 	MaxTableElements uint32
 	// NoCallDepth leaves the call-depth limit out, to measure its cost;
 	// recursion then runs until wazero's call-stack ceiling.
@@ -58,6 +59,7 @@ type info struct {
 	nFuncs         uint32 // imported + defined
 	nGlobals       uint32 // imported + defined
 	funcTypes      []uint32
+	importTypes    []uint32          // the type of each imported function
 	blockTypes     map[string]uint32 // results → index of an added type () -> results
 	addedTypes     []wasmbin.FuncType
 	tableElems     []byte          // element type of each table, imported or defined
@@ -289,11 +291,13 @@ func (fi *info) gatherImports(r *wasmbin.Reader) error {
 			if kind == wasmbin.KindTag {
 				r.Byte() // attribute
 			}
-			if t := r.U32(); t >= fi.nTypes && r.Err == nil {
+			t := r.U32()
+			if t >= fi.nTypes && r.Err == nil {
 				return fmt.Errorf("import %d: type index %d out of range", i, t)
 			}
 			if kind == wasmbin.KindFunc {
 				fi.nImportedFuncs++
+				fi.importTypes = append(fi.importTypes, t)
 			}
 		case wasmbin.KindTable:
 			elem, _ := r.ReadTableType()

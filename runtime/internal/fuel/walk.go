@@ -144,6 +144,9 @@ func (w *walker) blockType() error {
 	switch c {
 	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
 		w.r.Byte()
+		if w.checks {
+			w.fi.cw.blockType(0, int(b2u(c != 0x40)))
+		}
 		return nil
 	}
 	if c&0x80 == 0 && c&0x40 != 0 {
@@ -152,6 +155,10 @@ func (w *walker) blockType() error {
 	t := w.r.Sleb(33)
 	if t < 0 || t >= int64(w.fi.nTypes) {
 		return fmt.Errorf("block type index %d out of range", t)
+	}
+	if w.checks {
+		ft := w.fi.types[t]
+		w.fi.cw.blockType(len(ft.Params), len(ft.Results))
 	}
 	return nil
 }
@@ -219,11 +226,23 @@ func (w *walker) instr() (byte, error) {
 		var g uint32
 		if g, err = w.fi.remapFunc(f); err == nil {
 			w.remapped(start, g)
+			if w.checks {
+				t := w.fi.importTypes
+				if f >= w.fi.nImportedFuncs {
+					t = w.fi.funcTypes
+					f -= w.fi.nImportedFuncs
+				}
+				w.fi.cw.call(w.fi.types[t[f]])
+			}
 		}
 	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
 		w.countCall()
 		w.sawCall = true
+		start := r.Pos
 		if err = w.typeIndex(); err == nil {
+			if w.checks {
+				w.fi.cw.call(w.fi.types[wasmbin.NewReader(r.B[start:]).U32()])
+			}
 			w.copyU32() // table
 		}
 	case op == 0x1c: // typed select

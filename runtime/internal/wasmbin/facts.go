@@ -33,6 +33,32 @@ type Facts struct {
 	// Custom are the module's custom sections, by name (the last of a
 	// name); each body aliases the module's bytes.
 	Custom map[string][]byte
+	// Counts are the module's declarations, imported and defined, that
+	// every instance holds a copy of.
+	Counts Counts
+	// Types are the module's function types; FuncImports its imported
+	// functions, in order.
+	Types       []FuncType
+	FuncImports []FuncImport
+}
+
+// FuncImport is an imported function: its module, its name and its type
+// (an index in Types, not checked against it).
+type FuncImport struct {
+	Module, Name string
+	Type         uint32
+}
+
+// Counts are the declarations of a module that each of its instances
+// holds in the host's memory, besides its linear memory.
+type Counts struct {
+	Imports         int    // imports of every kind
+	Exports         int    // exports of every kind
+	Globals         int    // defined globals
+	TableElements   uint64 // the tables' minimum sizes, summed
+	ElementSegments int
+	Elements        uint64 // the element segments' entries, summed
+	DataSegments    int
 }
 
 // String names the memory for error messages.
@@ -52,9 +78,11 @@ func describe(kind string, i uint32, imp string, exps []string) string {
 }
 
 // ReadFacts reads the limits of every memory and table of wasm, the
-// names of its function exports and its custom sections. It reads only
-// the import, table, memory, export and custom sections; it does not
-// validate the rest of the module.
+// names of its function exports, its custom sections and the counts of
+// its declarations, its function types and imported functions. It reads
+// only the type, import, table, memory, global (its count), export,
+// element, data (its count) and custom sections; it does not validate the
+// rest of the module.
 func ReadFacts(wasm []byte) (Facts, error) {
 	secs, err := Sections(wasm)
 	if err != nil {
@@ -64,6 +92,14 @@ func ReadFacts(wasm []byte) (Facts, error) {
 	for _, s := range secs {
 		r := NewReader(s.Body)
 		switch s.ID {
+		case SecType:
+			n := r.U32()
+			for i := uint32(0); i < n && r.Err == nil && err == nil; i++ {
+				var t FuncType
+				if t, err = r.ReadFuncType(); err == nil {
+					f.Types = append(f.Types, t)
+				}
+			}
 		case SecImport:
 			err = f.readImports(r)
 		case SecTable:
@@ -71,6 +107,7 @@ func ReadFacts(wasm []byte) (Facts, error) {
 			for i := uint32(0); i < n && r.Err == nil; i++ {
 				elem, l := r.ReadTableType()
 				f.Tables = append(f.Tables, Table{Index: uint32(len(f.Tables)), Elem: elem, Limits: l})
+				f.Counts.TableElements += l.Min
 			}
 		case SecMemory:
 			n := r.U32()
@@ -79,6 +116,14 @@ func ReadFacts(wasm []byte) (Facts, error) {
 			}
 		case SecExport:
 			err = f.readExports(r)
+		case SecGlobal:
+			f.Counts.Globals = int(r.U32())
+			continue
+		case SecData:
+			f.Counts.DataSegments = int(r.U32())
+			continue
+		case SecElement:
+			err = f.readElements(r)
 		case SecCustom:
 			// A name that does not read is not refused here: custom
 			// sections are not the host's business, wazero decides.
@@ -107,12 +152,13 @@ func ReadFacts(wasm []byte) (Facts, error) {
 
 func (f *Facts) readImports(r *Reader) error {
 	n := r.U32()
+	f.Counts.Imports = int(n)
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		mod, _ := r.Name()
 		name, _ := r.Name()
 		switch kind := r.Byte(); kind {
 		case KindFunc:
-			r.U32()
+			f.FuncImports = append(f.FuncImports, FuncImport{Module: mod, Name: name, Type: r.U32()})
 		case KindTable:
 			elem, l := r.ReadTableType()
 			f.Tables = append(f.Tables, Table{Index: uint32(len(f.Tables)), Import: mod + "." + name, Elem: elem, Limits: l})
@@ -134,6 +180,7 @@ func (f *Facts) readImports(r *Reader) error {
 
 func (f *Facts) readExports(r *Reader) error {
 	n := r.U32()
+	f.Counts.Exports = int(n)
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		name, _ := r.Name()
 		kind := r.Byte()
@@ -150,4 +197,74 @@ func (f *Facts) readExports(r *Reader) error {
 		}
 	}
 	return nil
+}
+
+// readElements counts the element segments and their entries. It reads
+// each segment's constant expressions only as far as needed to find the
+// next segment.
+func (f *Facts) readElements(r *Reader) error {
+	n := r.U32()
+	f.Counts.ElementSegments = int(n)
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		flags := r.U32()
+		if flags > 7 {
+			return fmt.Errorf("element %d: unknown flags %d", i, flags)
+		}
+		if flags&3 == 2 { // explicit table index
+			r.U32()
+		}
+		if flags&1 == 0 { // active: offset expression
+			if err := skipConstExpr(r); err != nil {
+				return fmt.Errorf("element %d offset: %w", i, err)
+			}
+		}
+		if flags&3 != 0 { // elemkind or reftype
+			r.Byte()
+		}
+		count := r.U32()
+		f.Counts.Elements += uint64(count)
+		for j := uint32(0); j < count && r.Err == nil; j++ {
+			if flags&4 == 0 {
+				r.U32()
+			} else if err := skipConstExpr(r); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// skipConstExpr reads a constant expression up to its end: the
+// instructions a constant expression may hold (extended constants
+// included), with their immediates.
+func skipConstExpr(r *Reader) error {
+	for r.Err == nil {
+		switch op := r.Byte(); op {
+		case 0x0b: // end
+			return nil
+		case 0x41: // i32.const
+			r.Sleb(32)
+		case 0x42: // i64.const
+			r.Sleb(64)
+		case 0x43: // f32.const
+			r.Bytes(4)
+		case 0x44: // f64.const
+			r.Bytes(8)
+		case 0x23, 0xd2: // global.get, ref.func
+			r.U32()
+		case 0xd0: // ref.null heaptype
+			r.Sleb(33)
+		case 0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e: // extended constants
+		case 0xfd: // v128.const
+			if sub := r.U32(); sub != 12 && r.Err == nil {
+				return fmt.Errorf("instruction 0xfd %d is not constant", sub)
+			}
+			r.Bytes(16)
+		default:
+			if r.Err == nil {
+				return fmt.Errorf("instruction 0x%02x is not constant", op)
+			}
+		}
+	}
+	return r.Err
 }

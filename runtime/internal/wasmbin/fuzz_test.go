@@ -17,6 +17,10 @@ func FuzzReadFacts(f *testing.F) {
 	f.Add(append(append([]byte(Header), sec(SecMemory, 1, 0x00, 0x02)...), sec(SecExport, 1, 1, 'm', KindMemory, 0)...))
 	f.Add(append([]byte(Header), sec(SecImport, 1, 1, 'e', 1, 'm', KindMemory, 0x00, 0x01)...))
 	f.Add(append([]byte(Header), sec(SecCustom, 10, 'g', 'o', ':', 'b', 'u', 'i', 'l', 'd', 'i', 'd', 'x')...))
+	// Every form of element segment, with constant expressions.
+	f.Add(append([]byte(Header), sec(SecElement, 4, 0x00, 0x41, 0x00, 0x0b, 0x01, 0x00, 0x02, 0x00, 0x23, 0x00, 0x0b, 0x00, 0x00,
+		0x05, 0x70, 0x01, 0xd0, 0x70, 0x0b, 0x06, 0x00, 0x42, 0x01, 0x0b, 0x70, 0x01, 0xd2, 0x00, 0x0b)...))
+	f.Add(append([]byte(Header), sec(SecGlobal, 1, 0x7b, 0x00, 0xfd, 0x0c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0x0b)...))
 	ctx := context.Background()
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	f.Fuzz(func(t *testing.T, wasm []byte) {

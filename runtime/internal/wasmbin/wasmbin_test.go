@@ -1,8 +1,12 @@
 package wasmbin
 
 import (
+	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
 )
 
 // Every value round-trips through the writer and the reader, at every
@@ -88,5 +92,56 @@ func TestReadFacts(t *testing.T) {
 	}
 	if _, err := ReadFacts(append([]byte(Header), sec(SecMemory, 1, 0x08, 0x01)...)); err == nil {
 		t.Error("limits flags 8 accepted")
+	}
+}
+
+// The counts ReadFacts gives are the module's declarations, every form of
+// element segment included (its constant expressions skipped correctly:
+// the segment after each is read), on a module wazero accepts.
+func TestReadFactsCounts(t *testing.T) {
+	sec := func(id byte, b ...byte) []byte { return AppendSection(nil, id, b) }
+	wasm := []byte(Header)
+	for _, s := range [][]byte{
+		sec(SecType, 1, 0x60, 0, 1, 0x7f),
+		sec(SecImport, 1, 1, 'e', 1, 'f', KindFunc, 0),
+		sec(SecFunction, 1, 0),
+		sec(SecTable, 1, 0x70, 0x00, 0x0a),
+		sec(SecMemory, 1, 0x00, 0x01),
+		sec(SecGlobal, 2, 0x7f, 0x00, 0x41, 0x05, 0x0b, 0x7e, 0x01, 0x42, 0x80, 0x01, 0x0b),
+		sec(SecExport, 2, 1, 'f', KindFunc, 1, 1, 'g', KindGlobal, 0),
+		sec(SecElement, 8,
+			0x00, 0x41, 0x00, 0x0b, 0x01, 0x00, // active, table 0, indices: 1
+			0x01, 0x00, 0x02, 0x00, 0x01, // passive, indices: 2
+			0x02, 0x00, 0x41, 0x01, 0x0b, 0x00, 0x01, 0x00, // active, table given, indices: 1
+			0x03, 0x00, 0x01, 0x01, // declarative, indices: 1
+			0x04, 0x41, 0x02, 0x0b, 0x02, 0xd2, 0x00, 0x0b, 0xd0, 0x70, 0x0b, // active, expressions: 2
+			0x05, 0x70, 0x01, 0xd2, 0x01, 0x0b, // passive, expressions: 1
+			0x06, 0x00, 0x41, 0x03, 0x0b, 0x70, 0x01, 0xd0, 0x70, 0x0b, // active, table given, expressions: 1
+			0x07, 0x70, 0x01, 0xd2, 0x00, 0x0b), // declarative, expressions: 1
+		sec(SecDataCnt, 2),
+		sec(SecCode, 1, 4, 0x00, 0x41, 0x00, 0x0b),
+		sec(SecData, 2, 0x01, 0x01, 'a', 0x00, 0x41, 0x00, 0x0b, 0x01, 'b'),
+	} {
+		wasm = append(wasm, s...)
+	}
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer r.Close(ctx)
+	if _, err := r.CompileModule(ctx, wasm); err != nil {
+		t.Fatalf("wazero refuses the test module: %v", err)
+	}
+	f, err := ReadFacts(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{Imports: 1, Exports: 2, Globals: 2, TableElements: 10, ElementSegments: 8, Elements: 10, DataSegments: 2}
+	if f.Counts != want {
+		t.Fatalf("counts %+v, want %+v", f.Counts, want)
+	}
+	// A constant expression with an instruction that is not constant is
+	// an error, not a misread.
+	bad := append([]byte(Header), sec(SecElement, 1, 0x00, 0x20, 0x00, 0x0b, 0x00)...)
+	if _, err := ReadFacts(bad); err == nil || !strings.Contains(err.Error(), "instruction 0x20 is not constant") {
+		t.Fatalf("local.get in an offset: %v", err)
 	}
 }

@@ -169,6 +169,28 @@ func Grow() []byte {
 		Sec(10, Vec(1, Body(U(0), code...))))
 }
 
+// GrowTables defines n funcref tables of one element and exports "fill"
+// (() -> i32): it grows each table by one element until table.grow fails,
+// and returns the tables' sizes summed.
+func GrowTables(n int) []byte {
+	types := Sec(1, Vec(1, []byte{0x60, 0, 1, I32}))
+	var tables, code []byte
+	for t := range n {
+		tables = append(tables, 0x70, 0x00, 0x01)
+		code = append(code, 0x02, 0x40, 0x03, 0x40, 0xd0, 0x70, 0x41, 0x01, 0xfc, 15) // block loop; ref.null; 1; table.grow
+		code = append(code, U(uint32(t))...)
+		code = append(code, 0x41, 0x7f, 0x46, 0x0d, 0x01, 0x0c, 0x00, 0x0b, 0x0b) // -1; eq; br_if out; br loop; end end
+	}
+	code = append(code, 0x41, 0x00)
+	for t := range n {
+		code = append(code, 0xfc, 16)
+		code = append(code, U(uint32(t))...)
+		code = append(code, 0x6a) // i32.add
+	}
+	return Module(types, Sec(3, Vec(1, U(0))), Sec(4, Vec(n, tables)), Sec(7, Vec(1, Str("fill"), []byte{0x00}, U(0))),
+		Sec(10, Vec(1, Body(U(0), code...))))
+}
+
 // HostLoop exports "spin" (() -> i32): an endless loop whose body calls
 // env.host (i32) -> i32 n times.
 func HostLoop(n int) []byte {

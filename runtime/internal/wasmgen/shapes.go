@@ -1,6 +1,9 @@
 package wasmgen
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Shapes names the function shapes Shape builds: each costs an optimising
 // compiler more than its size suggests, in a different way.
@@ -27,6 +30,10 @@ var Shapes = []string{
 	"loopsOuter",   // n loops nested; in the innermost, a br_if to each
 	"localsInLoop", // one loop around n/4 ifs, each setting one of n/4 locals, all read after
 	"blocksLocals", // n blocks nested, each setting one of n locals before its end, all read after
+	"declared",     // n functions, each declaring 50,000 locals and using none (the shape is the module)
+	"brifArgs",     // a loop of 1,000 parameters; n br_ifs back to it, each carrying them
+	"callArgs",     // n calls in a row of a function taking and giving 1,000 values
+	"blockArgs",    // n blocks in a row, each taking and giving 1,000 values
 }
 
 const (
@@ -49,8 +56,13 @@ const (
 // Shape is a valid module exporting "f", a function (i32) -> i32 of the
 // named shape and size n (Shapes). It panics on an unknown name.
 func Shape(name string, n int) []byte {
-	if name == "funcs" {
+	switch name {
+	case "funcs":
 		return funcsModule(n)
+	case "declared":
+		return declaredModule(n)
+	case "brifArgs", "callArgs", "blockArgs":
+		return arityModule(name, n)
 	}
 	locals, code := shapeBody(name, n)
 	return oneFunc(locals, code)
@@ -230,6 +242,50 @@ var typeI32I32 = Sec(1, Vec(1, []byte{0x60, 1, tI32, 1, tI32}))
 func oneFunc(locals, code []byte) []byte {
 	return Module(typeI32I32, Sec(3, Vec(1, U(0))), Sec(7, Vec(1, Str("f"), []byte{0}, U(0))),
 		Sec(10, Vec(1, Body(locals, code...))))
+}
+
+// declaredModule is n functions (i32) -> i32 of 10 bytes each, each
+// declaring 50,000 i32 locals (the rewrite's limit, with its scratch
+// local) it never uses: compiled, each is code that zeroes them at entry.
+func declaredModule(n int) []byte {
+	var funcs, bodies []byte
+	body := Body(Vec(1, U(49998), []byte{tI32}), opLocalGet, 0)
+	for range n {
+		funcs = append(funcs, 0)
+		bodies = append(bodies, body...)
+	}
+	return Module(typeI32I32, Sec(3, Vec(n, funcs)), Sec(7, Vec(1, Str("f"), []byte{0}, U(0))),
+		Sec(10, Vec(n, bodies)))
+}
+
+// arityModule's "f" pushes 1,000 values and passes them on n times: to
+// a loop taking them, by n br_ifs back to it (brifArgs); to n calls in a
+// row of "g", which takes and gives 1,000 values (callArgs); through n
+// blocks in a row that take and give them (blockArgs). Each step is 2 or
+// 3 bytes and moves or merges the 1,000 values.
+func arityModule(name string, n int) []byte {
+	const k = 1000
+	i32s := append(U(k), bytes.Repeat([]byte{tI32}, k)...)
+	wide := append(append([]byte{0x60}, i32s...), i32s...) // type 1: (k i32) -> (k i32)
+	code := bytes.Repeat([]byte{opI32Const, 0}, k)
+	switch name {
+	case "brifArgs":
+		code = append(code, opLoop, 1)
+		code = append(code, bytes.Repeat([]byte{opLocalGet, 0, opBrIf, 0}, n)...)
+		code = append(code, opEnd)
+	case "callArgs":
+		code = append(code, bytes.Repeat([]byte{opCall, 1}, n)...)
+	case "blockArgs":
+		code = append(code, bytes.Repeat([]byte{opBlock, 1, opEnd}, n)...)
+	}
+	code = append(code, bytes.Repeat([]byte{0x1a}, k-1)...) // drop all but one
+	// g returns its parameters.
+	var g []byte
+	for i := range k {
+		g = append(append(g, opLocalGet), U(uint32(i))...)
+	}
+	return Module(Sec(1, Vec(2, []byte{0x60, 1, tI32, 1, tI32}, wide)), Sec(3, Vec(2, U(0), U(1))), Sec(7, Vec(1, Str("f"), []byte{0}, U(0))),
+		Sec(10, Vec(2, Body(Vec(0), code...), Body(Vec(0), g...))))
 }
 
 func funcsModule(n int) []byte {
