@@ -82,7 +82,7 @@ type harnessOpts struct {
 	quota  Quota
 	server func(*Options)
 	wrap   func(http.Handler) http.Handler
-	idle   time.Duration // IdleClose; 0: never (the tests look at live sessions)
+	idle   time.Duration      // IdleClose; 0: never (the tests look at live sessions)
 	http   func(*http.Server) // sets the test server's timeouts before it starts
 }
 

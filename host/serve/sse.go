@@ -12,6 +12,28 @@ import (
 // stops reading is dropped, and resumes with Last-Event-ID.
 const sseWriteTimeout = 30 * time.Second
 
+// streamsRetry is the Retry-After of the streams bound: a stream ends
+// when its client goes away, so the wait is short.
+const streamsRetry = 5 * time.Second
+
+// openStream counts an event stream of owner, or fails with a
+// *QuotaError when owner holds MaxStreams already.
+func (s *Server) openStream(owner string) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams[owner] >= s.o.MaxStreams {
+		return nil, &QuotaError{What: "event streams open at once", Limit: s.o.MaxStreams, RetryAfter: streamsRetry}
+	}
+	s.streams[owner]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.streams[owner]--; s.streams[owner] == 0 {
+			delete(s.streams, owner)
+		}
+	}, nil
+}
+
 // events is GET /v1/sessions/{id}/events: the session's events as
 // Server-Sent Events, "id: N", "time: <Unix ms>" (a field EventSource
 // ignores; a page drawing a timeline of past events reads it) and
@@ -20,6 +42,12 @@ const sseWriteTimeout = 30 * time.Second
 // line every Heartbeat while nothing comes. The stream ends when the
 // session is deleted or the server stops.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
+	release, err := s.openStream(c.Owner)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	after := r.Header.Get("Last-Event-ID")
 	stream, err := s.o.Backend.Events(r.Context(), c, r.PathValue("id"), after)
 	if err != nil {
