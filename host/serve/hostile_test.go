@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestStreamsBound(t *testing.T) {
 			s.close()
 		}
 	}()
-	code, body, hdr := h.doWith("GET", "/v1/sessions/"+a+"/events", tokenA, "", nil)
+	code, body, hdr := h.eventsStatus(a, tokenA)
 	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
 		t.Fatalf("a third stream: %d %s (Retry-After %q), want 429 with Retry-After", code, body, hdr.Get("Retry-After"))
 	}
@@ -62,7 +63,7 @@ func TestStreamsBound(t *testing.T) {
 	// a moment to return.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		code = h.eventsStatus(a, tokenA)
+		code, _, _ = h.eventsStatus(a, tokenA)
 		if code != http.StatusTooManyRequests || time.Now().After(deadline) {
 			break
 		}
@@ -73,9 +74,9 @@ func TestStreamsBound(t *testing.T) {
 	}
 }
 
-// eventsStatus opens the events of id and returns the status, closing
-// the stream if one opened.
-func (h *harness) eventsStatus(id, token string) int {
+// eventsStatus opens the events of id and returns the status, and the
+// body and header of an error; a stream that opens is closed at once.
+func (h *harness) eventsStatus(id, token string) (int, []byte, http.Header) {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -85,6 +86,10 @@ func (h *harness) eventsStatus(id, token string) int {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	defer resp.Body.Close()
+	var body []byte
+	if resp.StatusCode != 200 {
+		body, _ = io.ReadAll(resp.Body)
+	}
+	return resp.StatusCode, body, resp.Header
 }
