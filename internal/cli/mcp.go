@@ -61,6 +61,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *addr == "" {
+		keepOnBrokenPipe()
 		err = srv.ServeStdio(ctx, env.Stdin, jsonOut(env.Stdout), 0)
 	} else {
 		err = serveMCPHTTP(ctx, srv, s.File, *addr, env)
