@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -74,6 +75,51 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 	}
 	slices.SortFunc(out, func(a, b Info) int { return b.Modified.Compare(a.Modified) })
 	return out, nil
+}
+
+// Latest implements Latester: the session file modified last, found by
+// the files' times and read alone (--continue among thousands of sessions
+// reads one file, not all). A newest file that is no session is passed
+// over, as List passes it over.
+func (s *FileStore) Latest(ctx context.Context) (Info, error) {
+	names, err := os.ReadDir(s.Dir)
+	if os.IsNotExist(err) {
+		return Info{}, ErrNotFound
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("sessions: %w", err)
+	}
+	type cand struct {
+		path string
+		mod  time.Time
+	}
+	var cands []cand
+	for _, n := range names {
+		if n.IsDir() || !strings.HasSuffix(n.Name(), ".jsonl") {
+			continue
+		}
+		if st, err := n.Info(); err == nil {
+			cands = append(cands, cand{filepath.Join(s.Dir, n.Name()), st.ModTime()})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return b.mod.Compare(a.mod) })
+	var best Info
+	found := false
+	for _, c := range cands {
+		if found && c.mod.Before(best.Modified) {
+			break // every file left is older than the one found
+		}
+		if err := ctx.Err(); err != nil {
+			return Info{}, err
+		}
+		if info, ok := s.info(c.path); ok && (!found || info.Modified.After(best.Modified)) {
+			best, found = info, true
+		}
+	}
+	if !found {
+		return Info{}, ErrNotFound
+	}
+	return best, nil
 }
 
 // Locate implements Locator: ref names a file when it holds a path
