@@ -32,9 +32,21 @@ func serveBounded(t *testing.T, srv *mcp.Server, o mcp.HTTPOptions, wrap func(ht
 	if err != nil {
 		t.Fatal(err)
 	}
-	go hs.Serve(ln)
+	go hs.Serve(smallBuffers{ln})
 	t.Cleanup(func() { hs.Close() })
 	return ln.Addr().String()
+}
+
+// smallBuffers gives the server's connections small send buffers, so
+// that a client that does not read blocks the server's writes soon.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
 }
 
 // closedByServer reads conn until the server closes it, failing the
@@ -88,9 +100,9 @@ func TestHTTPServerCutsSlowClients(t *testing.T) {
 
 // A client that stops reading its answers is cut off after WriteTimeout:
 // the request's handler returns instead of blocking for ever on a full
-// socket (the answer here is far larger than the sockets' buffers).
+// socket (the answer here is far larger than the sockets' buffers, made small).
 func TestHTTPWriteDeadline(t *testing.T) {
-	big := strings.Repeat("x", 6<<20)
+	big := strings.Repeat("x", 1<<20)
 	tool := hosttest.Tool("big", "", func(context.Context, string, json.RawMessage, host.UpdateFunc) (host.ToolResult, error) {
 		return host.ToolResult{Content: host.Text(big)}, nil
 	})
