@@ -27,6 +27,20 @@ type FileStore struct {
 	// NoSync skips fsync after each append. Appends survive the death of
 	// the process either way; fsync makes them survive the machine's.
 	NoSync bool
+
+	// infos caches what List read of each file, by path, while the file
+	// keeps its size and modification time: a second List (a server's
+	// GET /v1/sessions, a chat's /resume) reads only the files that
+	// changed.
+	mu    sync.Mutex
+	infos map[string]cachedInfo
+}
+
+type cachedInfo struct {
+	size int64
+	mod  time.Time
+	info Info
+	ok   bool
 }
 
 var (
@@ -65,14 +79,24 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
 	var out []Info
+	seen := map[string]bool{}
 	for _, n := range names {
 		if n.IsDir() || !strings.HasSuffix(n.Name(), ".jsonl") {
 			continue
 		}
-		if info, ok := s.info(filepath.Join(s.Dir, n.Name())); ok {
+		path := filepath.Join(s.Dir, n.Name())
+		seen[path] = true
+		if info, ok := s.info(path); ok {
 			out = append(out, info)
 		}
 	}
+	s.mu.Lock()
+	for path := range s.infos {
+		if !seen[path] {
+			delete(s.infos, path) // removed: forget it
+		}
+	}
+	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b Info) int { return b.Modified.Compare(a.Modified) })
 	return out, nil
 }
@@ -193,7 +217,31 @@ func readLine(r *bufio.Reader, head []byte) ([]byte, error) {
 	}
 }
 
+// info describes the session in path, from the cache while the file
+// keeps the size and time it had when it was read.
 func (s *FileStore) info(path string) (Info, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Info{}, false
+	}
+	s.mu.Lock()
+	c, hit := s.infos[path]
+	s.mu.Unlock()
+	if hit && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+		return c.info, c.ok
+	}
+	info, ok := readInfo(path, st.ModTime())
+	s.mu.Lock()
+	if s.infos == nil {
+		s.infos = map[string]cachedInfo{}
+	}
+	s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok}
+	s.mu.Unlock()
+	return info, ok
+}
+
+// readInfo reads and decodes the session in path, modified at mod.
+func readInfo(path string, mod time.Time) (Info, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Info{}, false
@@ -202,11 +250,8 @@ func (s *FileStore) info(path string) (Info, bool) {
 	if err != nil {
 		return Info{}, false
 	}
-	info := Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name()}
+	info := Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name(), Modified: mod}
 	info.Created, _ = parseTime(t.Header.Timestamp)
-	if st, err := os.Stat(path); err == nil {
-		info.Modified = st.ModTime()
-	}
 	for _, e := range t.Entries {
 		if e.Type != TypeMessage {
 			continue

@@ -109,3 +109,79 @@ func BenchmarkLatest(b *testing.B) {
 		}
 	})
 }
+
+// List reads a file again when its size or time changed, and forgets a
+// file removed.
+func TestListCacheFollowsFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeSessionFile(t, a, "id-a", 1, base)
+	writeSessionFile(t, b, "id-b", 2, base.Add(time.Second))
+	s := &FileStore{Dir: dir}
+	count := func() map[string]int {
+		all, err := s.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int{}
+		for _, info := range all {
+			m[info.ID] = info.Messages
+		}
+		return m
+	}
+	if got := count(); got["id-a"] != 1 || got["id-b"] != 2 {
+		t.Fatalf("first List: %v", got)
+	}
+	writeSessionFile(t, a, "id-a", 3, base)                    // same time, another size
+	writeSessionFile(t, b, "id-b", 2, base.Add(2*time.Second)) // same size, another time
+	os.WriteFile(b, []byte(strings.Replace(string(must(os.ReadFile(b))), `"m0 `, `"M0 `, 1)), 0o644)
+	os.Chtimes(b, base.Add(3*time.Second), base.Add(3*time.Second))
+	if got := count(); got["id-a"] != 3 || got["id-b"] != 2 {
+		t.Fatalf("after changes: %v", got)
+	}
+	all, _ := s.List(ctx)
+	for _, info := range all {
+		if info.ID == "id-b" && !strings.HasPrefix(info.First, "M0") {
+			t.Fatalf("a file rewritten at the same size with a new time: first message %.10q", info.First)
+		}
+	}
+	os.Remove(a)
+	if got := count(); len(got) != 1 || got["id-b"] != 2 {
+		t.Fatalf("after a removal: %v", got)
+	}
+	if len(s.infos) != 1 {
+		t.Fatalf("the cache keeps %d files, want 1", len(s.infos))
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// BenchmarkListAgain: a second List of 300 unchanged sessions, against
+// the first.
+func BenchmarkListAgain(b *testing.B) {
+	dir := b.TempDir()
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 300 {
+		writeSessionFile(b, filepath.Join(dir, fmt.Sprintf("s%03d.jsonl", i)), fmt.Sprintf("id-%d", i), 20, base.Add(time.Duration(i)*time.Second))
+	}
+	ctx := context.Background()
+	b.Run("again", func(b *testing.B) {
+		s := &FileStore{Dir: dir}
+		s.List(ctx)
+		for range b.N {
+			s.List(ctx)
+		}
+	})
+	b.Run("first", func(b *testing.B) {
+		for range b.N {
+			(&FileStore{Dir: dir}).List(ctx)
+		}
+	})
+}
