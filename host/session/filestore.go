@@ -235,10 +235,18 @@ func (s *FileStore) info(path string) (Info, bool) {
 	if s.infos == nil {
 		s.infos = map[string]cachedInfo{}
 	}
-	s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok}
+	if len(info.First)+len(info.Name) <= maxCachedText {
+		s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok}
+	} else {
+		delete(s.infos, path) // a huge first prompt is read again, not kept
+	}
 	s.mu.Unlock()
 	return info, ok
 }
+
+// maxCachedText bounds the text an Info the cache keeps may hold, so
+// that the cache's memory is bounded by the number of sessions.
+const maxCachedText = 64 << 10
 
 // readInfo reads and decodes the session in path, modified at mod.
 func readInfo(path string, mod time.Time) (Info, bool) {
