@@ -59,6 +59,8 @@ type Server struct {
 	streams  map[string]int // event streams open, per owner
 	stop     chan struct{}  // closed by Stop: event streams end
 	stopped  bool
+
+	streamWriteTimeout time.Duration // tests: sseWriteTimeout when 0
 }
 
 // route is one line of the API: the table the mux and the OpenAPI test
