@@ -174,8 +174,8 @@ func (s *Server) sessionCount() int {
 	return n
 }
 
-// deadlineWriter gives each write and flush of an answer its own
-// deadline, so that a client that stops reading an event stream fails
+// deadlineWriter gives each piece of a write, and each flush, of an
+// answer its own deadline, so that a client that stops reading an event stream fails
 // the write (the SDK then ends that stream) instead of blocking it, and
 // the session's other streams, for ever.
 type deadlineWriter struct {
@@ -184,10 +184,25 @@ type deadlineWriter struct {
 	d  time.Duration
 }
 
+// Write writes b in pieces of writeChunk, each with its own deadline:
+// the deadline bounds the time without progress, so a slow client still
+// gets an answer larger than it can read within it.
 func (w *deadlineWriter) Write(b []byte) (int, error) {
-	w.rc.SetWriteDeadline(time.Now().Add(w.d))
-	return w.ResponseWriter.Write(b)
+	written := 0
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		w.rc.SetWriteDeadline(time.Now().Add(w.d))
+		m, err := w.ResponseWriter.Write(b[:n])
+		written += m
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
 }
+
+const writeChunk = 32 << 10
 
 func (w *deadlineWriter) FlushError() error {
 	w.rc.SetWriteDeadline(time.Now().Add(w.d))
