@@ -90,6 +90,7 @@ func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writ
 		sess.Wait(context.Background())
 		sess.Agent().SetApprover(nil)
 		unsubscribe()
+		s.out.flush() // the run's last lines, before the process may exit
 	}()
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
@@ -114,7 +115,7 @@ func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writ
 			}
 			return err
 		case <-s.out.failed:
-			return fmt.Errorf("writing to the client: %w", s.out.failErr)
+			return fmt.Errorf("writing to the client: %w", s.out.failure())
 		case line := <-lines:
 			if err := s.handle(ctx, line); err != nil {
 				if ctx.Err() != nil || errors.Is(err, errStopped) {
