@@ -22,6 +22,9 @@ type Serve struct {
 	MaxSessions           int `toml:"max_sessions"`
 	MaxRuns               int `toml:"max_runs"`
 	MaxToolCallsPerMinute int `toml:"max_tool_calls_per_minute"`
+	// MaxStreams bounds the event streams one token holds open at once
+	// (0: serve's default, 1024); past it, 429.
+	MaxStreams int `toml:"max_streams"`
 	// MaxBody caps a request body, MaxPrompt a prompt's text and images
 	// (413 past them).
 	MaxBody   Size `toml:"max_body"`
@@ -50,6 +53,9 @@ func (c *checker) checkServe() {
 		if v < 0 {
 			c.errorf(key, "%d is negative (0 is no limit)", v)
 		}
+	}
+	if s.MaxStreams < 0 {
+		c.errorf("serve.max_streams", "%d is negative (0 is the default, 1024)", s.MaxStreams)
 	}
 	if s.Heartbeat.Duration != 0 && s.Heartbeat.Duration < 1e9 {
 		c.errorf("serve.heartbeat", "%s is under a second", s.Heartbeat.Duration)

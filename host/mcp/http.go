@@ -3,6 +3,7 @@ package mcp
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +18,10 @@ import (
 const (
 	DefaultSessionTimeout = 30 * time.Minute
 	DefaultMaxBodyBytes   = 4 << 20
+	DefaultMaxSessions    = 1000
+	DefaultReadTimeout    = time.Minute
+	DefaultWriteTimeout   = 30 * time.Second
+	DefaultIdleTimeout    = 2 * time.Minute
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -37,16 +42,65 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body (zero: DefaultMaxBodyBytes);
 	// larger ones get 413.
 	MaxBodyBytes int64
+	// MaxSessions bounds the sessions open at once (zero:
+	// DefaultMaxSessions): an initialize past it gets 503 until one ends
+	// (a client's DELETE, or SessionTimeout).
+	MaxSessions int
+	// ReadTimeout bounds reading one request, header and body (zero:
+	// DefaultReadTimeout); a client that trickles it is cut off. Used by
+	// HTTPServer.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of an answer or an event stream
+	// (zero: DefaultWriteTimeout): a client that stops reading is cut off
+	// and does not hold its session's stream.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection idle this long (zero:
+	// DefaultIdleTimeout). Used by HTTPServer.
+	IdleTimeout time.Duration
 }
 
-// Handler serves MCP's streamable HTTP transport (every path).
-func (s *Server) Handler(o HTTPOptions) http.Handler {
+func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	return o
+}
+
+// HTTPServer returns an http.Server for s.Handler(o) with the bounds a
+// server facing clients it does not trust needs: a request's header must
+// come within 10 s and the whole request within o.ReadTimeout, headers
+// are at most 64 KiB, and kept-alive connections close after
+// o.IdleTimeout. Event streams last: they are bounded by o.WriteTimeout
+// per write instead.
+func (s *Server) HTTPServer(o HTTPOptions) *http.Server {
+	o = o.withDefaults()
+	return &http.Server{
+		Handler:           s.Handler(o),
+		ReadHeaderTimeout: min(10*time.Second, o.ReadTimeout),
+		ReadTimeout:       o.ReadTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// Handler serves MCP's streamable HTTP transport (every path).
+func (s *Server) Handler(o HTTPOptions) http.Handler {
+	o = o.withDefaults()
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
 		SessionTimeout:      o.SessionTimeout,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
@@ -75,8 +129,13 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.sessionCount() >= o.MaxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("too many sessions: this server keeps at most %d at once; end one (DELETE with its Mcp-Session-Id) or wait for an idle one to time out", o.MaxSessions), http.StatusServiceUnavailable)
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: o.WriteTimeout}, r)
 	})
 }
 
@@ -105,3 +164,51 @@ func loopbackHost(hostport string) bool {
 // IsLoopback reports whether host (a name or an address, without port)
 // is this machine only: "localhost" or a loopback address.
 func IsLoopback(host string) bool { return netaddr.IsLoopback(host) }
+
+// sessionCount is the number of sessions open (over every transport).
+func (s *Server) sessionCount() int {
+	n := 0
+	for range s.srv.Sessions() {
+		n++
+	}
+	return n
+}
+
+// deadlineWriter gives each piece of a write, and each flush, of an
+// answer its own deadline, so that a client that stops reading an event stream fails
+// the write (the SDK then ends that stream) instead of blocking it, and
+// the session's other streams, for ever.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+// Write writes b in pieces of writeChunk, each with its own deadline:
+// the deadline bounds the time without progress, so a slow client still
+// gets an answer larger than it can read within it.
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	written := 0
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		w.rc.SetWriteDeadline(time.Now().Add(w.d))
+		m, err := w.ResponseWriter.Write(b[:n])
+		written += m
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
+}
+
+const writeChunk = 32 << 10
+
+func (w *deadlineWriter) FlushError() error {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	return w.rc.Flush()
+}
+
+func (w *deadlineWriter) Flush() { w.FlushError() }
+
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

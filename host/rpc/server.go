@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/eventwire"
@@ -22,9 +22,7 @@ const MaxLine = 64 << 20
 type Server struct {
 	sess *session.Session
 	ui   *approver
-
-	mu  sync.Mutex // one line at a time
-	out *bufio.Writer
+	out  *lineWriter
 }
 
 // Options configure Serve. The zero value is pi's event lines within
@@ -33,6 +31,12 @@ type Options struct {
 	// Events bound what the agent's message_update lines cost, as for
 	// "wasmagent run --json" (agent.toml [events]; docs/events.md).
 	Events eventwire.Options
+	// StopGrace is how long Serve, once told to end (ctx done or the
+	// input ended), waits for the client to take a line of output; zero
+	// is DefaultStopGrace. Past it, the rest of the output is dropped, so
+	// that a client that stopped reading cannot keep Serve from
+	// returning.
+	StopGrace time.Duration
 }
 
 // Serve reads commands from in until it ends or ctx is done, answering and
@@ -50,31 +54,57 @@ type Options struct {
 // the session's own events (queue_update, auto_retry_*) and responses
 // are written as they are.
 func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writer, o Options) error {
-	s := &Server{sess: sess, out: bufio.NewWriter(out)}
+	grace := o.StopGrace
+	if grace <= 0 {
+		grace = DefaultStopGrace
+	}
+	s := &Server{sess: sess, out: newLineWriter(out)}
+	defer s.out.stop()
 	s.ui = &approver{write: s.write}
 	sess.Agent().SetApprover(s.ui)
 	enc := eventwire.New(s.write, o.Events)
 	unsubscribe := sess.Subscribe(func(ctx context.Context, e session.Event) error {
+		var err error
 		if he, ok := e.(host.Event); ok {
-			return enc.Event(ctx, he)
+			err = enc.Event(ctx, he)
+		} else {
+			var line []byte
+			if line, err = session.MarshalEvent(e); err == nil {
+				err = s.write(line)
+			}
 		}
-		line, err := session.MarshalEvent(e)
-		if err != nil {
-			return err
+		if err != nil && s.out.gone(err) {
+			// A client that is gone does not fail the run: Serve sees the
+			// failure and ends, aborting the run as the end of its input
+			// would, so that the session records it as pi's would.
+			return nil
 		}
-		return s.write(line)
+		return err
 	})
 	defer func() {
+		// The client may have stopped reading: what it does not take
+		// within the grace is dropped, so that the run's end and this
+		// return never wait on it.
+		s.out.ending(grace)
 		sess.Abort()
 		sess.Wait(context.Background())
 		sess.Agent().SetApprover(nil)
 		unsubscribe()
+		s.out.flush() // the run's last lines, before the process may exit
 	}()
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() { readErr <- readLines(in, lines, stop) }()
+	go func() {
+		err := readLines(in, lines, stop)
+		s.out.ending(grace) // the main loop may be blocked writing: see below
+		readErr <- err
+	}()
+	// A command's answer blocked by a client that does not read must not
+	// keep Serve from seeing its input or ctx end.
+	stopWrites := context.AfterFunc(ctx, func() { s.out.ending(grace) })
+	defer stopWrites()
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,8 +114,13 @@ func Serve(ctx context.Context, sess *session.Session, in io.Reader, out io.Writ
 				return nil
 			}
 			return err
+		case <-s.out.failed:
+			return fmt.Errorf("writing to the client: %w", s.out.failure())
 		case line := <-lines:
 			if err := s.handle(ctx, line); err != nil {
+				if ctx.Err() != nil || errors.Is(err, errStopped) {
+					return nil // told to end; the client took no more
+				}
 				return err
 			}
 		}
@@ -136,13 +171,7 @@ func bytesTrimLF(b []byte) []byte {
 	return b
 }
 
-func (s *Server) write(line []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.out.Write(line)
-	s.out.WriteByte('\n')
-	return s.out.Flush()
-}
+func (s *Server) write(line []byte) error { return s.out.write(line) }
 
 // response is pi's RpcResponse.
 type response struct {

@@ -82,7 +82,8 @@ type harnessOpts struct {
 	quota  Quota
 	server func(*Options)
 	wrap   func(http.Handler) http.Handler
-	idle   time.Duration // IdleClose; 0: never (the tests look at live sessions)
+	idle   time.Duration      // IdleClose; 0: never (the tests look at live sessions)
+	http   func(*http.Server) // sets the test server's timeouts before it starts
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -118,7 +119,12 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 	if ho.wrap != nil {
 		handler = ho.wrap(handler)
 	}
-	h := &harness{t: t, root: ho.root, backend: b, server: s, http: httptest.NewServer(handler)}
+	hs := httptest.NewUnstartedServer(handler)
+	if ho.http != nil {
+		ho.http(hs.Config)
+	}
+	hs.Start()
+	h := &harness{t: t, root: ho.root, backend: b, server: s, http: hs}
 	t.Cleanup(h.close)
 	return h
 }

@@ -26,6 +26,12 @@ type Options struct {
 	// Heartbeat is how often an idle event stream gets a comment line; 0
 	// is DefaultHeartbeat.
 	Heartbeat time.Duration
+	// MaxStreams bounds the event streams one owner holds open at once on
+	// this server (429 past it); 0 is DefaultMaxStreams. Each open stream
+	// holds a connection and what the backend buffers for it, so without
+	// a bound a client opening streams it never reads would grow the
+	// server without end.
+	MaxStreams int
 	// Metrics, when not nil, is served at GET /metrics (Prometheus text),
 	// to any of Tokens (the figures are the whole server's).
 	Metrics http.Handler
@@ -37,9 +43,10 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultMaxBody   = 8 << 20
-	DefaultMaxPrompt = 4 << 20
-	DefaultHeartbeat = 15 * time.Second
+	DefaultMaxBody    = 8 << 20
+	DefaultMaxPrompt  = 4 << 20
+	DefaultHeartbeat  = 15 * time.Second
+	DefaultMaxStreams = 1024
 )
 
 // Server is the HTTP API over a Backend.
@@ -48,9 +55,12 @@ type Server struct {
 	mux *http.ServeMux
 
 	mu       sync.Mutex
-	draining string        // why new runs are refused ("" while taking them)
-	stop     chan struct{} // closed by Stop: event streams end
+	draining string         // why new runs are refused ("" while taking them)
+	streams  map[string]int // event streams open, per owner
+	stop     chan struct{}  // closed by Stop: event streams end
 	stopped  bool
+
+	streamWriteTimeout time.Duration // tests: sseWriteTimeout when 0
 }
 
 // route is one line of the API: the table the mux and the OpenAPI test
@@ -90,10 +100,13 @@ func New(o Options) (*Server, error) {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = DefaultHeartbeat
 	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, mux: http.NewServeMux(), stop: make(chan struct{})}
+	s := &Server{o: o, mux: http.NewServeMux(), stop: make(chan struct{}), streams: map[string]int{}}
 	allowed := map[string][]string{}
 	for _, r := range routes {
 		s.mux.HandleFunc(r.method+" "+r.path, s.authed(r.handle))

@@ -8,9 +8,38 @@ import (
 	"time"
 )
 
-// sseWriteTimeout bounds one write to an event stream: a client that
-// stops reading is dropped, and resumes with Last-Event-ID.
-const sseWriteTimeout = 30 * time.Second
+// sseWriteTimeout bounds how long an event stream may make no progress:
+// a client that stops reading is dropped, and resumes with Last-Event-ID.
+// It applies to each sseChunk of an event, so that a slow client still
+// gets an event larger than it can read in that time (one whose image
+// or tool result runs to megabytes), instead of being dropped at it
+// again at each resumption.
+const (
+	sseWriteTimeout = 30 * time.Second
+	sseChunk        = 32 << 10
+)
+
+// streamsRetry is the Retry-After of the streams bound: a stream ends
+// when its client goes away, so the wait is short.
+const streamsRetry = 5 * time.Second
+
+// openStream counts an event stream of owner, or fails with a
+// *QuotaError when owner holds MaxStreams already.
+func (s *Server) openStream(owner string) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams[owner] >= s.o.MaxStreams {
+		return nil, &QuotaError{What: "event streams open at once", Limit: s.o.MaxStreams, RetryAfter: streamsRetry}
+	}
+	s.streams[owner]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.streams[owner]--; s.streams[owner] == 0 {
+			delete(s.streams, owner)
+		}
+	}, nil
+}
 
 // events is GET /v1/sessions/{id}/events: the session's events as
 // Server-Sent Events, "id: N", "time: <Unix ms>" (a field EventSource
@@ -20,6 +49,12 @@ const sseWriteTimeout = 30 * time.Second
 // line every Heartbeat while nothing comes. The stream ends when the
 // session is deleted or the server stops.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
+	release, err := s.openStream(c.Owner)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer release()
 	after := r.Header.Get("Last-Event-ID")
 	stream, err := s.o.Backend.Events(r.Context(), c, r.PathValue("id"), after)
 	if err != nil {
@@ -34,11 +69,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
+	timeout := s.streamWriteTimeout
+	if timeout <= 0 {
+		timeout = sseWriteTimeout
+	}
 	write := func(b []byte) bool {
-		rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-		if _, err := w.Write(b); err != nil {
-			return false
+		for len(b) > 0 {
+			n := min(len(b), sseChunk)
+			rc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := w.Write(b[:n]); err != nil {
+				return false
+			}
+			b = b[n:]
 		}
+		rc.SetWriteDeadline(time.Now().Add(timeout))
 		return rc.Flush() == nil
 	}
 	if !write([]byte(": wasmagent events\nretry: 2000\n\n")) {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -26,6 +27,20 @@ type FileStore struct {
 	// NoSync skips fsync after each append. Appends survive the death of
 	// the process either way; fsync makes them survive the machine's.
 	NoSync bool
+
+	// infos caches what List read of each file, by path, while the file
+	// keeps its size and modification time: a second List (a server's
+	// GET /v1/sessions, a chat's /resume) reads only the files that
+	// changed.
+	mu    sync.Mutex
+	infos map[string]cachedInfo
+}
+
+type cachedInfo struct {
+	size int64
+	mod  time.Time
+	info Info
+	ok   bool
 }
 
 var (
@@ -64,16 +79,71 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
 	var out []Info
+	seen := map[string]bool{}
 	for _, n := range names {
 		if n.IsDir() || !strings.HasSuffix(n.Name(), ".jsonl") {
 			continue
 		}
-		if info, ok := s.info(filepath.Join(s.Dir, n.Name())); ok {
+		path := filepath.Join(s.Dir, n.Name())
+		seen[path] = true
+		if info, ok := s.info(path); ok {
 			out = append(out, info)
 		}
 	}
+	s.mu.Lock()
+	for path := range s.infos {
+		if !seen[path] {
+			delete(s.infos, path) // removed: forget it
+		}
+	}
+	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b Info) int { return b.Modified.Compare(a.Modified) })
 	return out, nil
+}
+
+// Latest implements Latester: the session file modified last, found by
+// the files' times and read alone (--continue among thousands of sessions
+// reads one file, not all). A newest file that is no session is passed
+// over, as List passes it over.
+func (s *FileStore) Latest(ctx context.Context) (Info, error) {
+	names, err := os.ReadDir(s.Dir)
+	if os.IsNotExist(err) {
+		return Info{}, ErrNotFound
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("sessions: %w", err)
+	}
+	type cand struct {
+		path string
+		mod  time.Time
+	}
+	var cands []cand
+	for _, n := range names {
+		if n.IsDir() || !strings.HasSuffix(n.Name(), ".jsonl") {
+			continue
+		}
+		if st, err := n.Info(); err == nil {
+			cands = append(cands, cand{filepath.Join(s.Dir, n.Name()), st.ModTime()})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return b.mod.Compare(a.mod) })
+	var best Info
+	found := false
+	for _, c := range cands {
+		if found && c.mod.Before(best.Modified) {
+			break // every file left is older than the one found
+		}
+		if err := ctx.Err(); err != nil {
+			return Info{}, err
+		}
+		if info, ok := s.info(c.path); ok && (!found || info.Modified.After(best.Modified)) {
+			best, found = info, true
+		}
+	}
+	if !found {
+		return Info{}, ErrNotFound
+	}
+	return best, nil
 }
 
 // Locate implements Locator: ref names a file when it holds a path
@@ -147,7 +217,39 @@ func readLine(r *bufio.Reader, head []byte) ([]byte, error) {
 	}
 }
 
+// info describes the session in path, from the cache while the file
+// keeps the size and time it had when it was read.
 func (s *FileStore) info(path string) (Info, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Info{}, false
+	}
+	s.mu.Lock()
+	c, hit := s.infos[path]
+	s.mu.Unlock()
+	if hit && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+		return c.info, c.ok
+	}
+	info, ok := readInfo(path, st.ModTime())
+	s.mu.Lock()
+	if s.infos == nil {
+		s.infos = map[string]cachedInfo{}
+	}
+	if len(info.First)+len(info.Name) <= maxCachedText {
+		s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok}
+	} else {
+		delete(s.infos, path) // a huge first prompt is read again, not kept
+	}
+	s.mu.Unlock()
+	return info, ok
+}
+
+// maxCachedText bounds the text an Info the cache keeps may hold, so
+// that the cache's memory is bounded by the number of sessions.
+const maxCachedText = 64 << 10
+
+// readInfo reads and decodes the session in path, modified at mod.
+func readInfo(path string, mod time.Time) (Info, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Info{}, false
@@ -156,11 +258,8 @@ func (s *FileStore) info(path string) (Info, bool) {
 	if err != nil {
 		return Info{}, false
 	}
-	info := Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name()}
+	info := Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name(), Modified: mod}
 	info.Created, _ = parseTime(t.Header.Timestamp)
-	if st, err := os.Stat(path); err == nil {
-		info.Modified = st.ModTime()
-	}
 	for _, e := range t.Entries {
 		if e.Type != TypeMessage {
 			continue

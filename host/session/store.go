@@ -118,8 +118,18 @@ func Find(ctx context.Context, s Store, ref string) (Info, error) {
 	return Info{}, fmt.Errorf("session %q is ambiguous: it begins %s", ref, strings.Join(ids, ", "))
 }
 
+// Latester is an optional interface of a Store: Latest without reading
+// every session (the file store: by the files' times, reading only the
+// newest that is a session).
+type Latester interface {
+	Latest(ctx context.Context) (Info, error)
+}
+
 // Latest returns the most recently modified session, or ErrNotFound.
 func Latest(ctx context.Context, s Store) (Info, error) {
+	if l, ok := s.(Latester); ok {
+		return l.Latest(ctx)
+	}
 	all, err := s.List(ctx)
 	if err != nil {
 		return Info{}, err

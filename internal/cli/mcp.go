@@ -61,6 +61,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *addr == "" {
+		keepOnBrokenPipe()
 		err = srv.ServeStdio(ctx, env.Stdin, jsonOut(env.Stdout), 0)
 	} else {
 		err = serveMCPHTTP(ctx, srv, s.File, *addr, env)
@@ -163,14 +164,10 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler: srv.Handler(mcp.HTTPOptions{
-			Token: token, AllowedOrigins: f.MCP.AllowedOrigins,
-			SessionTimeout: f.MCP.SessionTimeout.Duration, MaxBodyBytes: int64(f.MCP.MaxBody),
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
+	hs := srv.HTTPServer(mcp.HTTPOptions{
+		Token: token, AllowedOrigins: f.MCP.AllowedOrigins,
+		SessionTimeout: f.MCP.SessionTimeout.Duration, MaxBodyBytes: int64(f.MCP.MaxBody),
+	})
 	fmt.Fprintf(env.Stderr, "wasmagent mcp: serving streamable HTTP at http://%s/\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

@@ -45,6 +45,7 @@ func rpcCmd(ctx context.Context, args []string, env Env) int {
 		case <-ctx.Done():
 		}
 	}()
+	keepOnBrokenPipe()
 	if err := rpc.Serve(ctx, sess, env.Stdin, jsonOut(env.Stdout), rpc.Options{Events: s.Events}); err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent rpc:", err)
 		return ExitFailed

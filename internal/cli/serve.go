@@ -86,6 +86,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		MaxBodyBytes:   int64(f.MaxBody),
 		MaxPromptBytes: int(f.MaxPrompt),
 		Heartbeat:      f.Heartbeat.Duration,
+		MaxStreams:     f.MaxStreams,
 		Web:            web.Handler(),
 		Metrics:        tel.MetricsHandler(),
 	})

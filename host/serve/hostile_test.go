@@ -1,0 +1,191 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStreamOutlivesReadTimeout: an event stream lasts past the HTTP
+// server's ReadTimeout (which `wasmagent serve` sets against clients that
+// trickle a request): Go's server lifts the read deadline once a request
+// is read, and the stream must not depend on a deadline of its own.
+func TestStreamOutlivesReadTimeout(t *testing.T) {
+	h := newHarness(t, harnessOpts{http: func(s *http.Server) { s.ReadTimeout = 100 * time.Millisecond }})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	for pings := 0; pings < 8; {
+		line, err := ev.r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended after %d heartbeats: %v", pings, err)
+		}
+		if line == ": ping\n" {
+			pings++
+		}
+	}
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"hi"}`)
+	ev.until(t, "agent_end")
+}
+
+// TestStreamsBound: an owner holds at most MaxStreams event streams at
+// once; one more gets 429 with Retry-After, and other owners are not
+// touched. Streams nobody reads stall neither the run nor the reading
+// stream, and a stream closed by its client frees its place.
+func TestStreamsBound(t *testing.T) {
+	h := newHarness(t, harnessOpts{tokens: twoTokens(t), server: func(o *Options) { o.MaxStreams = 2 }})
+	a := h.create(tokenA)
+	stalled := []*sseReader{h.openEvents(a, tokenA, ""), h.openEvents(a, tokenA, "")}
+	defer func() {
+		for _, s := range stalled {
+			s.close()
+		}
+	}()
+	code, body, hdr := h.eventsStatus(a, tokenA, "")
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
+		t.Fatalf("a third stream: %d %s (Retry-After %q), want 429 with Retry-After", code, body, hdr.Get("Retry-After"))
+	}
+	if eventType(string(body)) != "" || !strings.Contains(string(body), "quota_exceeded") {
+		t.Fatalf("the 429's body: %s", body)
+	}
+	b := h.create(tokenB)
+	bob := h.openEvents(b, tokenB, "")
+	defer bob.close()
+	h.must(202, "POST", "/v1/sessions/"+a+"/prompt", tokenA, `{"message":"call 4"}`)
+	h.waitIdle(a, tokenA)
+	h.must(202, "POST", "/v1/sessions/"+b+"/prompt", tokenB, `{"message":"hi"}`)
+	bob.until(t, "agent_end")
+	stalled[0].close()
+	// The server sees the client go at once, but its handler may take
+	// a moment to return.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _, _ = h.eventsStatus(a, tokenA, "")
+		if code != http.StatusTooManyRequests || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code == http.StatusTooManyRequests {
+		t.Fatal("a stream closed by its client still counts")
+	}
+}
+
+// eventsStatus opens the events of id and returns the status, and the
+// body and header of an error; a stream that opens is closed at once.
+func (h *harness) eventsStatus(id, token, after string) (int, []byte, http.Header) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.http.URL+"/v1/sessions/"+id+"/events", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if after != "" {
+		req.Header.Set("Last-Event-ID", after)
+	}
+	resp, err := h.http.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body []byte
+	if resp.StatusCode != 200 {
+		body, _ = io.ReadAll(resp.Body)
+	}
+	return resp.StatusCode, body, resp.Header
+}
+
+// endless is a body that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// A body without Content-Length (chunked) that never ends is refused with
+// 413 once past max_body, on every route that reads a body: the server
+// never reads, nor holds, more than the bound.
+func TestEndlessChunkedBody(t *testing.T) {
+	h := newHarness(t, harnessOpts{server: func(o *Options) { o.MaxBodyBytes = 64 << 10 }})
+	id := h.create("")
+	for _, r := range routes {
+		if r.method != "POST" {
+			continue
+		}
+		path := strings.ReplaceAll(r.path, "{id}", id)
+		t.Run(path, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", h.http.URL+path, io.MultiReader(strings.NewReader(`{"message":"`), endless{}))
+			req.ContentLength = -1
+			resp, err := h.http.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "too_large") {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+		})
+	}
+}
+
+// Session ids that try paths, encodings or lengths answer 404 on every
+// route, as an id never made; a Last-Event-ID that is not an event of the
+// session answers 400 naming the header; a deleted session answers 404
+// everywhere, its stream included.
+func TestHostileIDsAndOffsets(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	id := h.create("")
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"hi"}`)
+	h.waitIdle(id, "")
+	for _, bad := range []string{"..", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "x%00", strings.Repeat("0", 10000), strings.ToUpper(id), id + "%20", id[:len(id)-1], id + ".jsonl", "%2Ftmp%2F" + id} {
+		for _, r := range routes {
+			if !strings.Contains(r.path, "{id}") {
+				continue
+			}
+			code, body, _ := h.do(r.method, strings.ReplaceAll(r.path, "{id}", bad), "", bodyOf(r.path))
+			if code != 404 {
+				t.Errorf("%s %s with id %.40q: %d %s", r.method, r.path, bad, code, body)
+			}
+		}
+	}
+	var info SessionInfo
+	json.Unmarshal(h.must(200, "GET", "/v1/sessions/"+id, "", ""), &info)
+	last, _ := strconv.Atoi(info.LastEventID)
+	for _, after := range []string{"-1", "1e3", "99999999999999999999", "+1", "0x1", "01", strconv.Itoa(last + 1), "abc"} {
+		code, body, _ := h.eventsStatus(id, "", after)
+		if code != 400 || !strings.Contains(string(body), "Last-Event-ID") {
+			t.Errorf("Last-Event-ID %q: %d %s", after, code, body)
+		}
+	}
+	ev := h.openEvents(id, "", info.LastEventID) // right at the end: follows what comes
+	defer ev.close()
+	h.must(204, "DELETE", "/v1/sessions/"+id, "", "")
+	if _, err := ev.next(); err == nil {
+		t.Fatal("the stream of a deleted session did not end")
+	}
+	for _, r := range routes {
+		if strings.Contains(r.path, "{id}") {
+			if code, body, _ := h.do(r.method, strings.ReplaceAll(r.path, "{id}", id), "", bodyOf(r.path)); code != 404 {
+				t.Errorf("%s %s after DELETE: %d %s", r.method, r.path, code, body)
+			}
+		}
+	}
+}
+
+// bodyOf is a valid body for a route.
+func bodyOf(path string) string {
+	if strings.HasSuffix(path, "/abort") {
+		return "{}"
+	}
+	return `{"message":"x"}`
+}
