@@ -57,12 +57,24 @@ func eventIterator(ctx context.Context, js jetstream.JetStream, id string, after
 	if err != nil {
 		return nil, unavailableOp("reading events", err)
 	}
-	it, err := c.Messages()
+	it, err := c.Messages(jetstream.PullMaxBytes(eventPrefetch(js)))
 	if err != nil {
 		return nil, unavailableOp("reading events", err)
 	}
 	return it, nil
 }
+
+// eventPrefetch bounds the bytes of events one reader's consumer holds
+// ahead of its client: the default, 500 messages, let a client that
+// stops reading keep up to 500 events of up to the server's message
+// limit each in this host's memory (500 MiB at 1 MiB), per open
+// stream. It stays at least twice that limit, so that the largest event
+// always fits one pull.
+func eventPrefetch(js jetstream.JetStream) int {
+	return max(minEventPrefetch, 2*int(js.Conn().MaxPayload()))
+}
+
+const minEventPrefetch = 4 << 20
 
 // eventReader is serve.Stream over an ordered consumer.
 type eventReader struct {

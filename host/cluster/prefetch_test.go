@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/wasmagent/wasmagent/host/session"
+)
+
+// An event stream whose client stops reading holds a bounded number of
+// bytes ahead of it, whatever the number of events stored (the default
+// prefetch, 500 messages, held every one of these 40 events of 512 KiB:
+// 20 MiB for one idle reader), and still delivers every event in order,
+// the largest the server takes included.
+func TestEventReaderPrefetchBounded(t *testing.T) {
+	url := startNATSWith(t, 1<<20)
+	h := startHost(t, url, &session.FileStore{Dir: t.TempDir()}, 0)
+	ctx := context.Background()
+	const id = "0193a000-0000-7000-8000-0000000000e1"
+	ev, err := openEvents(ctx, h.js, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	big := bytes.Repeat([]byte("x"), 512<<10)
+	for i := 0; i < n; i++ {
+		data := append([]byte(`{"type":"e","i":`), byte('0'+i%10))
+		data = append(append(append(data, `,"pad":"`...), big...), `"}`...)
+		if i == n-1 { // the largest event the server takes
+			data = bytes.Repeat([]byte("y"), int(h.js.Conn().MaxPayload())-eventHeadroom)
+		}
+		if _, err := ev.publish(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := eventIterator(ctx, h.js, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Stop()
+	r := &eventReader{it: it}
+	if _, err := r.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The consumer fills its buffer; then the server has delivered only
+	// what the bound lets it.
+	s, err := h.js.Stream(ctx, eventStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := 1 + (eventPrefetch(h.js)+len(big)-1)/len(big) + 1
+	var delivered uint64
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		names := s.ListConsumers(ctx)
+		for ci := range names.Info() {
+			delivered = max(delivered, ci.Delivered.Consumer)
+		}
+	}
+	if delivered == 0 || delivered > uint64(limit) {
+		t.Fatalf("the server delivered %d of %d events of 512 KiB to a reader that took one: want 1 to %d (%d bytes ahead)", delivered, n, limit, eventPrefetch(h.js))
+	}
+	for i := 1; i < n; i++ {
+		e, err := r.Next(ctx)
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if i == n-1 && e.Data[0] != 'y' {
+			t.Fatalf("the last event is %.20q, not the largest one", e.Data)
+		}
+	}
+}
