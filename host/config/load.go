@@ -27,7 +27,14 @@ type Error struct {
 	Line int // 0 when no line can be named
 	Key  string
 	Msg  string
+	// Err is the error Msg tells of when it came from elsewhere (a
+	// plugin's load, the runtime, the environment): errors.Is and
+	// errors.As see it through the Error (nil: the file's own problem).
+	Err error
 }
+
+// Unwrap is the error the problem came from, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -124,8 +131,18 @@ func (c *checker) add(key, msg string) {
 // be decoded (its zero value would only repeat that news).
 func (c *checker) errorf(key, format string, args ...any) {
 	if !c.bad[key] {
-		c.add(key, fmt.Sprintf(format, args...))
+		c.errs = append(c.errs, c.f.errorf(key, format, args...).(*Error))
 	}
+}
+
+// cause is the first error among args: the one an Error tells of.
+func cause(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // suggest names the known key closest to an unknown one, if any is close.
@@ -201,15 +218,25 @@ func (c *checker) abs(p string) string {
 
 // fileProblem says what is wrong with a file named in the configuration,
 // by the name written there.
-func fileProblem(written string, err error) string {
+func fileProblem(written string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("%q does not exist (relative paths start at the configuration file's directory)", written)
+		return &problem{fmt.Sprintf("%q does not exist (relative paths start at the configuration file's directory)", written), err}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Sprintf("%q cannot be read: permission denied", written)
+		return &problem{fmt.Sprintf("%q cannot be read: permission denied", written), err}
 	}
-	return fmt.Sprintf("%q: %v", written, err)
+	return &problem{fmt.Sprintf("%q: %v", written, err), err}
 }
+
+// problem is an error told in the configuration's words, its cause kept
+// for errors.Is.
+type problem struct {
+	msg string
+	err error
+}
+
+func (p *problem) Error() string { return p.msg }
+func (p *problem) Unwrap() error { return p.err }
 
 func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
 

@@ -182,8 +182,11 @@ func (s *Setup) Close() {
 	}
 }
 
+// errorf is a problem at key; an error among args (the first) is its
+// Err, so that errors.Is and errors.As see through the configuration's
+// report to what the runtime, a plugin or the system said.
 func (f *File) errorf(key, format string, args ...any) error {
-	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...), Err: cause(args)}
 }
 
 func (f *File) model(opts WireOptions) (host.Model, error) {
@@ -272,7 +275,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	}
 	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image, Cache: cache, Start: start, Logger: log})
 	if err != nil {
-		return nil, g, f.errorf(key+".plugin", "%v", err)
+		return nil, g, f.loadError(key, err)
 	}
 	return wp, wp.Grants(), nil
 }

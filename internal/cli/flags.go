@@ -134,3 +134,10 @@ func defaultConfig() string {
 	}
 	return "agent.toml"
 }
+
+// set reports whether the flag called name was given.
+func (f *flags) set(name string) bool {
+	given := false
+	f.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
