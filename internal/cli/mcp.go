@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *client != "" {
-		return printClientConfig(*client, *cfg, *addr, env)
+		return printClientConfig(ctx, *client, *cfg, *addr, *logLevel, env)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -90,8 +91,24 @@ func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 }
 
 // printClientConfig prints the snippet a client's configuration needs:
-// the command line with absolute paths.
-func printClientConfig(client, cfg, addr string, env Env) int {
+// the command line with absolute paths. The configuration is loaded
+// first, as the server would load it: a client shows a server that
+// fails to start as a line in its own logs, if at all.
+func printClientConfig(ctx context.Context, client, cfg, addr, logLevel string, env Env) int {
+	if !slices.Contains([]string{"claude", "cursor", "codex"}, client) {
+		fmt.Fprintf(env.Stderr, "wasmagent mcp: --print-config %q: the clients are claude, cursor and codex\n", client)
+		return ExitUsage
+	}
+	f, err := config.LoadTools(cfg)
+	if err != nil {
+		printLoadError(env, cfg, err)
+		return ExitUsage
+	}
+	s, code := wireConfig(ctx, f, load{path: cfg, noModel: true, logLevel: logLevel}, env)
+	if s == nil {
+		return code
+	}
+	s.Close()
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -103,10 +120,6 @@ func printClientConfig(client, cfg, addr string, env Env) int {
 	abs, err := filepath.Abs(cfg)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent mcp:", err)
-		return ExitUsage
-	}
-	if _, err := os.Stat(abs); err != nil {
-		fmt.Fprintf(env.Stderr, "wasmagent mcp: the configuration %s: %v\n", abs, err)
 		return ExitUsage
 	}
 	if addr != "" {
@@ -124,9 +137,6 @@ func printClientConfig(client, cfg, addr string, env Env) int {
 	case "codex":
 		fmt.Fprintf(env.Stdout, "# Codex CLI: ~/.codex/config.toml\n[mcp_servers.wasmagent]\ncommand = %s\nargs = [%s, %s, %s]\n",
 			strconv.Quote(exe), strconv.Quote(args[0]), strconv.Quote(args[1]), strconv.Quote(abs))
-	default:
-		fmt.Fprintf(env.Stderr, "wasmagent mcp: --print-config %q: the clients are claude, cursor and codex\n", client)
-		return ExitUsage
 	}
 	return ExitOK
 }

@@ -35,6 +35,24 @@ func TestMCPPrintConfig(t *testing.T) {
 	if code := cli.Main(context.Background(), []string{"mcp", "--config", cfg, "--print-config", "vim"}, cli.Env{Stdout: &out, Stderr: &errb}); code != cli.ExitUsage || !strings.Contains(errb.String(), "claude, cursor and codex") {
 		t.Fatalf("unknown client: exit %d, %s", code, errb.String())
 	}
+	// The client is checked before the configuration; a configuration
+	// that would not start the server is reported now, as config validate
+	// reports it, and no snippet is printed (a client would only show
+	// the server as failed).
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "agent.toml")
+	os.WriteFile(broken, []byte("[[tool]]\nplugin = \"gone.wasm\"\n"), 0o644)
+	for _, c := range []struct{ config, client, want string }{
+		{filepath.Join(dir, "nope.toml"), "vim", "claude, cursor and codex"},
+		{filepath.Join(dir, "nope.toml"), "claude", "nope.toml does not exist"},
+		{broken, "cursor", broken + `:2: tool[0].plugin: "gone.wasm" does not exist`},
+	} {
+		var out, errb lockedBuffer
+		code := cli.Main(context.Background(), []string{"mcp", "--config", c.config, "--print-config", c.client}, cli.Env{Stdout: &out, Stderr: &errb})
+		if code != cli.ExitUsage || out.String() != "" || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), c.config) > 1 {
+			t.Errorf("%s, %s: exit %d, stdout %q, stderr %q; want %q", c.config, c.client, code, out.String(), errb.String(), c.want)
+		}
+	}
 }
 
 // Listening beyond loopback without a token is refused before anything
