@@ -118,7 +118,7 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 // parseLevel reads a log level name; "" is warn.
 func parseLevel(name string) (slog.Level, error) {
 	switch strings.ToLower(name) {
-	case "debug":
+	case "debug", "trace": // (trace: extism's finest; slog has none finer than debug)
 		return slog.LevelDebug, nil
 	case "info":
 		return slog.LevelInfo, nil
