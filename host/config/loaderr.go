@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
@@ -18,11 +19,15 @@ func (f *File) loadError(key string, err error) error {
 	at, hint := key+".plugin", ""
 	var pin *wasmtool.PinError
 	var mg *wasmtool.MissingGrantsError
+	var mem *runtime.MemoryGrantError
 	switch {
 	case errors.As(err, &pin):
 		at = key + ".sha256"
 	case errors.As(err, &mg) && mg.Missing != nil:
 		at, hint = grantFix(key, mg.Missing)
+	case errors.As(err, &mem):
+		section, _, _ := strings.Cut(key, "[")
+		at, hint = key+".grants.memory", fmt.Sprintf(" (64 KiB pages); grant at least memory = %q in [%s.grants]", mibs(mem.Need), section)
 	}
 	return f.errorf(at, "%v%s", err, hint)
 }
@@ -56,4 +61,10 @@ func grantFix(key string, n *sdk.Needs) (at, hint string) {
 		fixes = append(fixes, fmt.Sprintf("%s = \"VALUE\" in [%s.config]", n.Config[0].Key, section))
 	}
 	return at, "; grant it with " + strings.Join(fixes, ", and ")
+}
+
+// mibs is a memory of pages as a size to write in the file, in whole MiB
+// (rounded up).
+func mibs(pages uint32) string {
+	return fmt.Sprintf("%dMiB", (uint64(pages)+15)/16)
 }

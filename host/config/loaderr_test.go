@@ -81,6 +81,13 @@ plugin = "`+guard+`"
 	if len(got) != 3 {
 		t.Errorf("%d problems, want 3: %v", len(got), err)
 	}
+	big := wasmbuild.ConstModule(map[string]string{"describe": `{"abi":1,"name":"big","tools":[{"name":"t","description":"d","parameters":{"type":"object"}}]}`, "execute": `{}`})
+	big.MemoryPages = 40
+	_, err = wire(t, write(t, "[[tool]]\nplugin = \""+put("big.wasm", big.Encode())+"\"\n[tool.grants]\nmemory = \"1MiB\"\n"))
+	var mem *runtime.MemoryGrantError
+	if e := problems(t, err)["tool[0].grants.memory"]; e == nil || e.Line != 9 || !errors.As(e, &mem) || mem.Need != 40 || !strings.HasSuffix(e.Msg, `grant at least memory = "3MiB" in [tool.grants]`) {
+		t.Errorf("a module over its memory grant: %v", err)
+	}
 	_, err = wire(t, write(t, "max_compile_cost = 1\n[[tool]]\nplugin = \""+costly+"\"\n"))
 	var cc *runtime.CompileCostError
 	if e := problems(t, err)["tool[0].plugin"]; e == nil || !errors.Is(e, runtime.ErrCompileCost) || !errors.As(e, &cc) {

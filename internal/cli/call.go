@@ -85,7 +85,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		for _, hint := range []string{grantHint(err), compileCostHint(err)} {
+		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err)} {
 			if hint != "" {
 				fmt.Fprintln(env.Stderr, hint)
 			}
@@ -252,6 +252,16 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return res, ExitOK
+}
+
+// memoryHint names the --memory-mib that admits a module whose memory at
+// start is over its grant, or is "".
+func memoryHint(err error) string {
+	var mem *runtime.MemoryGrantError
+	if !errors.As(err, &mem) {
+		return ""
+	}
+	return fmt.Sprintf("hint: pages are 64 KiB; grant at least --memory-mib %d", (mem.Need+15)/16)
 }
 
 // grantHint names the flags that grant what err says a plugin needs and

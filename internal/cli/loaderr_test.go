@@ -68,6 +68,10 @@ func TestLoadErrorNamesTheFileOnce(t *testing.T) {
 			}
 		}
 	}
+	// Pages are said in the grant's own unit too.
+	if _, errOut, _ := runCLI(t, "plugin", "call", "--memory-mib", "2", filepath.Join(dir, "bigmemory.wasm"), "t"); !strings.Contains(errOut, "hint: pages are 64 KiB; grant at least --memory-mib 3\n") {
+		t.Errorf("no --memory-mib hint: %s", errOut)
+	}
 	// A file that is not there: its name once, then why.
 	missing := filepath.Join(dir, "missing.wasm")
 	for _, args := range [][]string{{"plugin", "call", missing, "t"}, {"plugin", "inspect", missing}} {
