@@ -81,6 +81,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 	o := s.Options
 	return mcp.New(mcp.Options{
+		Version: moduleVersion(),
 		Runner: &host.ToolRunner{
 			Tools: o.Tools, BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
 			Approver: o.Approver, ApprovalTimeout: o.ApprovalTimeout, OnHook: o.OnHook,

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +73,28 @@ func mustWd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// The server says which wasmagent it is, as --version does: a client
+// shows serverInfo's version, and an empty one says nothing.
+func TestMCPServerInfoVersion(t *testing.T) {
+	cfg := scriptedConfig(t, `{"turns":[]}`)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	var out, errb lockedBuffer
+	code := cli.Main(context.Background(), []string{"mcp", "--config", cfg}, cli.Env{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errb})
+	var v struct {
+		Result struct {
+			ServerInfo struct{ Name, Version string } `json:"serverInfo"`
+		} `json:"result"`
+	}
+	line, _, _ := strings.Cut(out.String(), "\n")
+	if err := json.Unmarshal([]byte(line), &v); err != nil || code != cli.ExitOK {
+		t.Fatalf("exit %d, %v: %q %q", code, err, out.String(), errb.String())
+	}
+	if v.Result.ServerInfo.Name != "wasmagent" || v.Result.ServerInfo.Version == "" {
+		t.Fatalf("serverInfo %+v", v.Result.ServerInfo)
+	}
+	if vout, _, _ := runCLI(t, "--version"); !strings.Contains(vout, "wasmagent "+v.Result.ServerInfo.Version+" (") {
+		t.Errorf("serverInfo's version %q is not --version's: %q", v.Result.ServerInfo.Version, vout)
+	}
 }
