@@ -170,7 +170,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 	if token == "" && !mcp.IsLoopback(host) {
 		return fmt.Errorf("--http %s listens beyond this machine: set [mcp] token_env or token_file in %s so that clients must send a bearer token", addr, f.Path)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	ln, err := listen("--http", net.JoinHostPort(host, port))
 	if err != nil {
 		return err
 	}
