@@ -169,3 +169,32 @@ timeout = "300ms"
 		})
 	}
 }
+
+// A hook's tools pattern that matches none of the tools is an error at its
+// line and index, with the name it was likely meant as: a misspelt "write"
+// would otherwise leave every write unguarded, silently. While a tool
+// entry fails to load, its tools are unknown and no pattern is judged.
+func TestHookToolsMatchNothing(t *testing.T) {
+	_, err := wire(t, write(t, `
+[[tool]]
+plugin = "CALC"
+
+[[hook]]
+plugin = "PROBE"
+tools = ["clac", "c*", "zz?"]
+`))
+	got := problems(t, err)
+	if e := got["hook[0].tools[0]"]; e == nil || e.Line != 12 || !strings.Contains(e.Msg, `"clac" matches none of the tools`) || !strings.Contains(e.Msg, `(did you mean "calc"?); the tools are calc`) {
+		t.Errorf("a misspelt tool: %v", err)
+	}
+	if e := got["hook[0].tools[2]"]; e == nil || strings.Contains(e.Msg, "did you mean") {
+		t.Errorf("a pattern near nothing: %v", err)
+	}
+	if len(got) != 2 {
+		t.Errorf("%d problems, want 2 (c* matches calc): %v", len(got), err)
+	}
+	_, err = wire(t, write(t, "[[tool]]\nplugin = \"CALC\"\nsha256 = \""+strings.Repeat("0", 64)+"\"\n[[hook]]\nplugin = \"PROBE\"\ntools = [\"calc\"]\n"))
+	if got := problems(t, err); len(got) != 1 || got["tool[0].sha256"] == nil {
+		t.Errorf("with a tool that did not load: %v", err)
+	}
+}

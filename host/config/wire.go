@@ -131,13 +131,14 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		s.Model = startOnRequest(s.Model, s.start)
 	}
 	s.loaded = s.loadAll(ctx, opts)
-	errs = append(errs, s.loadTools(ctx)...)
+	toolErrs := s.loadTools(ctx)
+	errs = append(errs, toolErrs...)
 	if f.Audit.Path != "" && len(errs) == 0 {
 		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
 			errs = append(errs, f.errorf("audit.path", "%v", err))
 		}
 	}
-	errs = append(errs, s.loadHooks(ctx)...)
+	errs = append(errs, s.loadHooks(ctx, len(toolErrs) == 0)...)
 	if len(errs) > 0 {
 		return nil, joinByLine(errs)
 	}
@@ -334,7 +335,9 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	return errs
 }
 
-func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
+// loadHooks wires the hooks; with allTools (every tool entry loaded),
+// a tools pattern that matches none of the tools is an error.
+func (s *Setup) loadHooks(ctx context.Context, allTools bool) (errs []error) {
 	f := s.File
 	order := make([]int, len(f.Hooks))
 	for i := range order {
@@ -355,6 +358,9 @@ func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
 		if before == nil && after == nil {
 			errs = append(errs, f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin))
 			continue
+		}
+		if allTools {
+			errs = append(errs, s.unmatched(key, h.Tools)...)
 		}
 		match := func(name string) bool {
 			if len(h.Tools) == 0 {
