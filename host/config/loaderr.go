@@ -20,11 +20,16 @@ func (f *File) loadError(key string, err error) error {
 	var pin *wasmtool.PinError
 	var mg *wasmtool.MissingGrantsError
 	var mem *runtime.MemoryGrantError
+	var ce *runtime.CallError
 	switch {
 	case errors.As(err, &pin):
 		at = key + ".sha256"
 	case errors.As(err, &mg) && mg.Missing != nil:
 		at, hint = grantFix(key, mg.Missing)
+	case errors.As(err, &ce) && ce.Export == sdk.ExportDescribe && errors.Is(err, runtime.ErrPlugin) && strings.HasPrefix(ce.Message, "configuration: "):
+		// The SDKs' check of the plugin's configuration (Info.CheckConfig,
+		// setInfo's checkConfig) refused it when describing.
+		at = key + ".config"
 	case errors.As(err, &mem):
 		section, _, _ := strings.Cut(key, "[")
 		at, hint = key+".grants.memory", fmt.Sprintf(" (64 KiB pages); grant at least memory = %q in [%s.grants]", mibs(mem.Need), section)

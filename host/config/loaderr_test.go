@@ -93,6 +93,13 @@ plugin = "`+guard+`"
 	if e := problems(t, err)["tool[0].plugin"]; e == nil || !errors.Is(e, runtime.ErrCompileCost) || !errors.As(e, &cc) {
 		t.Errorf("a plugin over the compile cost cap: %v", err)
 	}
+	// A configuration the plugin's SDK refuses when describing: at the
+	// entry's config, the plugin's own words kept.
+	_, err = wire(t, write(t, "[[hook]]\nplugin = \""+wasmbuild.ForTest(t, "plugins/policy")+"\"\n[hook.config]\nrules = \"nope\"\n"))
+	var call *runtime.CallError
+	if e := problems(t, err)["hook[0].config"]; e == nil || e.Line != 8 || !errors.Is(e, runtime.ErrPlugin) || !errors.As(e, &call) || !strings.Contains(e.Msg, "describe: configuration: policy: rules") {
+		t.Errorf("a configuration the plugin refuses: %v", err)
+	}
 	// Load's file problems keep the system's error.
 	_, err = config.Load(write(t, "[agent]\nsystem_prompt_file = \"nope.md\"\n"))
 	if e := problems(t, err)["agent.system_prompt_file"]; e == nil || !errors.Is(e, fs.ErrNotExist) {
