@@ -126,6 +126,9 @@ func printClientConfig(ctx context.Context, client, cfg, addr, logLevel string, 
 	if addr != "" {
 		fmt.Fprintln(env.Stderr, "wasmagent mcp: --print-config describes the stdio server (clients start it themselves); --http is not used")
 	}
+	if goRunBuild(exe) {
+		fmt.Fprintf(env.Stderr, "note: %s is a build in Go's cache (go run), which Go replaces and removes: the client would lose it. Install wasmagent (go install ./cmd/wasmagent in the checkout) and run --print-config with that binary.\n", exe)
+	}
 	args := []string{"mcp", "--config", abs}
 	servers := map[string]any{"mcpServers": map[string]any{"wasmagent": map[string]any{"command": exe, "args": args}}}
 	j, _ := json.MarshalIndent(servers, "", "  ")
@@ -193,4 +196,16 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 		return err
 	}
 	return nil
+}
+
+// goRunBuild reports whether exe is a binary "go run" made: in Go's build
+// cache or a go-build temporary directory, neither of them a place a
+// client can start it from tomorrow.
+func goRunBuild(exe string) bool {
+	for _, part := range strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }
