@@ -32,6 +32,8 @@ func TestParseDir(t *testing.T) {
 		{in: ".:/a:rx", err: "write HOST:GUEST"},
 		{in: ":/a", err: "write HOST:GUEST"},
 		{in: ".:/a:rw:x", err: "write HOST:GUEST"},
+		{in: "~/notes:/work", err: "~ is not expanded here: write --dir ~/notes:/work (a space, not =,"},
+		{in: "~:/work", err: "~ is not expanded here"},
 	} {
 		d, err := parseDir(c.in)
 		if c.err != "" {

@@ -69,6 +69,11 @@ func parseDir(s string) (runtime.Dir, error) {
 	if !strings.HasPrefix(parts[1], "/") {
 		return runtime.Dir{}, fmt.Errorf("--dir %q: the guest path %q must be absolute (as /data)", s, parts[1])
 	}
+	if parts[0] == "~" || strings.HasPrefix(parts[0], "~/") {
+		// The shell expands ~ at a word's start (--dir ~/x:/work), not after
+		// --dir= (nor in quotes).
+		return runtime.Dir{}, fmt.Errorf("--dir %q: ~ is not expanded here: write --dir %s (a space, not =, lets the shell expand it), or the whole path", s, strings.TrimPrefix(s, "="))
+	}
 	host, err := filepath.Abs(parts[0])
 	if err != nil {
 		return runtime.Dir{}, fmt.Errorf("--dir %q: %v", s, err)
