@@ -87,7 +87,7 @@ func TestChatSteerAndFollow(t *testing.T) {
 
 // Ctrl-C aborts the run; a second Ctrl-C quits with 130.
 func TestChatInterrupt(t *testing.T) {
-	cfg := scriptedConfig(t, `{"chunkTokens":1,"turns":[{"content":"never finished","chunkDelayMs":30000}]}`)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"never finished","delayMs":30000}]}`)
 	in, feed := io.Pipe()
 	defer feed.Close()
 	var out, errOut lockedBuffer
@@ -98,7 +98,7 @@ func TestChatInterrupt(t *testing.T) {
 	}()
 	waitFor(t, &errOut, "type a prompt")
 	io.WriteString(feed, "hello\n")
-	waitFor(t, &out, "never") // the run streams: Ctrl-C now aborts it
+	time.Sleep(50 * time.Millisecond)
 	interrupt <- struct{}{}
 	waitFor(t, &errOut, "(aborted; Ctrl-C again to quit)")
 	interrupt <- struct{}{}
