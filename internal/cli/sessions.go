@@ -98,6 +98,9 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 	case f.cont:
 		info, err := session.Latest(ctx, store)
 		if errors.Is(err, session.ErrNotFound) {
+			// As pi: a new session. Said, since sessions are kept per
+			// directory and one started elsewhere is not found from here.
+			fmt.Fprintf(env.Stderr, "note: no session of %s to continue (sessions are kept per directory): a new one starts\n", cwd)
 			return session.New(opts), ExitOK
 		}
 		if err == nil {

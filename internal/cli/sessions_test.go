@@ -102,6 +102,21 @@ func TestRunSessions(t *testing.T) {
 	}
 }
 
+// --continue where no session was kept starts a new one, as pi does, and
+// says so (sessions are per directory: one started elsewhere is not
+// found); where one was, it says nothing.
+func TestContinueWithNoSession(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"one"},{"content":"two"}]}`)
+	_, e, code := runCLI(t, "run", "--config", cfg, "--continue", "hello")
+	if wd, _ := os.Getwd(); code != cli.ExitOK || !strings.Contains(e, "note: no session of "+wd+" to continue") {
+		t.Fatalf("exit %d: %q", code, e)
+	}
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--continue", "again"); code != cli.ExitOK || strings.Contains(e, "note:") {
+		t.Fatalf("a second --continue: exit %d: %q", code, e)
+	}
+}
+
 // --no-session leaves nothing behind.
 func TestRunNoSession(t *testing.T) {
 	chdir(t)
