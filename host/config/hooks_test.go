@@ -175,12 +175,16 @@ timeout = "300ms"
 // would otherwise leave every write unguarded, silently. While a tool
 // entry fails to load, its tools are unknown and no pattern is judged.
 func TestHookToolsMatchNothing(t *testing.T) {
+	dir := t.TempDir()
+	calc, guard := filepath.Join(dir, "calc.wasm"), filepath.Join(dir, "guard.wasm")
+	os.WriteFile(calc, wasmbuild.ConstPlugin(map[string]string{"describe": `{"abi":1,"name":"calc","tools":[{"name":"calc","description":"d","parameters":{"type":"object"}}]}`, "execute": `{}`}), 0o644)
+	os.WriteFile(guard, wasmbuild.ConstPlugin(map[string]string{"describe": `{"abi":1,"name":"guard","hooks":["beforeToolCall"]}`, "before_tool_call": `{}`}), 0o644)
 	_, err := wire(t, write(t, `
 [[tool]]
-plugin = "CALC"
+plugin = "`+calc+`"
 
 [[hook]]
-plugin = "PROBE"
+plugin = "`+guard+`"
 tools = ["clac", "c*", "zz?"]
 `))
 	got := problems(t, err)
@@ -193,7 +197,7 @@ tools = ["clac", "c*", "zz?"]
 	if len(got) != 2 {
 		t.Errorf("%d problems, want 2 (c* matches calc): %v", len(got), err)
 	}
-	_, err = wire(t, write(t, "[[tool]]\nplugin = \"CALC\"\nsha256 = \""+strings.Repeat("0", 64)+"\"\n[[hook]]\nplugin = \"PROBE\"\ntools = [\"calc\"]\n"))
+	_, err = wire(t, write(t, "[[tool]]\nplugin = \""+calc+"\"\nsha256 = \""+strings.Repeat("0", 64)+"\"\n[[hook]]\nplugin = \""+guard+"\"\ntools = [\"calc\"]\n"))
 	if got := problems(t, err); len(got) != 1 || got["tool[0].sha256"] == nil {
 		t.Errorf("with a tool that did not load: %v", err)
 	}
