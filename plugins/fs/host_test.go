@@ -84,6 +84,12 @@ func TestRootNotGranted(t *testing.T) {
 			t.Errorf("read %s: %v\nwant %q", args, err, want)
 		}
 	}
+	// A grant at /w: Go's wasip1 resolves /work by plain prefix into it
+	// (as /w's "ork"); the root is still under no grant, and said so.
+	p = plugintest.Load(t, "plugins/fs", runtime.Grants{Dirs: []runtime.Dir{{Host: data, Guest: "/w"}}})
+	if _, err := plugintest.Execute(t, p, "read", `{"path":"a.txt"}`); err == nil || !strings.Contains(err.Error(), "no directory is granted at /work — grant one with --dir HOST:/work") {
+		t.Errorf("a grant at /w, a root at /work: %v", err)
+	}
 	p = plugintest.Load(t, "plugins/fs", runtime.Grants{Dirs: []runtime.Dir{{Host: data, Guest: "/data"}}, Config: map[string]string{"roots": "/data"}})
 	if r, err := plugintest.Execute(t, p, "read", `{"path":"a.txt"}`); err != nil || r.Content.TextOf() != "     1\ta\n" {
 		t.Errorf("with roots = /data: %v %v", r, err)

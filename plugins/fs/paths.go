@@ -69,6 +69,12 @@ func resolve(c *sdk.Call, p string) (string, error) {
 	if root == "" {
 		return "", outside("")
 	}
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		// A granted root always exists: this one is under no grant, but
+		// Go's wasip1 resolved it by plain prefix into another grant (/work
+		// into /w's "ork"). Said as a root under no grant is (explain).
+		return "", &fs.PathError{Op: "stat", Path: root, Err: syscall.EBADF}
+	}
 	// Follow symbolic links component by component, at most 40 of them.
 	real, hops := root, 0
 	rest := strings.Split(strings.TrimPrefix(strings.TrimPrefix(abs, root), "/"), "/")
@@ -134,7 +140,10 @@ func display(c *sdk.Call, p string) string {
 func ungranted(rs []string, abs string) string {
 	var missing []string
 	for _, r := range rs {
-		if _, err := os.Stat(r); errors.Is(err, syscall.EBADF) {
+		// (ENOENT too: a granted root always exists, and Go's wasip1
+		// resolves a path by plain prefix, so /work under a grant at /w
+		// is /w's "ork", which is not there.)
+		if _, err := os.Stat(r); errors.Is(err, syscall.EBADF) || errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, r)
 		}
 	}
