@@ -76,7 +76,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 		return nil, fmt.Errorf("plugin %s: grants: %w", name, err)
 	}
 	if m.minPages > g.MemoryPages {
-		return nil, fmt.Errorf("plugin %s: the module needs %d pages of memory at start, more than its grant of %d", name, m.minPages, g.MemoryPages)
+		return nil, &MemoryGrantError{Plugin: name, Need: m.minPages, Grant: g.MemoryPages}
 	}
 	if opts.PoolSize < 0 || opts.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("plugin %s: negative pool size or concurrency", name)

@@ -66,7 +66,7 @@ func (c *checker) checkCluster() {
 			}
 		}
 	}
-	k.CredsFile, k.TLSCA, k.TLSCert, k.TLSKey = c.abs(k.CredsFile), c.abs(k.TLSCA), c.abs(k.TLSCert), c.abs(k.TLSKey)
+	k.CredsFile, k.TLSCA, k.TLSCert, k.TLSKey = c.abs("cluster.creds_file", k.CredsFile), c.abs("cluster.tls_ca", k.TLSCA), c.abs("cluster.tls_cert", k.TLSCert), c.abs("cluster.tls_key", k.TLSKey)
 	if k.Slots < 0 {
 		c.errorf("cluster.slots", "%d is negative", k.Slots)
 	}

@@ -31,7 +31,7 @@ func TestMaxCompileCostKey(t *testing.T) {
 		return err
 	}
 	err := load("1")
-	// The configuration's errors carry the runtime's as text, at the line of the plugin key.
+	// The refusal is at the line of the plugin key (errors.Is of the runtime's: loaderr_test.go).
 	for _, want := range []string{"agent.toml:8: tool[0].plugin", "costly.wasm", "over the host's limit of 1 (runtime.Options.MaxCompileCost"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("max_compile_cost = 1: the refusal %q does not say %q", err, want)

@@ -169,3 +169,36 @@ timeout = "300ms"
 		})
 	}
 }
+
+// A hook's tools pattern that matches none of the tools is an error at its
+// line and index, with the name it was likely meant as: a misspelt "write"
+// would otherwise leave every write unguarded, silently. While a tool
+// entry fails to load, its tools are unknown and no pattern is judged.
+func TestHookToolsMatchNothing(t *testing.T) {
+	dir := t.TempDir()
+	calc, guard := filepath.Join(dir, "calc.wasm"), filepath.Join(dir, "guard.wasm")
+	os.WriteFile(calc, wasmbuild.ConstPlugin(map[string]string{"describe": `{"abi":1,"name":"calc","tools":[{"name":"calc","description":"d","parameters":{"type":"object"}}]}`, "execute": `{}`}), 0o644)
+	os.WriteFile(guard, wasmbuild.ConstPlugin(map[string]string{"describe": `{"abi":1,"name":"guard","hooks":["beforeToolCall"]}`, "before_tool_call": `{}`}), 0o644)
+	_, err := wire(t, write(t, `
+[[tool]]
+plugin = "`+calc+`"
+
+[[hook]]
+plugin = "`+guard+`"
+tools = ["clac", "c*", "zz?"]
+`))
+	got := problems(t, err)
+	if e := got["hook[0].tools[0]"]; e == nil || e.Line != 12 || !strings.Contains(e.Msg, `"clac" matches none of the tools`) || !strings.Contains(e.Msg, `(did you mean "calc"?); the tools are calc`) {
+		t.Errorf("a misspelt tool: %v", err)
+	}
+	if e := got["hook[0].tools[2]"]; e == nil || strings.Contains(e.Msg, "did you mean") {
+		t.Errorf("a pattern near nothing: %v", err)
+	}
+	if len(got) != 2 {
+		t.Errorf("%d problems, want 2 (c* matches calc): %v", len(got), err)
+	}
+	_, err = wire(t, write(t, "[[tool]]\nplugin = \""+calc+"\"\nsha256 = \""+strings.Repeat("0", 64)+"\"\n[[hook]]\nplugin = \""+guard+"\"\ntools = [\"calc\"]\n"))
+	if got := problems(t, err); len(got) != 1 || got["tool[0].sha256"] == nil {
+		t.Errorf("with a tool that did not load: %v", err)
+	}
+}

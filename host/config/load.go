@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -27,7 +28,14 @@ type Error struct {
 	Line int // 0 when no line can be named
 	Key  string
 	Msg  string
+	// Err is the error Msg tells of when it came from elsewhere (a
+	// plugin's load, the runtime, the environment): errors.Is and
+	// errors.As see it through the Error (nil: the file's own problem).
+	Err error
 }
+
+// Unwrap is the error the problem came from, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -124,8 +132,18 @@ func (c *checker) add(key, msg string) {
 // be decoded (its zero value would only repeat that news).
 func (c *checker) errorf(key, format string, args ...any) {
 	if !c.bad[key] {
-		c.add(key, fmt.Sprintf(format, args...))
+		c.errs = append(c.errs, c.f.errorf(key, format, args...).(*Error))
 	}
+}
+
+// cause is the first error among args: the one an Error tells of.
+func cause(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // suggest names the known key closest to an unknown one, if any is close.
@@ -187,8 +205,19 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// abs makes a path relative to the configuration file absolute.
-func (c *checker) abs(p string) string {
+// abs makes a path relative to the configuration file absolute. A path
+// written with ~ is reported at key: nothing here expands it, and as a
+// relative path it would name a directory called "~" beside the file.
+func (c *checker) abs(key, p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		whole := "the whole path"
+		if home, err := os.UserHomeDir(); err == nil {
+			whole = strconv.Quote(filepath.Join(home, p[1:]))
+		}
+		c.errorf(key, "%q: ~ is not expanded in agent.toml; write %s, or a path relative to the configuration file's directory", p, whole)
+		c.bad[key] = true // (no "does not exist" after it)
+		return p
+	}
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
@@ -201,15 +230,25 @@ func (c *checker) abs(p string) string {
 
 // fileProblem says what is wrong with a file named in the configuration,
 // by the name written there.
-func fileProblem(written string, err error) string {
+func fileProblem(written string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("%q does not exist (relative paths start at the configuration file's directory)", written)
+		return &problem{fmt.Sprintf("%q does not exist (relative paths start at the configuration file's directory)", written), err}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Sprintf("%q cannot be read: permission denied", written)
+		return &problem{fmt.Sprintf("%q cannot be read: permission denied", written), err}
 	}
-	return fmt.Sprintf("%q: %v", written, err)
+	return &problem{fmt.Sprintf("%q: %v", written, err), err}
 }
+
+// problem is an error told in the configuration's words, its cause kept
+// for errors.Is.
+type problem struct {
+	msg string
+	err error
+}
+
+func (p *problem) Error() string { return p.msg }
+func (p *problem) Unwrap() error { return p.err }
 
 func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
 
@@ -228,16 +267,16 @@ func (c *checker) check() {
 	c.checkTelemetry()
 	c.checkCluster()
 	if au := &c.f.Audit; au.Path != "" {
-		au.Path = c.abs(au.Path)
+		au.Path = c.abs("audit.path", au.Path)
 	} else if au.Arguments || au.Results {
 		c.errorf("audit.path", "arguments and results are logged only with a path")
 	}
 	if d := &c.f.Sessions.Dir; *d != "" {
-		*d = c.abs(*d)
+		*d = c.abs("sessions.dir", *d)
 	}
 	r := &c.f.Runtime
 	if r.CacheDir != "" && r.CacheDir != "off" {
-		r.CacheDir = c.abs(r.CacheDir)
+		r.CacheDir = c.abs("runtime.cache_dir", r.CacheDir)
 	}
 	if r.MaxMemory != 0 && (r.MaxMemory < 1<<16 || int64(r.MaxMemory)>>16 > runtime.MaxPages) {
 		c.errorf("runtime.max_memory", "%d bytes is not between 64KiB and 4GiB", r.MaxMemory)
@@ -302,7 +341,7 @@ func (c *checker) checkModel() {
 			c.errorf("model.script", "the scripted provider needs a script file")
 		} else {
 			written := m.Script
-			m.Script = c.abs(m.Script)
+			m.Script = c.abs("model.script", m.Script)
 			if _, err := os.Stat(m.Script); err != nil {
 				c.errorf("model.script", "%s", fileProblem(written, err))
 			}
@@ -344,7 +383,7 @@ func (c *checker) checkAgent() {
 	}
 	if a.SystemPromptFile != "" {
 		written := a.SystemPromptFile
-		a.SystemPromptFile = c.abs(a.SystemPromptFile)
+		a.SystemPromptFile = c.abs("agent.system_prompt_file", a.SystemPromptFile)
 		b, err := os.ReadFile(a.SystemPromptFile)
 		if err != nil {
 			c.errorf("agent.system_prompt_file", "%s", fileProblem(written, err))
@@ -381,7 +420,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		c.errorf(key+".plugin", "missing: the path of the plugin's .wasm file")
 	} else {
 		written := p.Plugin
-		p.Plugin = c.abs(p.Plugin)
+		p.Plugin = c.abs(key+".plugin", p.Plugin)
 		if fi, err := os.Stat(p.Plugin); err != nil {
 			c.errorf(key+".plugin", "%s", fileProblem(written, err))
 		} else if fi.IsDir() {
@@ -409,7 +448,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 			continue
 		}
 		written := d.Host
-		d.Host = c.abs(d.Host)
+		d.Host = c.abs(dk+".host", d.Host)
 		if fi, err := os.Stat(d.Host); err != nil {
 			c.errorf(dk+".host", "%s", fileProblem(written, err))
 		} else if !fi.IsDir() {

@@ -138,6 +138,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("[model]\nprovider = \"scripted\"\nscript = \"testdata/script.json\"\n[[tool]]\nplugin = \"testdata/placeholder-plugin\"\n[tool.grants]\nmemory = \"1MiB\"\n"))
+	f.Add([]byte("[model]\nprovider = \"scripted\"\nscript = \"~/s.json\"\n[sessions]\ndir = \"~\"\n[[tool]]\nplugin = \"~/p.wasm\"\n[tool.grants]\ndirs = [{ host = \"~\", guest = \"/w\" }]\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		file, err := config.Parse("fuzz.toml", text)
 		if err == nil && file == nil {

@@ -32,7 +32,7 @@ func (c *checker) checkMCP() {
 	if m.TokenEnv != "" && m.TokenFile != "" {
 		c.errorf("mcp.token_file", "set token_env or token_file, not both")
 	}
-	m.TokenFile = c.abs(m.TokenFile)
+	m.TokenFile = c.abs("mcp.token_file", m.TokenFile)
 	for i, o := range m.AllowedOrigins {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {

@@ -42,8 +42,8 @@ func (c *checker) checkServe() {
 	if s.TokensEnv != "" && s.TokensFile != "" {
 		c.errorf("serve.tokens_file", "set tokens_env or tokens_file, not both")
 	}
-	s.TokensFile = c.abs(s.TokensFile)
-	s.Dir = c.abs(s.Dir)
+	s.TokensFile = c.abs("serve.tokens_file", s.TokensFile)
+	s.Dir = c.abs("serve.dir", s.Dir)
 	if s.Addr != "" {
 		if _, _, err := net.SplitHostPort(s.Addr); err != nil {
 			c.errorf("serve.addr", "%q is not host:port (127.0.0.1:8080, [::1]:8080, :8080): %v", s.Addr, err)

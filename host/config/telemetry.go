@@ -67,7 +67,7 @@ func (c *checker) checkTelemetry() {
 		if t.Exporter != "stdout" {
 			c.errorf("telemetry.path", `is used only with exporter = "stdout"`)
 		}
-		t.Path = c.abs(t.Path)
+		t.Path = c.abs("telemetry.path", t.Path)
 	}
 	c.checkHeaders("telemetry.headers", t.Headers)
 	if s := t.Sampling; s != nil && !(*s >= 0 && *s <= 1) {

@@ -131,13 +131,14 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 		s.Model = startOnRequest(s.Model, s.start)
 	}
 	s.loaded = s.loadAll(ctx, opts)
-	errs = append(errs, s.loadTools(ctx)...)
+	toolErrs := s.loadTools(ctx)
+	errs = append(errs, toolErrs...)
 	if f.Audit.Path != "" && len(errs) == 0 {
 		if s.audit, err = openAudit(f.Audit, s.Tools); err != nil {
 			errs = append(errs, f.errorf("audit.path", "%v", err))
 		}
 	}
-	errs = append(errs, s.loadHooks(ctx)...)
+	errs = append(errs, s.loadHooks(ctx, len(toolErrs) == 0)...)
 	if len(errs) > 0 {
 		return nil, joinByLine(errs)
 	}
@@ -182,8 +183,11 @@ func (s *Setup) Close() {
 	}
 }
 
+// errorf is a problem at key; an error among args (the first) is its
+// Err, so that errors.Is and errors.As see through the configuration's
+// report to what the runtime, a plugin or the system said.
 func (f *File) errorf(key, format string, args ...any) error {
-	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: f.Path, Line: f.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...), Err: cause(args)}
 }
 
 func (f *File) model(opts WireOptions) (host.Model, error) {
@@ -272,7 +276,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 	}
 	wp, err := wasmtool.Load(ctx, rt, p.Plugin, wasmtool.Options{Name: name, SHA256: p.SHA256, Grants: g, PoolSize: pool, NoImage: p.Image != nil && !*p.Image, Cache: cache, Start: start, Logger: log})
 	if err != nil {
-		return nil, g, f.errorf(key+".plugin", "%v", err)
+		return nil, g, f.loadError(key, err)
 	}
 	return wp, wp.Grants(), nil
 }
@@ -331,7 +335,9 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	return errs
 }
 
-func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
+// loadHooks wires the hooks; with allTools (every tool entry loaded),
+// a tools pattern that matches none of the tools is an error.
+func (s *Setup) loadHooks(ctx context.Context, allTools bool) (errs []error) {
 	f := s.File
 	order := make([]int, len(f.Hooks))
 	for i := range order {
@@ -352,6 +358,9 @@ func (s *Setup) loadHooks(ctx context.Context) (errs []error) {
 		if before == nil && after == nil {
 			errs = append(errs, f.errorf(key+".plugin", "%s is not a hook (its description lists no hooks: use [[tool]])", h.Plugin.Plugin))
 			continue
+		}
+		if allTools {
+			errs = append(errs, s.unmatched(key, h.Tools)...)
 		}
 		match := func(name string) bool {
 			if len(h.Tools) == 0 {

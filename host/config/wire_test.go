@@ -107,7 +107,7 @@ func TestWireErrors(t *testing.T) {
 		{"unknown tool disabled", "[[tool]]\nplugin = \"CALC\"\ndisable = [\"calculator\"]\n", `agent.toml:8: tool[0].disable: the plugin has no tool "calculator" (it has calc)`},
 		{"tool plugin as hook", "[[hook]]\nplugin = \"CALC\"\n", "is not a hook"},
 		{"missing env", "[[tool]]\nplugin = \"PROBE\"\nconfig = { greeting = { env = \"WA_TEST_UNSET_VARIABLE\" } }\n", "agent.toml:8: tool[0].config.greeting: the environment variable WA_TEST_UNSET_VARIABLE is not set"},
-		{"bad pin", "[[tool]]\nplugin = \"CALC\"\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n", "tool[0].plugin: plugin "},
+		{"bad pin", "[[tool]]\nplugin = \"CALC\"\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n", "tool[0].sha256: plugin "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := wire(t, write(t, c.body, `{"content":"x"}`))
@@ -240,7 +240,8 @@ func TestHostWorkCapsWired(t *testing.T) {
 
 // Problems found while wiring are all reported too, each at its line: a
 // file tool with no directory (refused before any call), a tool name the
-// plugin lacks, and a tool plugin used as a hook.
+// plugin lacks, and a tool plugin used as a hook. The missing directory
+// is reported at the tool (its grants have no dirs to point at).
 func TestWireReportsEveryProblem(t *testing.T) {
 	fs := wasmbuild.ForTest(t, "plugins/fs")
 	body := "[[tool]]\nplugin = \"" + fs + "\"\n" + // lines 6-7
@@ -248,7 +249,7 @@ func TestWireReportsEveryProblem(t *testing.T) {
 		"[[hook]]\nplugin = \"CALC\"\n" // lines 11-12
 	_, err := wire(t, write(t, body, `{"content":"x"}`))
 	want := []string{
-		"agent.toml:7: tool[0].plugin: plugin " + fs + ": the plugin needs grants it was not given: at least one directory (read-only)",
+		"agent.toml:6: tool[0].grants.dirs: plugin " + fs + ": the plugin needs grants it was not given: at least one directory (read-only)",
 		`agent.toml:10: tool[1].disable: the plugin has no tool "calculator"`,
 		"agent.toml:12: hook[0].plugin: " + wasmbuild.ForTest(t, "plugins/calc") + " is not a hook",
 	}

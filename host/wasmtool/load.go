@@ -2,12 +2,14 @@ package wasmtool
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	goruntime "runtime"
@@ -52,9 +54,34 @@ type Options struct {
 type LoadError struct {
 	Path string
 	Err  error
+	name string // the plugin's name in the runtime's errors (Options.Name)
 }
 
-func (e *LoadError) Error() string { return fmt.Sprintf("plugin %s: %v", e.Path, e.Err) }
+func (e *LoadError) Error() string { return "plugin " + e.Path + ": " + e.Reason() }
+
+// Reason is why the plugin did not load, without the file's name or the
+// plugin's, which the file system's and the runtime's own errors start
+// with (Error names the file once).
+func (e *LoadError) Reason() string {
+	if pe, ok := e.Err.(*fs.PathError); ok && pe.Path == e.Path {
+		return pe.Err.Error()
+	}
+	msg := e.Err.Error()
+	for _, prefix := range []string{e.Path + ": ", "plugin " + e.Path + ": ", "plugin " + e.name + ": "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return msg
+}
+
+// PinError is a plugin file whose content is not the one its sha256 pin
+// names (Options.SHA256).
+type PinError struct {
+	Got, Want string // hex sha256s
+}
+
+func (e *PinError) Error() string {
+	return fmt.Sprintf("sha256 is %s, but the configuration pins %s", e.Got, e.Want)
+}
 
 func (e *LoadError) Unwrap() error { return e.Err }
 
@@ -90,7 +117,7 @@ func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (
 		if sum, ok := opts.Cache.fileSum(path); ok && (opts.SHA256 == "" || strings.EqualFold(sum, opts.SHA256)) {
 			if p, ok, err := loadCached(ctx, rt, path, nil, sum, opts); ok || err != nil {
 				if err != nil {
-					return nil, &LoadError{path, err}
+					return nil, &LoadError{Path: path, Err: err, name: cmp.Or(opts.Name, path)}
 				}
 				return p, nil
 			}
@@ -102,7 +129,7 @@ func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (
 	}
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &LoadError{path, err}
+		return nil, &LoadError{Path: path, Err: err, name: cmp.Or(opts.Name, path)}
 	}
 	p, err := LoadBytes(ctx, rt, path, wasm, opts)
 	if err == nil && opts.Cache != nil {
@@ -115,7 +142,7 @@ func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (
 func LoadBytes(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options) (*Plugin, error) {
 	p, err := load(ctx, rt, path, wasm, opts)
 	if err != nil {
-		return nil, &LoadError{path, err}
+		return nil, &LoadError{Path: path, Err: err, name: cmp.Or(opts.Name, path)}
 	}
 	return p, nil
 }
@@ -124,7 +151,7 @@ func load(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, op
 	sum := sha256.Sum256(wasm)
 	hexSum := hex.EncodeToString(sum[:])
 	if opts.SHA256 != "" && !strings.EqualFold(hexSum, opts.SHA256) {
-		return nil, fmt.Errorf("sha256 is %s, but the configuration pins %s", hexSum, opts.SHA256)
+		return nil, &PinError{Got: hexSum, Want: opts.SHA256}
 	}
 	if opts.Cache != nil {
 		if p, ok, err := loadCached(ctx, rt, path, wasm, hexSum, opts); ok || err != nil {
@@ -249,7 +276,7 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 			p.rp = fresh.rp
 			return
 		}
-		p.err = &LoadError{path, err}
+		p.err = &LoadError{Path: path, Err: err, name: opts.Name}
 		if log != nil && bctx.Err() == nil {
 			log.Error("a plugin failed to load in the background; its tools and hooks fail", "plugin", p.name, "err", p.err)
 		}

@@ -43,7 +43,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	hook := f.String("hook", "", "dry-run a hook instead of a tool: `before|after`")
 	maxCost := addCompileCostFlag(f)
 	hf := addHookCallFlags(f)
-	if err := refuseConfigValue(args); err != nil {
+	if err := refuseForeignFlags(args); err != nil {
 		return f.fail("%v", err)
 	}
 	if code, ok := f.parse(args); !ok {
@@ -85,7 +85,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		for _, hint := range []string{grantHint(err), compileCostHint(err)} {
+		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err)} {
 			if hint != "" {
 				fmt.Fprintln(env.Stderr, hint)
 			}
@@ -158,12 +158,35 @@ func readInput(positional []string, input, what string, env Env) (string, error)
 	return "", nil
 }
 
+// checkJSON says what is wrong with raw, the JSON argument what (read
+// from the --input file input, if not ""), quoting a short, printable
+// start of it — and, when it is a Wasm module, that --input took the
+// plugin's file as its FILE.
+func checkJSON(what, input, raw string) error {
+	var v any
+	err := json.Unmarshal([]byte(raw), &v)
+	if err == nil {
+		return nil
+	}
+	from := ""
+	if input != "" && input != "-" {
+		from = " (from --input " + input + ")"
+	}
+	if strings.HasPrefix(raw, "\x00asm") {
+		return fmt.Errorf("%s%s is a Wasm module, not JSON: --input FILE takes the file to read %s from (or - for stdin); the plugin comes after the flags", what, from, what)
+	}
+	return fmt.Errorf("%s%s is not valid JSON (%v): %q", what, from, err, clip(raw, 60))
+}
+
 type toolCall struct {
 	file, tool string
 	args       json.RawMessage
 }
 
 func newToolCall(args []string, input string, env Env) (*toolCall, error) {
+	if len(args) < 2 && strings.HasSuffix(input, ".wasm") {
+		return nil, fmt.Errorf("--input took %s as its FILE: it names the file to read ARGS_JSON from (or - for stdin); the plugin comes after the flags", input)
+	}
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("want FILE.wasm TOOL ['ARGS_JSON']")
 	}
@@ -174,8 +197,8 @@ func newToolCall(args []string, input string, env Env) (*toolCall, error) {
 	if strings.TrimSpace(raw) == "" {
 		raw = "{}"
 	}
-	if !json.Valid([]byte(raw)) {
-		return nil, fmt.Errorf("ARGS_JSON is not valid JSON: %s", clip(raw, 80))
+	if err := checkJSON("ARGS_JSON", input, raw); err != nil {
+		return nil, err
 	}
 	return &toolCall{file: args[0], tool: args[1], args: json.RawMessage(raw)}, nil
 }
@@ -229,6 +252,16 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return res, ExitOK
+}
+
+// memoryHint names the --memory-mib that admits a module whose memory at
+// start is over its grant, or is "".
+func memoryHint(err error) string {
+	var mem *runtime.MemoryGrantError
+	if !errors.As(err, &mem) {
+		return ""
+	}
+	return fmt.Sprintf("hint: pages are 64 KiB; grant at least --memory-mib %d", (mem.Need+15)/16)
 }
 
 // grantHint names the flags that grant what err says a plugin needs and

@@ -151,3 +151,37 @@ func TestCallRealPlugins(t *testing.T) {
 		t.Fatalf("--dir .:/data: exit %d, %q, %q", code, out, errOut)
 	}
 }
+
+// What an "extism call" user types is answered with the flag meant here;
+// a flag value that does not parse says what it must be; an argument that
+// is not JSON says why, quoted printable, and from which file — and a Wasm
+// module read as the arguments (--input took the plugin as its FILE) says so.
+func TestCallSaysWhatToWrite(t *testing.T) {
+	p := constPlugin(t, map[string]string{"describe": `{"abi":1,"name":"g","hooks":["beforeToolCall"]}`, "before_tool_call": `{}`})
+	escaped := filepath.Join(t.TempDir(), "args.json")
+	os.WriteFile(escaped, []byte("\x1b[31m{"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--allow-host", "example.com", p, "t"}, "--allow-host is a flag of extism call: a host is granted with --host NAME"},
+		{[]string{"--allow-path", ".:/work", p, "t"}, "--dir HOST:GUEST"},
+		{[]string{"--wasi", p, "t"}, "leave --wasi out"},
+		{[]string{"--memory-max=3", p, "t"}, "--memory-mib N"},
+		{[]string{"--set-config", `{"a":"b"}`, p, "t"}, "--set KEY=VALUE"},
+		{[]string{"--config", "k=v", p, "t"}, "--set KEY=VALUE"},
+		{[]string{"--timeout", "100", p, "t"}, `invalid value "100" for --timeout: want a duration with its unit: 500ms, 30s, 2m`},
+		{[]string{"--memory-mib", "lots", p, "t"}, `for --memory-mib: want a whole number`},
+		{[]string{"--input", p, "t", "{}"}, "is a Wasm module, not JSON: --input FILE takes the file to read ARGS_JSON from"},
+		{[]string{"--input", p, "t"}, "--input took " + p + " as its FILE"},
+		{[]string{"--hook", "after", "--input", p}, "--input took " + p + " as its FILE"},
+		{[]string{"--input", escaped, p, "t"}, `ARGS_JSON (from --input ` + escaped + `) is not valid JSON (invalid character '\x1b' looking for beginning of value): "\x1b[31m{"`},
+		{[]string{p, "t", "{bad"}, `ARGS_JSON is not valid JSON (invalid character 'b' looking for beginning of object key string): "{bad"`},
+		{[]string{"--hook", "before", "--input", p, "x"}, "CALL_JSON (from --input " + p + ") is a Wasm module"},
+	} {
+		_, errOut, code := call(t, "", c.args...)
+		if code != cli.ExitUsage || !strings.Contains(errOut, c.want) || strings.ContainsAny(errOut, "\x00\x1b") {
+			t.Errorf("%q: exit %d, stderr %q\nwant %q", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -56,8 +56,8 @@ func waitFor(t *testing.T, b *lockedBuffer, s string) {
 // A line typed while the agent works steers it; /follow queues a
 // follow-up; end of input quits.
 func TestChatSteerAndFollow(t *testing.T) {
-	cfg := scriptedConfig(t, `{"turns":[
-		{"content":"first answer","delayMs":2000},
+	cfg := scriptedConfig(t, `{"chunkTokens":1,"turns":[
+		{"content":"first answer","chunkDelayMs":800},
 		{"content":"steered answer"},
 		{"content":"follow-up answer"}]}`)
 	in, feed := io.Pipe()
@@ -68,7 +68,9 @@ func TestChatSteerAndFollow(t *testing.T) {
 	}()
 	waitFor(t, &errOut, "type a prompt")
 	io.WriteString(feed, "hello\n")
-	time.Sleep(100 * time.Millisecond) // the first turn is still streaming
+	// The first turn is streaming: a steer now comes after the run has
+	// begun (one queued before it would join the first turn, as in pi).
+	waitFor(t, &out, "first")
 	io.WriteString(feed, "go left instead\n")
 	waitFor(t, &errOut, "(steering)")
 	waitFor(t, &out, "steered answer")

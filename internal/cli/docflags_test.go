@@ -91,7 +91,8 @@ func TestCLIDocNamesEveryFlag(t *testing.T) {
 		for _, f := range flagsIn(strings.Join(named, "\n")) {
 			owned := false
 			for _, c := range cmds {
-				owned = owned || slices.Contains(realFlags(c), f)
+				// (plugin call answers extism call's flags on purpose.)
+				owned = owned || slices.Contains(realFlags(c), f) || strings.Join(c, " ") == "plugin call" && extismFlags[f] != ""
 			}
 			if !owned {
 				t.Errorf("docs/cli.md, %q: --%s is no flag of %q", heading, f, cmds)

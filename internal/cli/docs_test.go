@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +156,31 @@ func TestDocsFetchNothingFromAProxy(t *testing.T) {
 			rel, _ := filepath.Rel(root, f)
 			t.Errorf("%s: %q cannot work: the module is on no proxy", rel, m)
 		}
+	}
+}
+
+// A size the documentation gives a file in lines ("`examples/demo/agent.toml`,
+// is 33 lines") is the file's.
+func TestDocLineCounts(t *testing.T) {
+	root, files := userDocs(t)
+	claim := regexp.MustCompile("`([A-Za-z0-9_./-]+)`,? is (\\d+) lines")
+	checked := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, m := range claim.FindAllStringSubmatch(text, -1) {
+			data, err := os.ReadFile(filepath.Join(root, m[1]))
+			if err != nil {
+				t.Errorf("%s: %s: %v", f, m[1], err)
+				continue
+			}
+			checked++
+			if n := strconv.Itoa(strings.Count(string(data), "\n")); n != m[2] {
+				t.Errorf("%s says %s is %s lines; it is %s", f, m[1], m[2], n)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no line count checked (README's demo configuration has one)")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // flags is a command's flag set: -h/--help prints its usage on stdout
@@ -98,11 +99,15 @@ func (f *flags) explain(err error) string {
 		return fmt.Sprintf("--%s needs a value (--%s %s)", name, name, arg)
 	}
 	// "invalid value "x" for flag -n: …", "invalid boolean value "x" for
-	// -n: …": the flag as it is written.
+	// -n: …": the flag as it is written, and what its value must be
+	// rather than the flag package's "parse error".
 	f.VisitAll(func(fl *flag.Flag) {
 		for _, form := range []string{" for flag -", " for -"} {
 			if i := strings.Index(msg, form+fl.Name+": "); i >= 0 {
 				msg = msg[:i] + " for --" + msg[i+len(form):]
+				if want := valueKind(fl); want != "" {
+					msg = strings.TrimSuffix(strings.TrimSuffix(msg, "parse error"), "value out of range") + want
+				}
 				return
 			}
 		}
@@ -112,7 +117,8 @@ func (f *flags) explain(err error) string {
 
 // fail reports a usage problem with the command's usage, and gives exit 2.
 func (f *flags) fail(format string, args ...any) int {
-	fmt.Fprintf(f.env.Stderr, "wasmagent %s: %s\n", f.Name(), fmt.Sprintf(format, args...))
+	// (What the user gave is quoted in some messages: made printable.)
+	fmt.Fprintf(f.env.Stderr, "wasmagent %s: %s\n", f.Name(), printable(fmt.Sprintf(format, args...)))
 	f.shortUsage()
 	return ExitUsage
 }
@@ -133,4 +139,33 @@ func defaultConfig() string {
 		return p
 	}
 	return "agent.toml"
+}
+
+// set reports whether the flag called name was given.
+func (f *flags) set(name string) bool {
+	given := false
+	f.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
+
+// valueKind says what a flag's value must be, for the kinds of value
+// whose parse errors say only "parse error" (or "" for the others).
+func valueKind(fl *flag.Flag) string {
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration with its unit: 500ms, 30s, 2m"
+	case int, int64:
+		return "want a whole number"
+	case uint, uint64:
+		return "want a whole number, 0 or more"
+	case float64:
+		return "want a number"
+	case bool:
+		return "want true or false"
+	}
+	return ""
 }

@@ -32,6 +32,8 @@ func TestParseDir(t *testing.T) {
 		{in: ".:/a:rx", err: "write HOST:GUEST"},
 		{in: ":/a", err: "write HOST:GUEST"},
 		{in: ".:/a:rw:x", err: "write HOST:GUEST"},
+		{in: "~/notes:/work", err: "~ is not expanded here: write --dir ~/notes:/work (a space, not =,"},
+		{in: "~:/work", err: "~ is not expanded here"},
 	} {
 		d, err := parseDir(c.in)
 		if c.err != "" {
@@ -64,14 +66,14 @@ func FuzzParseDir(f *testing.F) {
 	})
 }
 
-func TestRefuseConfigValue(t *testing.T) {
+func TestRefuseForeignFlags(t *testing.T) {
 	for _, args := range [][]string{{"--config", "k=v"}, {"-config=k=v"}, {"x.wasm", "--config", "a"}} {
-		if err := refuseConfigValue(args); err == nil || !strings.Contains(err.Error(), "--set KEY=VALUE") {
+		if err := refuseForeignFlags(args); err == nil || !strings.Contains(err.Error(), "--set KEY=VALUE") {
 			t.Errorf("%q: %v", args, err)
 		}
 	}
 	for _, args := range [][]string{{"--set", "config=1"}, {"x.wasm", "t", "--", "--config"}} {
-		if err := refuseConfigValue(args); err != nil {
+		if err := refuseForeignFlags(args); err != nil {
 			t.Errorf("%q: %v", args, err)
 		}
 	}

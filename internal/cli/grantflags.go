@@ -69,6 +69,11 @@ func parseDir(s string) (runtime.Dir, error) {
 	if !strings.HasPrefix(parts[1], "/") {
 		return runtime.Dir{}, fmt.Errorf("--dir %q: the guest path %q must be absolute (as /data)", s, parts[1])
 	}
+	if parts[0] == "~" || strings.HasPrefix(parts[0], "~/") {
+		// The shell expands ~ at a word's start (--dir ~/x:/work), not after
+		// --dir= (nor in quotes).
+		return runtime.Dir{}, fmt.Errorf("--dir %q: ~ is not expanded here: write --dir %s (a space, not =, lets the shell expand it), or the whole path", s, strings.TrimPrefix(s, "="))
+	}
 	host, err := filepath.Abs(parts[0])
 	if err != nil {
 		return runtime.Dir{}, fmt.Errorf("--dir %q: %v", s, err)
@@ -83,16 +88,37 @@ func parseDir(s string) (runtime.Dir, error) {
 	return runtime.Dir{Host: host, Guest: filepath.ToSlash(filepath.Clean(parts[1])), Write: write}, nil
 }
 
-// refuseConfigValue catches the old "--config key=value" of plugin call:
-// --config names a configuration file everywhere else.
-func refuseConfigValue(args []string) error {
+// extismFlags are the flags of "extism call" that plugin call spells
+// otherwise, with what to write here.
+var extismFlags = map[string]string{
+	"config":             "--config names a configuration file; a value the plugin reads is --set KEY=VALUE",
+	"set-config":         "a value the plugin reads is --set KEY=VALUE (repeatable)",
+	"allow-host":         "a host is granted with --host NAME (repeatable; *.name and * work)",
+	"allow-path":         "a directory is granted with --dir HOST:GUEST (read-only; HOST:GUEST:rw to write)",
+	"wasi":               "every plugin runs with WASI here, granted nothing that --dir or --host does not grant: leave --wasi out",
+	"memory-max":         "the memory grant is --memory-mib N (in MiB)",
+	"timeout-ms":         "the call's timeout is --timeout DURATION (100ms, 30s)",
+	"stdin":              "ARGS_JSON is read from stdin with --input - (or a positional -)",
+	"manifest":           "there is no manifest here: grant with --dir, --host, --set, --memory-mib and --timeout, or load the plugin from an agent.toml",
+	"http-response-max":  "the HTTP response cap is max_http_response in the tool's grants (agent.toml)",
+	"var-max":            "the variables cap is max_vars in the tool's grants (agent.toml)",
+	"link":               "a plugin is one module here: linking others is not supported",
+	"loop":               "a call runs once here",
+	"allow-http-headers": "response headers are always given to the plugin here",
+}
+
+// refuseForeignFlags says what plugin call writes for a flag of
+// "extism call" (its --config key=value among them: --config names a
+// configuration file everywhere here), before the flag package calls it
+// unknown.
+func refuseForeignFlags(args []string) error {
 	for _, a := range args {
 		if a == "--" {
 			return nil
 		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "config" {
-			return fmt.Errorf("--config names a configuration file; a value the plugin reads is --set KEY=VALUE")
+		if say, ok := extismFlags[name]; ok && strings.HasPrefix(a, "-") {
+			return fmt.Errorf("--%s is a flag of extism call: %s", name, say)
 		}
 	}
 	return nil

@@ -40,6 +40,9 @@ type hookCall struct {
 }
 
 func newHookCall(kind string, args []string, input string, hf *hookCallFlags, env Env) (*hookCall, error) {
+	if len(args) < 1 && strings.HasSuffix(input, ".wasm") {
+		return nil, fmt.Errorf("--input took %s as its FILE: it names the file to read CALL_JSON from (or - for stdin); the plugin comes after the flags", input)
+	}
 	if len(args) < 1 || len(args) > 2 {
 		return nil, errors.New("want --hook before|after FILE.wasm ['CALL_JSON'] (or --tool and --args instead of CALL_JSON)")
 	}
@@ -52,6 +55,9 @@ func newHookCall(kind string, args []string, input string, hf *hookCallFlags, en
 	case raw != "" && hf.set():
 		return nil, errors.New("give CALL_JSON or --tool/--args/--result/--is-error, not both")
 	case raw != "":
+		if err := checkJSON("CALL_JSON", input, raw); err != nil {
+			return nil, err
+		}
 		if err := c.decode([]byte(raw)); err != nil {
 			return nil, err
 		}
@@ -106,8 +112,8 @@ func (c *hookCall) fromFlags(hf *hookCallFlags) error {
 	}
 	args := json.RawMessage(`{}`)
 	if *hf.args != "" {
-		if !json.Valid([]byte(*hf.args)) {
-			return fmt.Errorf("--args is not valid JSON: %s", clip(*hf.args, 80))
+		if err := checkJSON("--args", "", *hf.args); err != nil {
+			return err
 		}
 		args = json.RawMessage(*hf.args)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -43,14 +42,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		// As plugin call: a file that is not there, or not a plugin, is
 		// bad input (exit 2), named once.
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
-		}
-		if !strings.HasPrefix(msg, path+": ") {
-			msg = path + ": " + msg
-		}
+		msg := (&wasmtool.LoadError{Path: path, Err: err}).Error()
 		fmt.Fprintln(env.Stderr, printable(msg))
 		if hint := compileCostHint(err); hint != "" {
 			fmt.Fprintln(env.Stderr, hint)
@@ -72,12 +64,12 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 	}
 	var mg *wasmtool.MissingGrantsError
 	if !errors.As(err, &mg) {
-		fmt.Fprintf(env.Stderr, "describe: %s\n", printable(err.Error()))
+		fmt.Fprintln(env.Stderr, printable(err.Error()))
 		return ExitUsage
 	}
 	d, derr := describeOnly(ctx, rt, m)
 	if derr != nil {
-		fmt.Fprintf(env.Stderr, "describe: %s\n", printable(derr.Error()))
+		fmt.Fprintln(env.Stderr, printable((&wasmtool.LoadError{Path: path, Err: derr}).Error()))
 		return ExitUsage
 	}
 	b, _ := marshalJSON(d, "  ")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *client != "" {
-		return printClientConfig(*client, *cfg, *addr, env)
+		return printClientConfig(ctx, *client, *cfg, *addr, *logLevel, env)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -81,6 +82,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 	o := s.Options
 	return mcp.New(mcp.Options{
+		Version: moduleVersion(),
 		Runner: &host.ToolRunner{
 			Tools: o.Tools, BeforeToolCall: o.BeforeToolCall, AfterToolCall: o.AfterToolCall,
 			Approver: o.Approver, ApprovalTimeout: o.ApprovalTimeout, OnHook: o.OnHook,
@@ -91,8 +93,24 @@ func newMCPServer(s *config.Setup) (*mcp.Server, error) {
 }
 
 // printClientConfig prints the snippet a client's configuration needs:
-// the command line with absolute paths.
-func printClientConfig(client, cfg, addr string, env Env) int {
+// the command line with absolute paths. The configuration is loaded
+// first, as the server would load it: a client shows a server that
+// fails to start as a line in its own logs, if at all.
+func printClientConfig(ctx context.Context, client, cfg, addr, logLevel string, env Env) int {
+	if !slices.Contains([]string{"claude", "cursor", "codex"}, client) {
+		fmt.Fprintf(env.Stderr, "wasmagent mcp: --print-config %q: the clients are claude, cursor and codex\n", client)
+		return ExitUsage
+	}
+	f, err := config.LoadTools(cfg)
+	if err != nil {
+		printLoadError(env, cfg, err)
+		return ExitUsage
+	}
+	s, code := wireConfig(ctx, f, load{path: cfg, noModel: true, logLevel: logLevel}, env)
+	if s == nil {
+		return code
+	}
+	s.Close()
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -106,12 +124,11 @@ func printClientConfig(client, cfg, addr string, env Env) int {
 		fmt.Fprintln(env.Stderr, "wasmagent mcp:", err)
 		return ExitUsage
 	}
-	if _, err := os.Stat(abs); err != nil {
-		fmt.Fprintf(env.Stderr, "wasmagent mcp: the configuration %s: %v\n", abs, err)
-		return ExitUsage
-	}
 	if addr != "" {
 		fmt.Fprintln(env.Stderr, "wasmagent mcp: --print-config describes the stdio server (clients start it themselves); --http is not used")
+	}
+	if goRunBuild(exe) {
+		fmt.Fprintf(env.Stderr, "note: %s is a build in Go's cache (go run), which Go replaces and removes: the client would lose it. Install wasmagent (go install ./cmd/wasmagent in the checkout) and run --print-config with that binary.\n", exe)
 	}
 	args := []string{"mcp", "--config", abs}
 	servers := map[string]any{"mcpServers": map[string]any{"wasmagent": map[string]any{"command": exe, "args": args}}}
@@ -125,9 +142,6 @@ func printClientConfig(client, cfg, addr string, env Env) int {
 	case "codex":
 		fmt.Fprintf(env.Stdout, "# Codex CLI: ~/.codex/config.toml\n[mcp_servers.wasmagent]\ncommand = %s\nargs = [%s, %s, %s]\n",
 			strconv.Quote(exe), strconv.Quote(args[0]), strconv.Quote(args[1]), strconv.Quote(abs))
-	default:
-		fmt.Fprintf(env.Stderr, "wasmagent mcp: --print-config %q: the clients are claude, cursor and codex\n", client)
-		return ExitUsage
 	}
 	return ExitOK
 }
@@ -160,7 +174,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 	if token == "" && !mcp.IsLoopback(host) {
 		return fmt.Errorf("--http %s listens beyond this machine: set [mcp] token_env or token_file in %s so that clients must send a bearer token", addr, f.Path)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	ln, err := listen("--http", net.JoinHostPort(host, port))
 	if err != nil {
 		return err
 	}
@@ -179,4 +193,16 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 		return err
 	}
 	return nil
+}
+
+// goRunBuild reports whether exe is a binary "go run" made: in Go's build
+// cache or a go-build temporary directory, neither of them a place a
+// client can start it from tomorrow.
+func goRunBuild(exe string) bool {
+	for _, part := range strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }

@@ -94,7 +94,7 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitFailed
 	}
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := listen("--addr", o.addr)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitFailed

@@ -98,6 +98,9 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 	case f.cont:
 		info, err := session.Latest(ctx, store)
 		if errors.Is(err, session.ErrNotFound) {
+			// As pi: a new session. Said, since sessions are kept per
+			// directory and one started elsewhere is not found from here.
+			fmt.Fprintf(env.Stderr, "note: no session of %s to continue (sessions are kept per directory): a new one starts\n", cwd)
 			return session.New(opts), ExitOK
 		}
 		if err == nil {
@@ -142,10 +145,15 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
+	if format != "md" && format != "jsonl" {
+		return fs.fail("--format %q: want md or jsonl", format)
+	}
 	var file *config.File
-	if _, err := os.Stat(*cfg); err == nil {
+	// The default agent.toml may be absent (the default sessions
+	// directory then); a file named with --config may not.
+	if _, err := os.Stat(*cfg); err == nil || fs.set("config") {
 		if file, err = config.LoadTools(*cfg); err != nil { // [sessions] only: no model needed
-			fmt.Fprintln(env.Stderr, err)
+			printLoadError(env, *cfg, err)
 			return ExitUsage
 		}
 	}
@@ -165,8 +173,10 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 	}
 	info, err := session.Find(ctx, store, fs.Arg(0))
 	if err != nil {
+		// No such session, an ambiguous prefix, a file that is not one:
+		// the argument is wrong (exit 2, as run --session says it).
 		fmt.Fprintln(env.Stderr, "wasmagent:", err)
-		return ExitFailed
+		return ExitUsage
 	}
 	switch sub {
 	case "rm":
@@ -181,10 +191,6 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 				_, err = jsonOut(env.Stdout).Write(data)
 			}
 			break
-		}
-		if format != "md" {
-			fmt.Fprintf(env.Stderr, "wasmagent: --format %q is not md or jsonl\n", format)
-			return ExitUsage
 		}
 		var t *session.Transcript
 		if t, err = store.Load(ctx, info.Key); err == nil {

@@ -46,7 +46,7 @@ func TestSessionsToolsOnlyConfig(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(e, "no sessions in "+filepath.Join(filepath.Dir(cfg), "kept")) {
 		t.Fatalf("exit %d: %s", code, e)
 	}
-	if _, e, code := runCLI(t, "sessions", "rm", "--config", cfg, "nosuch"); code != cli.ExitFailed || !strings.Contains(e, "no such session") {
+	if _, e, code := runCLI(t, "sessions", "rm", "--config", cfg, "nosuch"); code != cli.ExitUsage || !strings.Contains(e, "no such session") {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 }

@@ -80,11 +80,40 @@ func TestRunSessions(t *testing.T) {
 	if _, e, code := runCLI(t, "sessions", "rm", "--config", cfg, id); code != 0 {
 		t.Fatal(e)
 	}
-	if _, e, code := runCLI(t, "sessions", "show", "--config", cfg, id); code == 0 || !strings.Contains(e, "no such session") {
-		t.Fatalf("show after rm: %d %s", code, e)
+	// A session that is not there, a bad --format
+	// (before any session is looked up) and a --config that is not there
+	// are usage errors (exit 2), as run --session's.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sessions", "show", "--config", cfg, id}, "no such session"},
+		{[]string{"sessions", "rm", "--config", cfg, id}, "no such session"},
+		{[]string{"sessions", "export", "--config", cfg, "--format", "html", "nope"}, `--format "html": want md or jsonl`},
+		{[]string{"sessions", "ls", "--config", cfg + ".typo"}, cfg + ".typo does not exist"},
+		{[]string{"run", "--config", cfg, "--session", id, "x"}, "no such session"},
+	} {
+		if _, e, code := runCLI(t, c.args...); code != cli.ExitUsage || !strings.Contains(e, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and %q", c.args, code, e, c.want)
+		}
 	}
 	if _, e, code := runCLI(t, "run", "--config", cfg, "--continue", "--no-session", "x"); code != cli.ExitUsage || !strings.Contains(e, "at most one") {
 		t.Fatalf("conflicting flags: %d %s", code, e)
+	}
+}
+
+// --continue where no session was kept starts a new one, as pi does, and
+// says so (sessions are per directory: one started elsewhere is not
+// found); where one was, it says nothing.
+func TestContinueWithNoSession(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"one"},{"content":"two"}]}`)
+	_, e, code := runCLI(t, "run", "--config", cfg, "--continue", "hello")
+	if wd, _ := os.Getwd(); code != cli.ExitOK || !strings.Contains(e, "note: no session of "+wd+" to continue") {
+		t.Fatalf("exit %d: %q", code, e)
+	}
+	if _, e, code := runCLI(t, "run", "--config", cfg, "--continue", "again"); code != cli.ExitOK || strings.Contains(e, "note:") {
+		t.Fatalf("a second --continue: exit %d: %q", code, e)
 	}
 }
 

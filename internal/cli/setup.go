@@ -49,7 +49,10 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 // printLoadError reports a configuration that did not load; a file that
 // is not there says where it was looked for and how to give one.
 func printLoadError(env Env, path string, err error) {
-	if !errors.Is(err, fs.ErrNotExist) {
+	// (A file the configuration names that is not there is one of its
+	// problems, a *config.Error, whose cause is fs.ErrNotExist too.)
+	var problem *config.Error
+	if !errors.Is(err, fs.ErrNotExist) || errors.As(err, &problem) {
 		fmt.Fprintln(env.Stderr, err)
 		if hint := unbuiltPlugins(path, err.Error()); hint != "" {
 			fmt.Fprintln(env.Stderr, hint)
@@ -115,7 +118,7 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 // parseLevel reads a log level name; "" is warn.
 func parseLevel(name string) (slog.Level, error) {
 	switch strings.ToLower(name) {
-	case "debug":
+	case "debug", "trace": // (trace: extism's finest; slog has none finer than debug)
 		return slog.LevelDebug, nil
 	case "info":
 		return slog.LevelInfo, nil

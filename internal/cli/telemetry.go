@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host/config"
@@ -51,13 +50,4 @@ func watchSetup(tel *telemetry.Telemetry, s *config.Setup) {
 		tel.WatchPool(h.Plugin.Name(), h.Plugin.Pooled)
 	}
 	tel.WatchRuntime(s.Runtime.Stats)
-}
-
-// moduleVersion is the version the binary was built from, for the
-// service.version attribute.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Version
-	}
-	return ""
 }

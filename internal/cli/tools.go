@@ -79,16 +79,20 @@ func grantsSummary(g runtime.Grants) string {
 }
 
 func validateCmd(ctx context.Context, args []string, env Env) int {
-	f := newFlags("config validate", "config validate [FILE]", "  wasmagent config validate agent.toml\n", env)
+	f := newFlags("config validate", "config validate [FILE | --config FILE]", "  wasmagent config validate agent.toml\n  wasmagent config validate --config examples/demo/agent.toml\n", env)
+	// --config as every other command takes it, or the file as an argument.
+	cfg := f.String("config", defaultConfig(), "configuration `FILE` (or give FILE as the argument)")
 	logLevel := logLevelFlag(f)
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
-	if f.NArg() > 1 {
+	path := *cfg
+	switch {
+	case f.NArg() > 1:
 		return f.fail("takes one file")
-	}
-	path := defaultConfig()
-	if f.NArg() > 0 {
+	case f.NArg() == 1 && f.set("config"):
+		return f.fail("takes the file once: as FILE or as --config FILE, not both")
+	case f.NArg() == 1:
 		path = f.Arg(0)
 	}
 	s, code := loadConfig(ctx, load{path: path, noModel: true, logLevel: *logLevel}, env)

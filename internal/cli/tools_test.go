@@ -62,3 +62,29 @@ func TestValidateNotesMissingKey(t *testing.T) {
 		}
 	}
 }
+
+// config validate takes the file as every other command does (--config
+// FILE), or as its argument, but not both; a file with problems is
+// reported the same either way, a plugin it names that is not there as
+// one of them (not as a configuration that does not exist).
+func TestValidateConfigFlag(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	os.WriteFile(good, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"), 0o644)
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[[tool]]\nplugin = \"gone.wasm\"\n"), 0o644)
+	for _, args := range [][]string{{"config", "validate", good}, {"config", "validate", "--config", good}} {
+		if out, errOut, code := runCLI(t, args...); code != cli.ExitOK || out != good+": ok (0 tools, 0 hooks)\n" {
+			t.Errorf("%q: exit %d, %q, %q", args, code, out, errOut)
+		}
+	}
+	want := bad + `:6: tool[0].plugin: "gone.wasm" does not exist`
+	for _, args := range [][]string{{"config", "validate", bad}, {"config", "validate", "--config", bad}} {
+		if _, errOut, code := runCLI(t, args...); code != cli.ExitUsage || !strings.HasPrefix(errOut, want) || strings.Contains(errOut, "configuration: ") {
+			t.Errorf("%q: exit %d, %q; want it to start %q", args, code, errOut, want)
+		}
+	}
+	if _, errOut, code := runCLI(t, "config", "validate", "--config", good, bad); code != cli.ExitUsage || !strings.Contains(errOut, "not both") {
+		t.Errorf("both: exit %d, %q", code, errOut)
+	}
+}

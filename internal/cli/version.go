@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	goruntime "runtime"
@@ -26,7 +27,14 @@ func versionCmd(_ context.Context, args []string, env Env) int {
 // version control), its commit when known, and the ABI plugins must
 // declare.
 func versionLine() string {
-	version, commit := "(unknown)", ""
+	return fmt.Sprintf("wasmagent %s (plugin ABI %d, %s)", moduleVersion(), sdk.ABIVersion, goruntime.Version())
+}
+
+// moduleVersion is the version of wasmagent this binary was built from,
+// with its commit when known: what --version and the MCP server's
+// serverInfo say.
+func moduleVersion() string {
+	version, commit := "", ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version
 		for _, s := range bi.Settings {
@@ -38,8 +46,9 @@ func versionLine() string {
 			}
 		}
 	}
+	version = cmp.Or(version, "(devel)")
 	if commit != "" && version == "(devel)" {
 		version += " " + commit
 	}
-	return fmt.Sprintf("wasmagent %s (plugin ABI %d, %s)", version, sdk.ABIVersion, goruntime.Version())
+	return version
 }

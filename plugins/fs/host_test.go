@@ -66,3 +66,32 @@ func TestErrorsNameTheGrant(t *testing.T) {
 		t.Fatalf("no directory: err = %v", err)
 	}
 }
+
+// A directory granted elsewhere than the roots (the default /work) is
+// not silently out of reach: a path under it says that no directory is
+// granted at the root, and names the config roots value that uses it;
+// with that value the tools work there. (Native tests cannot see this:
+// only WASI tells a path no grant covers.)
+func TestRootNotGranted(t *testing.T) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "a.txt"), []byte("a"), 0o644)
+	p := plugintest.Load(t, "plugins/fs", runtime.Grants{Dirs: []runtime.Dir{{Host: data, Guest: "/data"}}})
+	for args, want := range map[string]string{
+		`{"path":"/data/a.txt"}`: `path /data/a.txt is outside the roots the tools may use (/work), and no directory is granted at /work — grant one there (--dir HOST:/work with plugin call), or set config roots to /data (--set roots=/data with plugin call, roots = "/data" in the tool's config in agent.toml)`,
+		`{"path":"/etc/passwd"}`: `or set config roots to the granted guest directories (--set roots=/GUEST`,
+	} {
+		if _, err := plugintest.Execute(t, p, "read", args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("read %s: %v\nwant %q", args, err, want)
+		}
+	}
+	// A grant at /w: Go's wasip1 resolves /work by plain prefix into it
+	// (as /w's "ork"); the root is still under no grant, and said so.
+	p = plugintest.Load(t, "plugins/fs", runtime.Grants{Dirs: []runtime.Dir{{Host: data, Guest: "/w"}}})
+	if _, err := plugintest.Execute(t, p, "read", `{"path":"a.txt"}`); err == nil || !strings.Contains(err.Error(), "no directory is granted at /work — grant one with --dir HOST:/work") {
+		t.Errorf("a grant at /w, a root at /work: %v", err)
+	}
+	p = plugintest.Load(t, "plugins/fs", runtime.Grants{Dirs: []runtime.Dir{{Host: data, Guest: "/data"}}, Config: map[string]string{"roots": "/data"}})
+	if r, err := plugintest.Execute(t, p, "read", `{"path":"a.txt"}`); err != nil || r.Content.TextOf() != "     1\ta\n" {
+		t.Errorf("with roots = /data: %v %v", r, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -53,6 +54,9 @@ func resolve(c *sdk.Call, p string) (string, error) {
 	}
 	abs = path.Clean(abs)
 	outside := func(what string) error {
+		if hint := ungranted(rs, abs); hint != "" {
+			return fmt.Errorf("path %s is outside the roots the tools may use (%s), %s", p, strings.Join(rs, ", "), hint)
+		}
 		return fmt.Errorf("path %s is outside the granted directories (%s)%s", p, strings.Join(rs, ", "), what)
 	}
 	var root string
@@ -64,6 +68,12 @@ func resolve(c *sdk.Call, p string) (string, error) {
 	}
 	if root == "" {
 		return "", outside("")
+	}
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		// A granted root always exists: this one is under no grant, but
+		// Go's wasip1 resolved it by plain prefix into another grant (/work
+		// into /w's "ork"). Said as a root under no grant is (explain).
+		return "", &fs.PathError{Op: "stat", Path: root, Err: syscall.EBADF}
 	}
 	// Follow symbolic links component by component, at most 40 of them.
 	real, hops := root, 0
@@ -121,4 +131,31 @@ func display(c *sdk.Call, p string) string {
 		return strings.TrimPrefix(p, rs[0]+"/")
 	}
 	return p
+}
+
+// ungranted says which roots no granted directory covers (under WASI a
+// stat there fails with EBADF: no preopened directory resolves it), and
+// how to fix it — naming abs's top directory as the root to use when a
+// directory is granted there — or is "" when every root is granted.
+func ungranted(rs []string, abs string) string {
+	var missing []string
+	for _, r := range rs {
+		// (ENOENT too: a granted root always exists, and Go's wasip1
+		// resolves a path by plain prefix, so /work under a grant at /w
+		// is /w's "ork", which is not there.)
+		if _, err := os.Stat(r); errors.Is(err, syscall.EBADF) || errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	use, what := "/GUEST", "the granted guest directories"
+	if top := "/" + strings.SplitN(strings.TrimPrefix(abs, "/"), "/", 2)[0]; top != "/" {
+		if _, err := os.Stat(top); err == nil {
+			use, what = top, top
+		}
+	}
+	return fmt.Sprintf("and no directory is granted at %s — grant one there (--dir HOST:%s with plugin call), or set config roots to %s (--set roots=%s with plugin call, roots = %q in the tool's config in agent.toml)",
+		strings.Join(missing, ", "), missing[0], what, use, use)
 }
