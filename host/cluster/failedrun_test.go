@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -57,26 +58,33 @@ func (l *failingLog) Append(ctx context.Context, entries ...session.Entry) error
 // run stayed cut off mid-way. Seen as a host resumed from SIGSTOP that
 // stayed silent: TestPausedHostIsFenced.)
 func TestFailedRunIsResumed(t *testing.T) {
+	url := startNATS(t)
+	store := &failingStore{Store: &session.FileStore{Dir: t.TempDir()}}
+	var mu sync.Mutex
+	var warned []string
+	ctx, cancel := context.WithCancel(context.Background())
+	h, err := newMember(ctx, connect(t, url), memberConfig{Store: store, Options: testOptions(0), LeaseTTL: 2 * time.Second, Warn: func(s string) {
+		mu.Lock()
+		warned = append(warned, s)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.times.retry = 50 * time.Millisecond
+	done := make(chan struct{})
+	go func() { h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
 	for failAt := 1; failAt <= 2+2*toolCalls; failAt++ {
-		url := startNATS(t)
-		dir := t.TempDir()
-		store := &failingStore{Store: &session.FileStore{Dir: dir}, failAt: failAt}
-		var mu sync.Mutex
-		var warned []string
-		ctx, cancel := context.WithCancel(context.Background())
-		h, err := newMember(ctx, connect(t, url), memberConfig{Store: store, Options: testOptions(0), LeaseTTL: 2 * time.Second, Warn: func(s string) {
-			mu.Lock()
-			warned = append(warned, s)
-			mu.Unlock()
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.times.retry = 50 * time.Millisecond
-		done := make(chan struct{})
-		go func() { h.Run(ctx); close(done) }()
-		const id = "0193a000-0000-7000-8000-0000000000f1"
+		// A session of its own; the store counts its appends from 0.
+		id := fmt.Sprintf("0193a000-0000-7000-8000-0000000000%02x", 0xf0+failAt)
 		createSession(t, store, id)
+		store.mu.Lock()
+		store.appends, store.failAt = 0, failAt
+		store.mu.Unlock()
+		mu.Lock()
+		warned = nil
+		mu.Unlock()
 		if _, err := h.send(context.Background(), id, Command{Type: "prompt", Message: "hello"}); err != nil {
 			t.Fatal(err)
 		}
@@ -97,14 +105,19 @@ func TestFailedRunIsResumed(t *testing.T) {
 		for !finished() && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		cancel()
-		<-done
-		if !finished() {
-			t.Fatalf("append %d failed: the run never ended: %d messages stored; the host said:\n%s", failAt, len(load(t, store, id)), strings.Join(warned, "\n"))
-		}
 		mu.Lock()
 		said := strings.Join(warned, "\n")
 		mu.Unlock()
+		if !finished() {
+			t.Fatalf("append %d failed: the run never ended: %d messages stored; the host said:\n%s", failAt, len(load(t, store, id)), said)
+		}
+		// What the host says follows the run's end by a moment.
+		for !strings.Contains(said, errDiskGone.Error()) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			mu.Lock()
+			said = strings.Join(warned, "\n")
+			mu.Unlock()
+		}
 		if !strings.Contains(said, errDiskGone.Error()) || !strings.Contains(said, "resumed") {
 			t.Errorf("append %d failed: the host said %q, not what failed and what became of the session", failAt, said)
 		}

@@ -11,8 +11,8 @@ import (
 
 // An event stream whose client stops reading holds a bounded number of
 // bytes ahead of it, whatever the number of events stored (the default
-// prefetch, 500 messages, held every one of these 40 events of 512 KiB:
-// 20 MiB for one idle reader), and still delivers every event in order,
+// prefetch, 500 messages, held every one of these 20 events of 512 KiB:
+// 10 MiB for one idle reader), and still delivers every event in order,
 // the largest the server takes included.
 func TestEventReaderPrefetchBounded(t *testing.T) {
 	url := startNATSWith(t, 1<<20)
@@ -23,7 +23,7 @@ func TestEventReaderPrefetchBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 40
+	const n = 20
 	big := bytes.Repeat([]byte("x"), 512<<10)
 	for i := 0; i < n; i++ {
 		data := append([]byte(`{"type":"e","i":`), byte('0'+i%10))
