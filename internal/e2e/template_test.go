@@ -62,7 +62,12 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	}
 	run(dir, nil, "mod", "tidy")
 	run(dir, nil, "test", "-count=1", "./...")
-	run(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, "build", "-buildmode=c-shared", "-o", "wordcount.wasm", ".")
+	// The build line of the README, as it is written there.
+	build := []string{"build", "-trimpath", "-buildmode=c-shared", "-o", "wordcount.wasm", "."}
+	if line := "GOOS=wasip1 GOARCH=wasm go " + strings.Join(build, " "); !strings.Contains(string(readme), line) {
+		t.Fatalf("the template's README does not build with %q", line)
+	}
+	run(dir, []string{"GOOS=wasip1", "GOARCH=wasm"}, build...)
 	bin := wasmbuild.CommandForTest(t, "cmd/wasmagent")
 	cmd := exec.Command(bin, "plugin", "call", filepath.Join(dir, "wordcount.wasm"), "wordcount", `{"text":"hello wasm world"}`)
 	cmd.Dir = dir
