@@ -3,7 +3,7 @@ GO ?= go
 # The tests and internal/testrun build with the same go command.
 export GO
 
-.PHONY: all demo run build plugins npm-deps node-deps test test-short bench bench-pi bench-runtime check fuzz golden-pi pi-session-fixture
+.PHONY: all demo run build plugins npm-deps node-deps test-modules test test-short bench bench-pi bench-runtime check fuzz golden-pi pi-session-fixture
 
 all: build plugins
 
@@ -110,7 +110,7 @@ npm-deps:
 # run it.)
 TESTP ?=
 TEST_MAKE := $(MAKE)
-TEST_BEFORE = $(TEST_MAKE) --no-print-directory plugins npm-deps && \
+TEST_BEFORE = $(TEST_MAKE) --no-print-directory plugins npm-deps test-modules && \
 	echo "compiling the test plugins into the shared caches of the tests, without the race detector (first time: about a minute; then a few seconds)" && \
 	$(GO) run ./internal/testcache
 test:
@@ -133,6 +133,15 @@ FULL_SIZE_TESTS = MemoryBound|^TestBigArgument$$|^TestRPCEventsBounded$$|^TestRu
 IMAGE_OFF_TESTS = NoAmbientAuthority|UpdateOverLimit|FilesStayInside|HostWorkCaps|LateReturnIsAnError|HTTPRequestsCap|NeverTakeTheHostDown|HostPanicFailsOnlyItsCall|SecondCallNeverSeesFirst|ParallelCallsAreIsolated|FailedCallLeavesNothing|TimeoutStopsInfiniteLoop|AbortStopsInfiniteLoop|MemoryGrant|TestImage
 
 node-deps: npm-deps
+
+# The modules go mod tidy reads beyond those the build needs (the tests
+# of our dependencies' packages), into Go's module cache: the plugin
+# template's copy test (internal/e2e) runs go mod tidy offline, as an
+# author's first command, from that cache. -diff writes no file; it
+# fails where go.mod or go.sum is not tidy, which make check reports.
+test-modules:
+	@err=$$($(GO) mod tidy -diff 2>&1 >/dev/null) || \
+		echo "test-modules: $${err:-go.mod or go.sum is not as go mod tidy would write it (go mod tidy -diff shows how; make check fails on it)}"
 
 # Re-make host/session/testdata/pi-written.jsonl with pi's own SessionManager.
 pi-session-fixture: node-deps

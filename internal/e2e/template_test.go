@@ -51,16 +51,21 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOSUMDB=off")
 	run := func(dir string, extra []string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(append([]string(nil), env...), extra...)
-		out, err := cmd.CombinedOutput()
+		out, err := runGo(dir, append(append([]string(nil), env...), extra...), args...)
 		if err != nil {
 			t.Fatalf("go %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
 		}
-		return string(out)
+		return out
 	}
-	run(dir, nil, "mod", "tidy")
+	// Offline, from the module cache: make test fetched what tidy reads
+	// (make test-modules).
+	if out, err := runGo(dir, env, "mod", "tidy"); err != nil {
+		hint := ""
+		if strings.Contains(out, "GOPROXY=off") {
+			hint = "\nthe module cache lacks a module go mod tidy reads; make test-modules fetches them (make test runs it)"
+		}
+		t.Fatalf("go mod tidy (in %s): %v\n%s%s", dir, err, out, hint)
+	}
 	run(dir, nil, "test", "-count=1", "./...")
 	// The build line of the README, as it is written there.
 	build := []string{"build", "-trimpath", "-buildmode=c-shared", "-o", "wordcount.wasm", "."}
@@ -79,4 +84,12 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "main_test.go")); strings.Contains(string(b), "/internal/") {
 		t.Fatal("the template's test imports an internal package")
 	}
+}
+
+func runGo(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
