@@ -316,7 +316,10 @@ func (s *FileStore) info(path string) (Info, bool) {
 	s.mu.Lock()
 	if len(info.First)+len(info.Name) <= maxCachedText {
 		s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok, read: read}
-		s.unsaved = true
+		// A racy entry is not written (saveListCache), so it does not
+		// call for a write: a session being written to, re-read at each
+		// listing, does not rewrite the cache file each time.
+		s.unsaved = s.unsaved || read.Sub(st.ModTime()) >= racyWindow
 	} else {
 		delete(s.infos, path) // a huge first prompt is read again, not kept
 	}
