@@ -152,3 +152,28 @@ func TestFindReadsMatchesOnly(t *testing.T) {
 		t.Fatalf("Find read %d sessions whole, want the 11 of b05 and c", len(s.infos))
 	}
 }
+
+// FuzzListCacheFile: no cache file makes List fail or panic, and an
+// entry is used only for a file of its name, size and time (here: none
+// matches, so List is the full read). The seeds hold entries of the
+// directory's file at another size and another time.
+func FuzzListCacheFile(f *testing.F) {
+	f.Add([]byte(`{"version":1,"files":{"a.jsonl":{"size":1,"mod":0,"ok":true,"id":"forged","messages":9}}}`))
+	f.Add([]byte(`{"version":1,"files":{"../a.jsonl":{"ok":true},"a.jsonl":{"size":-1,"mod":-1,"created":"x"}}}`))
+	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`[`))
+	dir := f.TempDir()
+	writeSessionFile(f, filepath.Join(dir, "a.jsonl"), "id-a", 2, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	want, _ := (&FileStore{Dir: dir, NoListCache: true}).List(context.Background())
+	st, _ := os.Stat(filepath.Join(dir, "a.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if strings.Contains(string(data), fmt.Sprint(st.ModTime().UnixNano())) {
+			return // an entry that may match the file: it would be believed
+		}
+		os.WriteFile(filepath.Join(dir, listCacheName), data, 0o600)
+		got, err := (&FileStore{Dir: dir}).List(context.Background())
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v\n got %+v\nwant %+v", err, got, want)
+		}
+	})
+}
