@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wasmagent/wasmagent/internal/netaddr"
+	"github.com/wasmagent/wasmagent/internal/writedeadline"
 )
 
 // Defaults of HTTPOptions.
@@ -135,7 +136,10 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, o.MaxBodyBytes)
-		h.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: o.WriteTimeout}, r)
+		// A client that stops reading an event stream fails the write (the
+		// SDK then ends that stream) instead of blocking it, and the
+		// session's other streams, for ever.
+		h.ServeHTTP(writedeadline.New(w, o.WriteTimeout), r)
 	})
 }
 
@@ -173,42 +177,3 @@ func (s *Server) sessionCount() int {
 	}
 	return n
 }
-
-// deadlineWriter gives each piece of a write, and each flush, of an
-// answer its own deadline, so that a client that stops reading an event stream fails
-// the write (the SDK then ends that stream) instead of blocking it, and
-// the session's other streams, for ever.
-type deadlineWriter struct {
-	http.ResponseWriter
-	rc *http.ResponseController
-	d  time.Duration
-}
-
-// Write writes b in pieces of writeChunk, each with its own deadline:
-// the deadline bounds the time without progress, so a slow client still
-// gets an answer larger than it can read within it.
-func (w *deadlineWriter) Write(b []byte) (int, error) {
-	written := 0
-	for len(b) > 0 {
-		n := min(len(b), writeChunk)
-		w.rc.SetWriteDeadline(time.Now().Add(w.d))
-		m, err := w.ResponseWriter.Write(b[:n])
-		written += m
-		if err != nil {
-			return written, err
-		}
-		b = b[n:]
-	}
-	return written, nil
-}
-
-const writeChunk = 32 << 10
-
-func (w *deadlineWriter) FlushError() error {
-	w.rc.SetWriteDeadline(time.Now().Add(w.d))
-	return w.rc.Flush()
-}
-
-func (w *deadlineWriter) Flush() { w.FlushError() }
-
-func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

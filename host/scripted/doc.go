@@ -29,4 +29,12 @@
 // event; delayMs waits before the first event and chunkDelayMs between
 // chunks, both cut short by an abort. A tool call's arguments may be given
 // as "rawArguments", a string sent as it is, to script malformed output.
+//
+// Blocks carry what pi-ai's assistant content allows: a text block
+// "textSignature", a thinking block "thinkingSignature" and "redacted"
+// (redacted thinking: the signature is the provider's opaque payload), a
+// tool call its "id" (required) and "thoughtSignature". They reach the
+// final message and a tool call's end event; the partials hold only what
+// the faux provider streams (text, thinking, a call's id, name and
+// arguments). A field of another type's block is an error.
 package scripted

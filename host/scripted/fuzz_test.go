@@ -15,6 +15,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`{"chunkTokens":1,"turns":[{"content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"a","name":"b","arguments":{"x":[1]}}]},{"throw":"x"}]}`)
 	f.Add(`{"turns":[{"content":[{"type":"toolCall","id":"a","name":"b","rawArguments":"{bad"}],"stopReason":"error"}]}`)
 	f.Add(`{"turns":[{"content":5}]}`)
+	f.Add(`{"turns":[{"content":[{"type":"thinking","thinking":"","thinkingSignature":"s","redacted":true},{"type":"text","text":"t","textSignature":"x"},{"type":"toolCall","id":"a","name":"b","thoughtSignature":"y"}]}]}`)
 	f.Fuzz(func(t *testing.T, data string) {
 		s, err := scripted.Parse([]byte(data))
 		if err != nil {

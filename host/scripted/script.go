@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -84,52 +86,85 @@ func decodeContent(raw json.RawMessage) (host.Contents, error) {
 	return out, nil
 }
 
+// blockFields are the fields each block type may carry besides "type":
+// pi-ai's TextContent, ThinkingContent and ToolCall (plus rawArguments).
+// A field of another type's block is an error, not ignored.
+var blockFields = map[string][]string{
+	"text":     {"text", "textSignature"},
+	"thinking": {"thinking", "thinkingSignature", "redacted"},
+	"toolCall": {"id", "name", "arguments", "rawArguments", "thoughtSignature"},
+}
+
 func decodeBlock(raw json.RawMessage) (host.Content, error) {
 	var b struct {
-		Type         string          `json:"type"`
-		Text         *string         `json:"text"`
-		Thinking     *string         `json:"thinking"`
-		ID           string          `json:"id"`
-		Name         string          `json:"name"`
-		Arguments    json.RawMessage `json:"arguments"`
-		RawArguments *string         `json:"rawArguments"`
+		Type              string          `json:"type"`
+		Text              *string         `json:"text"`
+		TextSignature     *string         `json:"textSignature"`
+		Thinking          *string         `json:"thinking"`
+		ThinkingSignature *string         `json:"thinkingSignature"`
+		Redacted          *bool           `json:"redacted"`
+		ID                *string         `json:"id"`
+		Name              *string         `json:"name"`
+		Arguments         json.RawMessage `json:"arguments"`
+		RawArguments      *string         `json:"rawArguments"`
+		ThoughtSignature  *string         `json:"thoughtSignature"`
 	}
 	if err := strictUnmarshal(raw, &b); err != nil {
 		return nil, err
+	}
+	allowed, ok := blockFields[b.Type]
+	if !ok {
+		return nil, fmt.Errorf("unknown block type %q (want text, thinking or toolCall)", b.Type)
+	}
+	present := map[string]bool{
+		"text": b.Text != nil, "textSignature": b.TextSignature != nil,
+		"thinking": b.Thinking != nil, "thinkingSignature": b.ThinkingSignature != nil, "redacted": b.Redacted != nil,
+		"id": b.ID != nil, "name": b.Name != nil, "arguments": b.Arguments != nil, "rawArguments": b.RawArguments != nil,
+		"thoughtSignature": b.ThoughtSignature != nil,
+	}
+	for _, field := range []string{"text", "textSignature", "thinking", "thinkingSignature", "redacted", "id", "name", "arguments", "rawArguments", "thoughtSignature"} {
+		if present[field] && !slices.Contains(allowed, field) {
+			return nil, fmt.Errorf("a %s block has no %q (it takes %s)", b.Type, field, strings.Join(allowed, ", "))
+		}
 	}
 	switch b.Type {
 	case "text":
 		if b.Text == nil {
 			return nil, fmt.Errorf("text block needs \"text\"")
 		}
-		return host.TextContent{Text: *b.Text}, nil
+		return host.TextContent{Text: *b.Text, TextSignature: deref(b.TextSignature)}, nil
 	case "thinking":
 		if b.Thinking == nil {
 			return nil, fmt.Errorf("thinking block needs \"thinking\"")
 		}
-		return host.ThinkingContent{Thinking: *b.Thinking}, nil
-	case "toolCall":
-		if b.ID == "" || b.Name == "" {
-			return nil, fmt.Errorf("toolCall block needs \"id\" and \"name\"")
-		}
-		args := b.Arguments
-		switch {
-		case b.RawArguments != nil && args != nil:
-			return nil, fmt.Errorf("toolCall block has both \"arguments\" and \"rawArguments\"")
-		case b.RawArguments != nil:
-			args = json.RawMessage(*b.RawArguments)
-		case args == nil:
-			args = json.RawMessage(`{}`)
-		default:
-			var c bytes.Buffer
-			if err := json.Compact(&c, args); err != nil {
-				return nil, err
-			}
-			args = c.Bytes()
-		}
-		return host.ToolCall{ID: b.ID, Name: b.Name, Arguments: args}, nil
+		return host.ThinkingContent{Thinking: *b.Thinking, ThinkingSignature: deref(b.ThinkingSignature), Redacted: b.Redacted != nil && *b.Redacted}, nil
 	}
-	return nil, fmt.Errorf("unknown block type %q (want text, thinking or toolCall)", b.Type)
+	if deref(b.ID) == "" || deref(b.Name) == "" {
+		return nil, fmt.Errorf("toolCall block needs \"id\" and \"name\"")
+	}
+	args := b.Arguments
+	switch {
+	case b.RawArguments != nil && args != nil:
+		return nil, fmt.Errorf("toolCall block has both \"arguments\" and \"rawArguments\"")
+	case b.RawArguments != nil:
+		args = json.RawMessage(*b.RawArguments)
+	case args == nil:
+		args = json.RawMessage(`{}`)
+	default:
+		var c bytes.Buffer
+		if err := json.Compact(&c, args); err != nil {
+			return nil, err
+		}
+		args = c.Bytes()
+	}
+	return host.ToolCall{ID: *b.ID, Name: *b.Name, Arguments: args, ThoughtSignature: deref(b.ThoughtSignature)}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Parse decodes a script. Unknown fields are errors.

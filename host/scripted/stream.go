@@ -62,7 +62,10 @@ func (s *streamer) toolCall(i int, call host.ToolCall) bool {
 		}
 		s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallDelta, ContentIndex: i, Delta: chunk, Partial: s.partial.Clone()})
 	}
-	s.partial.Content[i] = call
+	// The partial's block gets the arguments only, as the faux provider's
+	// does; the end event's block, and the final message's, are whole
+	// (with a thoughtSignature).
+	s.partial.Content[i] = host.ToolCall{ID: call.ID, Name: call.Name, Arguments: call.Arguments}
 	tc := call
 	s.emit(host.AssistantMessageEvent{Type: host.StreamToolCallEnd, ContentIndex: i, ToolCall: &tc, Partial: s.partial.Clone()})
 	return true

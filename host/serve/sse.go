@@ -6,18 +6,17 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/writedeadline"
 )
 
 // sseWriteTimeout bounds how long an event stream may make no progress:
 // a client that stops reading is dropped, and resumes with Last-Event-ID.
-// It applies to each sseChunk of an event, so that a slow client still
-// gets an event larger than it can read in that time (one whose image
-// or tool result runs to megabytes), instead of being dropped at it
-// again at each resumption.
-const (
-	sseWriteTimeout = 30 * time.Second
-	sseChunk        = 32 << 10
-)
+// It applies to each piece of an event (internal/writedeadline), so that
+// a slow client still gets an event larger than it can read in that time
+// (one whose image or tool result runs to megabytes), instead of being
+// dropped at it again at each resumption.
+const sseWriteTimeout = 30 * time.Second
 
 // streamsRetry is the Retry-After of the streams bound: a stream ends
 // when its client goes away, so the wait is short.
@@ -62,7 +61,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 		return
 	}
 	defer stream.Close()
-	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -73,17 +71,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 	if timeout <= 0 {
 		timeout = sseWriteTimeout
 	}
+	out := writedeadline.New(w, timeout)
 	write := func(b []byte) bool {
-		for len(b) > 0 {
-			n := min(len(b), sseChunk)
-			rc.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := w.Write(b[:n]); err != nil {
-				return false
-			}
-			b = b[n:]
-		}
-		rc.SetWriteDeadline(time.Now().Add(timeout))
-		return rc.Flush() == nil
+		_, err := out.Write(b)
+		return err == nil && out.FlushError() == nil
 	}
 	if !write([]byte(": wasmagent events\nretry: 2000\n\n")) {
 		return

@@ -28,19 +28,27 @@ type FileStore struct {
 	// the process either way; fsync makes them survive the machine's.
 	NoSync bool
 
+	// NoListCache keeps what List read in memory only, not in Dir's
+	// list cache file (listCacheName).
+	NoListCache bool
+
 	// infos caches what List read of each file, by path, while the file
 	// keeps its size and modification time: a second List (a server's
 	// GET /v1/sessions, a chat's /resume) reads only the files that
-	// changed.
-	mu    sync.Mutex
-	infos map[string]cachedInfo
+	// changed. It starts from Dir's list cache file, so that the next
+	// process's List does too.
+	mu      sync.Mutex
+	infos   map[string]cachedInfo
+	unsaved bool // infos holds a read the list cache file lacks
 }
 
 type cachedInfo struct {
-	size int64
-	mod  time.Time
-	info Info
-	ok   bool
+	size  int64
+	mod   time.Time
+	info  Info
+	ok    bool
+	read  time.Time // when the file was read
+	saved bool      // from the list cache file
 }
 
 var (
@@ -71,6 +79,21 @@ func DefaultRoot() (string, error) {
 
 // List implements Store: the sessions in Dir, newest first.
 func (s *FileStore) List(ctx context.Context) ([]Info, error) {
+	return s.list(ctx, func(string) bool { return true })
+}
+
+// Matching implements Matcher: a file is read whole only when its header
+// line (or what List read of it before) names an id that begins with
+// prefix.
+func (s *FileStore) Matching(ctx context.Context, prefix string) ([]Info, error) {
+	return s.list(ctx, func(path string) bool {
+		id, known := s.headerID(path)
+		return !known || strings.HasPrefix(id, prefix)
+	})
+}
+
+// list is List over the files for which want holds.
+func (s *FileStore) list(ctx context.Context, want func(path string) bool) ([]Info, error) {
 	names, err := os.ReadDir(s.Dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -84,8 +107,14 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 		if n.IsDir() || !strings.HasSuffix(n.Name(), ".jsonl") {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		path := filepath.Join(s.Dir, n.Name())
 		seen[path] = true
+		if !want(path) {
+			continue
+		}
 		if info, ok := s.info(path); ok {
 			out = append(out, info)
 		}
@@ -94,11 +123,59 @@ func (s *FileStore) List(ctx context.Context) ([]Info, error) {
 	for path := range s.infos {
 		if !seen[path] {
 			delete(s.infos, path) // removed: forget it
+			s.unsaved = true
 		}
 	}
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Info) int { return b.Modified.Compare(a.Modified) })
+	s.saveListCache()
+	// Stable, so that sessions of one time keep the directory's order
+	// whichever subset is listed.
+	slices.SortStableFunc(out, func(a, b Info) int { return b.Modified.Compare(a.Modified) })
 	return out, nil
+}
+
+// headerID is the id of the session in path as its header line says it
+// (or the cache, while the file is unchanged), reading that line only.
+// known is false when that cannot be told without reading the file whole
+// (a header line longer than maxHeader, a read error); a file that is no
+// session has the id "".
+func (s *FileStore) headerID(path string) (id string, known bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	s.loadListCacheLocked()
+	c, hit := s.infos[path]
+	s.mu.Unlock()
+	if hit && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+		return c.info.ID, true // "" when it is no session
+	}
+	r := bufio.NewReader(io.LimitReader(f, maxHeader))
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			line, err = readLine(r, line)
+		}
+		if err != nil {
+			// The end of a file within the limit, before a whole line:
+			// no session. The limit's end, or a failed read: unknown.
+			return "", err == io.EOF && st.Size() <= maxHeader
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		h, err := decodeHeader(line)
+		if err != nil {
+			return "", true
+		}
+		return h.ID, true
+	}
 }
 
 // Latest implements Latester: the session file modified last, found by
@@ -225,18 +302,24 @@ func (s *FileStore) info(path string) (Info, bool) {
 		return Info{}, false
 	}
 	s.mu.Lock()
+	s.loadListCacheLocked()
 	c, hit := s.infos[path]
 	s.mu.Unlock()
 	if hit && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
 		return c.info, c.ok
 	}
-	info, ok := readInfo(path, st.ModTime())
-	s.mu.Lock()
-	if s.infos == nil {
-		s.infos = map[string]cachedInfo{}
+	read := time.Now()
+	info, ok, err := readInfo(path, st.ModTime())
+	if err != nil {
+		return Info{}, false // not kept: the next List reads it again
 	}
+	s.mu.Lock()
 	if len(info.First)+len(info.Name) <= maxCachedText {
-		s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok}
+		s.infos[path] = cachedInfo{size: st.Size(), mod: st.ModTime(), info: info, ok: ok, read: read}
+		// A racy entry is not written (saveListCache), so it does not
+		// call for a write: a session being written to, re-read at each
+		// listing, does not rewrite the cache file each time.
+		s.unsaved = s.unsaved || read.Sub(st.ModTime()) >= racyWindow
 	} else {
 		delete(s.infos, path) // a huge first prompt is read again, not kept
 	}
@@ -248,17 +331,18 @@ func (s *FileStore) info(path string) (Info, bool) {
 // that the cache's memory is bounded by the number of sessions.
 const maxCachedText = 64 << 10
 
-// readInfo reads and decodes the session in path, modified at mod.
-func readInfo(path string, mod time.Time) (Info, bool) {
+// readInfo reads and decodes the session in path, modified at mod: ok
+// is false when it is no session, err set when it could not be read.
+func readInfo(path string, mod time.Time) (info Info, ok bool, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Info{}, false
+		return Info{}, false, err
 	}
 	t, err := Decode(data)
 	if err != nil {
-		return Info{}, false
+		return Info{}, false, nil
 	}
-	info := Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name(), Modified: mod}
+	info = Info{Key: path, ID: t.Header.ID, Path: path, Cwd: t.Header.Cwd, Name: t.Name(), Modified: mod}
 	info.Created, _ = parseTime(t.Header.Timestamp)
 	for _, e := range t.Entries {
 		if e.Type != TypeMessage {
@@ -269,7 +353,7 @@ func readInfo(path string, mod time.Time) (Info, bool) {
 			info.First = u.Content.TextOf()
 		}
 	}
-	return info, true
+	return info, true, nil
 }
 
 // Load implements Store.

@@ -92,7 +92,13 @@ func Find(ctx context.Context, s Store, ref string) (Info, error) {
 			return info, err
 		}
 	}
-	all, err := s.List(ctx)
+	var all []Info
+	var err error
+	if m, ok := s.(Matcher); ok {
+		all, err = m.Matching(ctx, ref)
+	} else {
+		all, err = s.List(ctx)
+	}
 	if err != nil {
 		return Info{}, err
 	}
@@ -116,6 +122,14 @@ func Find(ctx context.Context, s Store, ref string) (Info, error) {
 		ids[i] = m.ID
 	}
 	return Info{}, fmt.Errorf("session %q is ambiguous: it begins %s", ref, strings.Join(ids, ", "))
+}
+
+// Matcher is an optional interface of a Store: List's sessions whose id
+// begins with prefix, in List's order, without reading the others whole
+// (the file store reads their header lines only), so that Find among
+// thousands of sessions reads the few that match.
+type Matcher interface {
+	Matching(ctx context.Context, prefix string) ([]Info, error)
 }
 
 // Latester is an optional interface of a Store: Latest without reading

@@ -26,6 +26,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP at `ADDR` (host:port, or :port for 127.0.0.1) instead of stdio")
 	client := fs.String("print-config", "", "print what `CLIENT` (claude, cursor or codex) needs to start this server, and exit")
+	bounds := addHTTPBoundFlags(fs)
 	logLevel := logLevelFlag(fs)
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -33,6 +34,9 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 	if len(fs.Args()) > 0 {
 		fmt.Fprintf(env.Stderr, "wasmagent mcp: unexpected argument %q\n", fs.Args()[0])
 		return ExitUsage
+	}
+	if err := bounds.check(fs, *addr != ""); err != nil {
+		return fs.fail("%v", err)
 	}
 	if *client != "" {
 		return printClientConfig(ctx, *client, *cfg, *addr, *logLevel, env)
@@ -65,7 +69,7 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		keepOnBrokenPipe()
 		err = srv.ServeStdio(ctx, env.Stdin, jsonOut(env.Stdout), 0)
 	} else {
-		err = serveMCPHTTP(ctx, srv, s.File, *addr, env)
+		err = serveMCPHTTP(ctx, srv, s.File, *addr, bounds, env)
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent mcp:", err)
@@ -159,7 +163,7 @@ func shellQuote(s string) string {
 
 // serveMCPHTTP serves streamable HTTP at addr until ctx ends. An address
 // beyond loopback needs a bearer token ([mcp] token_env or token_file).
-func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr string, env Env) error {
+func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr string, bounds *httpBoundFlags, env Env) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--http %q: want host:port or :port (%v)", addr, err)
@@ -181,6 +185,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *config.File, addr str
 	hs := srv.HTTPServer(mcp.HTTPOptions{
 		Token: token, AllowedOrigins: f.MCP.AllowedOrigins,
 		SessionTimeout: f.MCP.SessionTimeout.Duration, MaxBodyBytes: int64(f.MCP.MaxBody),
+		MaxSessions: *bounds.maxSessions, ReadTimeout: *bounds.read, WriteTimeout: *bounds.write, IdleTimeout: *bounds.idle,
 	})
 	fmt.Fprintf(env.Stderr, "wasmagent mcp: serving streamable HTTP at http://%s/\n", ln.Addr())
 	go func() {
@@ -205,4 +210,42 @@ func goRunBuild(exe string) bool {
 		}
 	}
 	return false
+}
+
+// httpBoundFlags are the bounds of `mcp --http` against clients it does
+// not trust; their defaults are mcp.HTTPOptions'.
+type httpBoundFlags struct {
+	read, write, idle *time.Duration
+	maxSessions       *int
+}
+
+func addHTTPBoundFlags(f *flags) *httpBoundFlags {
+	return &httpBoundFlags{
+		read:        f.Duration("read-timeout", mcp.DefaultReadTimeout, "with --http: the time to read one request, header and body (a `DURATION`)"),
+		write:       f.Duration("write-timeout", mcp.DefaultWriteTimeout, "with --http: the time an answer or event stream may make no progress before its client is cut off (a `DURATION`)"),
+		idle:        f.Duration("idle-timeout", mcp.DefaultIdleTimeout, "with --http: close a kept-alive connection idle this long (a `DURATION`)"),
+		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "with --http: the sessions open at once (`N`); an initialize past them gets 503"),
+	}
+}
+
+// check says which bound is not positive, or was given without --http
+// (where it would bound nothing).
+func (b *httpBoundFlags) check(f *flags, http bool) error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-timeout", *b.read}, {"write-timeout", *b.write}, {"idle-timeout", *b.idle}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s %v: want a positive duration", d.name, d.v)
+		}
+	}
+	if *b.maxSessions <= 0 {
+		return fmt.Errorf("--max-sessions %d: want a positive number", *b.maxSessions)
+	}
+	for _, name := range []string{"read-timeout", "write-timeout", "idle-timeout", "max-sessions"} {
+		if f.set(name) && !http {
+			return fmt.Errorf("--%s bounds the HTTP server: give it with --http (on stdio there is one client, which started the server)", name)
+		}
+	}
+	return nil
 }
