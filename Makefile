@@ -185,6 +185,7 @@ FUZZ_TARGETS = \
 	./host/serve:FuzzParseAfter \
 	./host/serve:FuzzParseTokens \
 	./host/session:FuzzDecode \
+	./host/session:FuzzListCacheFile \
 	./host/session:FuzzLocatePath \
 	./host/telemetry:FuzzAttributesProto \
 	./host/wasmtool:FuzzDescribeCache \
