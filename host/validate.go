@@ -106,7 +106,8 @@ func schemaObjects(v any, limit int) int {
 	return n
 }
 
-// compileDoc compiles a decoded schema, and beside it {"not": schema} as
+// compileDoc compiles a decoded schema as pi's validator reads it
+// (typeboxView, formats.go), and beside it {"not": schema} as
 // a resource of its own (so that the schema's own references still
 // resolve against itself): the validator checks "not" for validity alone,
 // without building the error tree that made a failed check 10 to 30 times
@@ -119,7 +120,11 @@ func compileDoc(doc any) (sch, isNot *jsonschema.Schema, err error) {
 			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
 		}
 	}()
+	doc = typeboxView(doc) // what pi's validator reads (schemacompat.go)
 	c := jsonschema.NewCompiler()
+	registerFormats(c)
+	c.RegisterVocabulary(typeboxVocabulary)
+	c.AssertVocabs()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
 	if err := c.AddResource("tool.json", doc); err != nil {

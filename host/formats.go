@@ -1,0 +1,282 @@
+package host
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/net/idna"
+)
+
+// The "format" keyword, as pi-ai 0.73.1's validator (TypeBox 1.4) checks
+// it (docs/loop.md 6.4.3): the formats TypeBox knows are asserted with
+// its own rules, ported here; any other name passes, as in TypeBox, even
+// where the Go validator knows one (semver, period). TypeBox's regular
+// expressions are JavaScript's: \d is ASCII there as in Go's RE2, and
+// where they are case-insensitive the two non-ASCII letters that Go's
+// (?i) folds into ASCII (ſ and the Kelvin sign, which JavaScript's /i
+// without /u does not) are kept from matching (foldSafe).
+//
+// Ported exactly: date, time, date-time, duration, email, ipv4, ipv6,
+// uri, uri-reference, uri-template, uuid, json-pointer,
+// relative-json-pointer, and the ASCII labels of hostname. Approximated:
+// url, iri and iri-reference (WHATWG URL parsing, here Go's net/url),
+// idn-email (without NFC normalisation), idn-hostname and punycode labels
+// of hostname (golang.org/x/net/idna's rules, not TypeBox's), regex (a
+// valid RE2 expression, where TypeBox compiles a JavaScript one).
+
+// TypeBox's own expressions, as its sources write them (their JavaScript
+// syntax is RE2's too; /i is (?i)).
+var (
+	fmtDate     = regexp.MustCompile("^(\\d\\d\\d\\d)-(\\d\\d)-(\\d\\d)$")
+	fmtTime     = regexp.MustCompile("^(\\d\\d):(\\d\\d):(\\d\\d)(?:\\.\\d+)?(?:([Zz])|([+-])(\\d\\d):(\\d\\d))?$")
+	fmtDuration = regexp.MustCompile("^P((\\d+Y(\\d+M(\\d+D)?)?|\\d+M(\\d+D)?|\\d+D)(T(\\d+H(\\d+M(\\d+S)?)?|\\d+M(\\d+S)?|\\d+S))?|T(\\d+H(\\d+M(\\d+S)?)?|\\d+M(\\d+S)?|\\d+S)|\\d+W)$")
+	fmtEmail    = regexp.MustCompile("(?i)^(?:[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*|\"(?:[^\"\\\\]|\\\\[\\x20-\\x7e])*\")@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\\[(?:IPv6:[a-f0-9:]+|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})\\])$")
+	fmtIPv4     = regexp.MustCompile("^(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)$")
+	fmtIPv6     = regexp.MustCompile("(?i)^(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:)?[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)$")
+	fmtURI      = regexp.MustCompile("(?i)^[a-z][a-z0-9+\\-.]*:(?:\\/\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\\[(?:(?:(?:[\\da-f]{1,4}:){6}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|::(?:[\\da-f]{1,4}:){5}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){4}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,1}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){3}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,2}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){2}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,3}[\\da-f]{1,4})?::[\\da-f]{1,4}:(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,4}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,5}[\\da-f]{1,4})?::[\\da-f]{1,4}|(?:(?:[\\da-f]{1,4}:){0,6}[\\da-f]{1,4})?::)|v[0-9a-f]+\\.[-a-z0-9._~!$&'()*+,;=:]+)\\]|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\\d*)?(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$")
+	fmtURIRef   = regexp.MustCompile("(?i)^(?:[a-z][a-z0-9+\\-.]*:(?:\\/\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\\[(?:(?:(?:[\\da-f]{1,4}:){6}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|::(?:[\\da-f]{1,4}:){5}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){4}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,1}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){3}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,2}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){2}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,3}[\\da-f]{1,4})?::[\\da-f]{1,4}:(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,4}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,5}[\\da-f]{1,4})?::[\\da-f]{1,4}|(?:(?:[\\da-f]{1,4}:){0,6}[\\da-f]{1,4})?::)|v[0-9a-f]+\\.[-a-z0-9._~!$&'()*+,;=:]+)\\]|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\\d*)?(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:\\/\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\\[(?:(?:(?:[\\da-f]{1,4}:){6}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|::(?:[\\da-f]{1,4}:){5}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){4}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,1}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){3}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,2}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:){2}(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,3}[\\da-f]{1,4})?::[\\da-f]{1,4}:(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,4}[\\da-f]{1,4})?::(?:[\\da-f]{1,4}:[\\da-f]{1,4}|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d))|(?:(?:[\\da-f]{1,4}:){0,5}[\\da-f]{1,4})?::[\\da-f]{1,4}|(?:(?:[\\da-f]{1,4}:){0,6}[\\da-f]{1,4})?::)|v[0-9a-f]+\\.[-a-z0-9._~!$&'()*+,;=:]+)\\]|(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\\d*)?(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\\/(?:(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[-a-z0-9._~!$&'()*+,;=@]|%[0-9a-f]{2})+(?:\\/(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)(?:\\?(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$")
+	fmtUUID     = regexp.MustCompile("(?i)^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$")
+	fmtPointer  = regexp.MustCompile("^(?:\\/(?:[^~/]|~0|~1)*)*$")
+	fmtRelPtr   = regexp.MustCompile("^(?:0|[1-9][0-9]*)(?:#|(?:\\/(?:[^~/]|~0|~1)*)*)$")
+	fmtTemplate = regexp.MustCompile("(?i)^(?:(?:[^\\x00-\\x20\"<>%\\\\^`{|}\\x7f]|%[0-9a-f]{2})|\\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\\d{0,3}|\\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\\d{0,3}|\\*)?)*\\})*$")
+	fmtPtrFrag  = regexp.MustCompile("(?i)^#(?:\\/(?:[a-z0-9_\\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$")
+	fmtSuffix   = regexp.MustCompile(`^(?:\[!?([A-Za-z._][A-Za-z._0-9+-]{0,13}(?:/[A-Za-z._][A-Za-z._0-9+-]{0,13})*|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\](?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*|(?:\[!?[a-z_][a-z_0-9-]*=[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\])*)$`)
+	fmtIdnLocal = regexp.MustCompile(`^(?:[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~\x{80}-\x{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~\x{80}-\x{10FFFF}-]+)*|"(?:[^"\\]|\\.)*")$`)
+	fmtIdnLabel = regexp.MustCompile(`^[\pL\pN][\pL\pN-]{0,62}$`)
+	fmtIRIBad   = regexp.MustCompile(`[\x00-\x20<>\^` + "`" + `{|}\\]|%(?:[^0-9a-fA-F]|.[^0-9a-fA-F]|.?$)`)
+	fmtIRIRefBd = regexp.MustCompile(`[\x00-\x20\x7F\\]|%(?:[^0-9a-fA-F]|.[^0-9a-fA-F]|.?$)`)
+	fmtBadSchem = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+\-.]*//`)
+)
+
+// typeboxFormats are the formats TypeBox 1.4 checks, by name.
+var typeboxFormats = map[string]func(string) bool{
+	"date":                      isDate,
+	"time":                      func(s string) bool { return isTime(s) },
+	"date-time":                 isDateTime,
+	"duration":                  fmtDuration.MatchString,
+	"email":                     func(s string) bool { return fmtEmail.MatchString(foldSafe(s)) },
+	"hostname":                  isHostname,
+	"idn-email":                 isIdnEmail,
+	"idn-hostname":              isIdnHostname,
+	"ipv4":                      fmtIPv4.MatchString,
+	"ipv6":                      func(s string) bool { return fmtIPv6.MatchString(foldSafe(s)) },
+	"iri":                       func(s string) bool { return !fmtIRIBad.MatchString(s) && canParseURL(s) },
+	"iri-reference":             isIriReference,
+	"json-pointer":              fmtPointer.MatchString,
+	"json-pointer-uri-fragment": func(s string) bool { return fmtPtrFrag.MatchString(foldSafe(s)) },
+	"relative-json-pointer":     fmtRelPtr.MatchString,
+	"uri":                       func(s string) bool { return fmtURI.MatchString(foldSafe(s)) },
+	"uri-reference":             func(s string) bool { return fmtURIRef.MatchString(foldSafe(s)) },
+	"uri-template":              func(s string) bool { return fmtTemplate.MatchString(foldSafe(s)) },
+	"url":                       canParseURL,
+	"uuid":                      func(s string) bool { return fmtUUID.MatchString(foldSafe(s)) },
+}
+
+// goOnlyFormats are the formats the Go validator knows and TypeBox does
+// not: they pass, as in TypeBox.
+var goOnlyFormats = []string{"period", "semver"}
+
+// registerFormats makes c check formats as TypeBox does ("regex" stays
+// the compiler's own: a valid RE2 expression).
+func registerFormats(c *jsonschema.Compiler) {
+	c.AssertFormat()
+	for name, f := range typeboxFormats {
+		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: formatCheck(name, f)})
+	}
+	for _, name := range goOnlyFormats {
+		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(any) error { return nil }})
+	}
+}
+
+func formatCheck(name string, f func(string) bool) func(any) error {
+	return func(v any) error {
+		s, ok := v.(string)
+		if !ok || f(s) {
+			return nil
+		}
+		return errors.New("must match format " + strconv.Quote(name))
+	}
+}
+
+// foldSafe keeps the two non-ASCII letters that Go's (?i) folds into
+// ASCII (ſ into s, the Kelvin sign into k) from matching ASCII letters,
+// as in JavaScript's /i without /u: é matches what they match there.
+func foldSafe(s string) string {
+	if !strings.ContainsAny(s, "\u017f\u212a") {
+		return s
+	}
+	return strings.NewReplacer("\u017f", "é", "\u212a", "é").Replace(s)
+}
+
+var monthDays = [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func isDate(s string) bool {
+	m := fmtDate.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	year, _ := strconv.Atoi(m[1])
+	month, _ := strconv.Atoi(m[2])
+	day, _ := strconv.Atoi(m[3])
+	if month < 1 || month > 12 || day < 1 {
+		return false
+	}
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		return day <= 29
+	}
+	return day <= monthDays[month]
+}
+
+func isTime(s string) bool {
+	m := fmtTime.FindStringSubmatch(s)
+	if m == nil || (m[4] == "" && m[5] == "") {
+		return false
+	}
+	hr, _ := strconv.Atoi(m[1])
+	mins, _ := strconv.Atoi(m[2])
+	sec, _ := strconv.Atoi(m[3])
+	if hr > 23 || mins > 59 || sec > 60 {
+		return false
+	}
+	tzH, _ := strconv.Atoi(m[6])
+	tzM, _ := strconv.Atoi(m[7])
+	if m[5] != "" && (tzH > 23 || tzM > 59) {
+		return false
+	}
+	if sec < 60 {
+		return true
+	}
+	sign := 1
+	if m[5] == "-" {
+		sign = -1
+	}
+	utc := hr*60 + mins - sign*(tzH*60+tzM)
+	return (utc%1440+1440)%1440 == 1439
+}
+
+func isDateTime(s string) bool {
+	dt := s
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		dt = s[:i]
+		m := fmtSuffix.FindStringSubmatch(s[i:])
+		if m == nil {
+			return false
+		}
+		for _, seg := range strings.Split(m[1], "/") { // TypeBox's (?!\.{1,2}[/\]]): no "." or ".." zone segment
+			if seg == "." || seg == ".." {
+				return false
+			}
+		}
+	}
+	if strings.Count(dt, "T")+strings.Count(dt, "t") != 1 { // split(/T/i) in two
+		return false
+	}
+	i := strings.IndexAny(dt, "Tt")
+	return isDate(dt[:i]) && isTime(dt[i+1:])
+}
+
+// isHostname is TypeBox's: at most 253 UTF-16 units, no final dot, and
+// every label 1 to 63 units, either letters, digits and inner hyphens
+// (not "--" at the third and fourth places) or a punycode label.
+func isHostname(s string) bool {
+	if s == "" || utf16Len(s) > 253 || strings.HasSuffix(s, ".") {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if n := utf16Len(label); n == 0 || n > 63 {
+			return false
+		}
+		if !isPunyLabel(label) && !isASCIILabel(label) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILabel(l string) bool {
+	for _, r := range l {
+		if !(r < 128 && (r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')) {
+			return false
+		}
+	}
+	if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+		return false
+	}
+	return !(len(l) >= 4 && l[2:4] == "--")
+}
+
+func isPunyLabel(l string) bool {
+	if !strings.HasPrefix(strings.ToLower(l), "xn--") {
+		return false
+	}
+	u, err := idna.Lookup.ToUnicode(strings.ToLower(l))
+	return err == nil && hasNonASCII(u)
+}
+
+func isIdnHostname(s string) bool {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return false
+	}
+	_, err := idna.Lookup.ToASCII(s)
+	return err == nil
+}
+
+func isIdnEmail(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 || !fmtIdnLocal.MatchString(s[:at]) {
+		return false
+	}
+	for _, label := range strings.Split(s[at+1:], ".") {
+		if !fmtIdnLabel.MatchString(label) || strings.HasSuffix(label, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+func isIriReference(s string) bool {
+	if fmtIRIRefBd.MatchString(s) || fmtBadSchem.MatchString(s) {
+		return false
+	}
+	_, err := url.Parse(s)
+	return err == nil
+}
+
+// canParseURL approximates WHATWG's URL.canParse: a scheme, and for the
+// special schemes a host.
+func canParseURL(s string) bool {
+	u, err := url.Parse(strings.TrimFunc(s, func(r rune) bool { return r <= ' ' }))
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ws", "wss", "ftp":
+		return u.Host != ""
+	}
+	return true
+}
+
+func hasNonASCII(s string) bool {
+	for _, r := range s {
+		if r > unicode.MaxASCII {
+			return true
+		}
+	}
+	return false
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,64 @@
+package host_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/host"
+)
+
+// TestRule6_4_3_SchemaAsTypeBoxReadsIt checks validation against schemas
+// as pi-ai 0.73.1's validator (TypeBox 1.4) reads them, each answer being
+// pi's own (TestValidationMatchesPi compares generated ones with pi
+// itself): known formats are asserted, unknown ones pass; draft-07's
+// tuples and dependencies apply whatever $schema says; a keyword of the
+// wrong type is skipped, not a broken schema; multipleOf has TypeBox's
+// tolerance. On the code before, each of these either failed to compile
+// (every call an error) or answered otherwise.
+func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
+	prop := func(s string) string { return `{"type":"object","properties":{"v":` + s + `}}` }
+	for _, c := range []struct {
+		schema, args string
+		ok           bool
+		want         string // the validated arguments, when ok
+	}{
+		{prop(`{"type":"string","format":"email"}`), `{"v":"nope"}`, false, ""},
+		{prop(`{"type":"string","format":"email"}`), `{"v":"A@B.COM"}`, true, `{"v":"A@B.COM"}`},
+		{prop(`{"type":"string","format":"uuid"}`), `{"v":"123e4567-e89b-12d3-a456-426614174000"}`, true, `{"v":"123e4567-e89b-12d3-a456-426614174000"}`},
+		{prop(`{"type":"string","format":"date-time"}`), `{"v":"2020-01-01"}`, false, ""},
+		{prop(`{"type":"string","format":"date"}`), `{"v":"2021-02-29"}`, false, ""},
+		{prop(`{"type":"string","format":"ipv4"}`), `{"v":"1.2.3"}`, false, ""},
+		{prop(`{"type":"string","format":"uri"}`), `{"v":"nope"}`, false, ""},
+		{prop(`{"type":"string","format":"whatever"}`), `{"v":"x"}`, true, `{"v":"x"}`},
+		{prop(`{"type":"string","format":"semver"}`), `{"v":"nope"}`, true, `{"v":"nope"}`},
+		{prop(`{"type":"array","items":[{"type":"integer"},{"type":"string"}]}`), `{"v":["1",2]}`, true, `{"v":[1,"2"]}`},
+		{prop(`{"type":"array","items":[{"type":"integer"}],"additionalItems":false}`), `{"v":[1,2]}`, false, ""},
+		{`{"type":"object","dependencies":{"a":["b"]}}`, `{"a":1}`, false, ""},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"t":{"type":"array","items":[{"type":"integer"}]}}}`, `{"t":["1"]}`, true, `{"t":[1]}`},
+		{prop(`{"type":"number","exclusiveMinimum":true,"minimum":0}`), `{"v":0}`, true, `{"v":0}`},
+		{prop(`{"type":"number","maximum":"5"}`), `{"v":7}`, true, `{"v":7}`},
+		{`{"type":"object","required":"a"}`, `{}`, true, `{}`},
+		{`{"type":"objekt"}`, `{}`, true, `{}`},
+		{`{"type":"object","required":["a","a"]}`, `{}`, false, ""},
+		{prop(`{"type":"number","multipleOf":0.1}`), `{"v":0.30000000000000004}`, true, `{"v":0.30000000000000004}`},
+		{prop(`{"type":"number","multipleOf":0.01}`), `{"v":1e-11}`, true, `{"v":1e-11}`},
+		{prop(`{"type":"number","multipleOf":3}`), `{"v":7}`, false, ""},
+		{prop(`{"type":"string","minLength":2}`), `{"v":"😀"}`, false, ""},
+	} {
+		s, err := host.CompileSchema(json.RawMessage(c.schema))
+		if err != nil {
+			t.Errorf("%s: does not compile: %v", c.schema, err)
+			continue
+		}
+		got, err := s.ValidateArguments("t", json.RawMessage(c.args))
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s with %s: %v, want %s", c.schema, c.args, err, c.want)
+		case c.ok && string(got) != c.want:
+			t.Errorf("%s with %s: got %s, want %s", c.schema, c.args, got, c.want)
+		case !c.ok && (err == nil || !strings.HasPrefix(err.Error(), `Validation failed for tool "t":`)):
+			t.Errorf("%s with %s: got %s, %v; want a validation failure", c.schema, c.args, got, err)
+		}
+	}
+}
