@@ -2,13 +2,13 @@ package host
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/message"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // typeboxView returns the schema that pi-ai 0.73.1's validator (TypeBox
@@ -398,7 +398,10 @@ func (d typeboxMultipleOf) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	if !ok || isMultipleOf(x, float64(d)) {
 		return
 	}
-	ctx.AddError(&multipleOfError{Got: x, Want: float64(d)})
+	got, want := new(big.Rat), new(big.Rat)
+	got.SetFloat64(x)
+	want.SetFloat64(float64(d))
+	ctx.AddError(&kind.MultipleOf{Got: got, Want: want})
 }
 
 func isMultipleOf(x, d float64) bool {
@@ -407,12 +410,4 @@ func isMultipleOf(x, d float64) bool {
 	}
 	mod := math.Mod(x, d)
 	return math.Min(math.Abs(mod), math.Min(math.Abs(mod-d), math.Abs(mod+d))) < 1e-10
-}
-
-type multipleOfError struct{ Got, Want float64 }
-
-func (*multipleOfError) KeywordPath() []string { return []string{"multipleOf"} }
-
-func (e *multipleOfError) LocalizedString(*message.Printer) string {
-	return fmt.Sprintf("multipleOf: got %v, want %v", e.Got, e.Want)
 }
