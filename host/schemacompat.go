@@ -398,10 +398,7 @@ func (d typeboxMultipleOf) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	if !ok || isMultipleOf(x, float64(d)) {
 		return
 	}
-	got, want := new(big.Rat), new(big.Rat)
-	got.SetFloat64(x)
-	want.SetFloat64(float64(d))
-	ctx.AddError(&kind.MultipleOf{Got: got, Want: want})
+	ctx.AddError(&kind.MultipleOf{Got: ratOf(x), Want: ratOf(float64(d))})
 }
 
 func isMultipleOf(x, d float64) bool {
@@ -410,4 +407,12 @@ func isMultipleOf(x, d float64) bool {
 	}
 	mod := math.Mod(x, d)
 	return math.Min(math.Abs(mod), math.Min(math.Abs(mod-d), math.Abs(mod+d))) < 1e-10
+}
+
+// ratOf is f as a big.Rat (0 for an infinity, which no decoded number is).
+func ratOf(f float64) *big.Rat {
+	if r := new(big.Rat).SetFloat64(f); r != nil {
+		return r
+	}
+	return new(big.Rat)
 }
