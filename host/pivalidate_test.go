@@ -172,6 +172,12 @@ func (g *valGen) pickV(xs ...any) any { return xs[g.r.IntN(len(xs))] }
 // now and then with object-level keywords) and arguments for it.
 func generateValidationCase(seed uint64) piValidationCase {
 	g := &valGen{r: rand.New(rand.NewPCG(seed, 0x7a11d))}
+	if g.chance(8) { // arguments that are no object, against a schema of any kind
+		sub, sample := g.leaf()
+		s, _ := json.Marshal(sub)
+		a, _ := json.Marshal(sample())
+		return piValidationCase{Seed: seed, Schema: s, Args: a}
+	}
 	schema := map[string]any{"type": "object"}
 	props := map[string]any{}
 	args := map[string]any{}

@@ -14,7 +14,8 @@ import (
 // itself): known formats are asserted, unknown ones pass; draft-07's
 // tuples and dependencies apply whatever $schema says; a keyword of the
 // wrong type is skipped, not a broken schema; multipleOf has TypeBox's
-// tolerance. On the code before, each of these either failed to compile
+// tolerance; arguments that are no object are passed on unchecked when
+// their coercion fails. On the code before, each of these either failed to compile
 // (every call an error) or answered otherwise.
 func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 	prop := func(s string) string { return `{"type":"object","properties":{"v":` + s + `}}` }
@@ -45,6 +46,11 @@ func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 		{prop(`{"type":"number","multipleOf":0.01}`), `{"v":1e-11}`, true, `{"v":1e-11}`},
 		{prop(`{"type":"number","multipleOf":3}`), `{"v":7}`, false, ""},
 		{prop(`{"type":"string","minLength":2}`), `{"v":"😀"}`, false, ""},
+		// Arguments that are no object: coerced if the coercion passes,
+		// else passed on as they came, unchecked (pi-ai does so).
+		{`{"type":"string"}`, `5`, true, `"5"`},
+		{`{"type":"string","minLength":3}`, `5`, true, `5`},
+		{`{"type":"string","minLength":3}`, `"x"`, false, ""},
 	} {
 		s, err := host.CompileSchema(json.RawMessage(c.schema))
 		if err != nil {

@@ -177,13 +177,19 @@ func (s *Schema) validateArguments(toolName string, raw json.RawMessage, b *work
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
 	n := checks(s.sch, v, b.left) // the coercion walk outside unions, and the check after
+	received := v
 	if b.charge(n) && s.raw != nil {
 		v = s.coerce(v, s.raw, b)
 	}
 	if b.over {
 		return nil, validationError(toolName, []string{"root: " + b.overBudget("checking these arguments against the tool's schema")}, raw)
 	}
-	if !s.valid(v) {
+	if !(isRecord(received) && isRecord(v)) && !jsSame(received, v) && !s.valid(v) {
+		// pi-ai's validateToolArguments: arguments that are no object
+		// (or array), changed by the coercion into a value the schema
+		// refuses, are passed on as they came, unchecked.
+		v = received
+	} else if !s.valid(v) {
 		if !b.charge(errorWork * n) {
 			return nil, validationError(toolName, []string{"root: " + b.overBudget("listing how these arguments miss the tool's schema")}, raw)
 		}
@@ -196,6 +202,34 @@ func (s *Schema) validateArguments(toolName string, raw json.RawMessage, b *work
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
 	return out, nil
+}
+
+// isRecord is pi-ai's isRecord: an object or an array.
+func isRecord(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// jsSame is JavaScript's === between a decoded value and its coercion
+// (records are the same only as the same map or slice, which coercion
+// never makes of a value that is no record).
+func jsSame(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		fx, okx := jsonNumberValue(string(x))
+		fy, oky := jsonNumberValue(string(y))
+		return okx && oky && fx == fy
+	case string, bool, nil:
+		return a == b
+	}
+	return false
 }
 
 // valid reports whether v passes s, checking {"not": s} so that the
