@@ -127,6 +127,7 @@ func compileDoc(doc any) (sch, isNot *jsonschema.Schema, err error) {
 	c.AssertVocabs()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
+	c.UseRegexpEngine(jsRegexp) // patterns as JavaScript reads them (jsregexp.go)
 	if err := c.AddResource("tool.json", doc); err != nil {
 		return nil, nil, err
 	}
