@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -238,7 +239,7 @@ var (
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
 		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`,
 		`"0x1F"`, `"00012"`, `"-0x10"`, `"0.1e1"`, `"1e-7"`, `"0o7"`, `"١٢"`, `"  "`, `"TRUE"`, `"1.0"`, `0`, `[null]`, `{"k":"x"}`}
-	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa", "abort"}
+	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa", "abort", "7", "10"}
 	// piValid are values that satisfy the schemas' property of that name,
 	// so that most calls get past validation to the tool and the hooks.
 	piValid = map[string][]string{
@@ -633,6 +634,22 @@ func (g *piGen) args(schema json.RawMessage) json.RawMessage {
 		keys = append(keys, g.pick(piExtraKeys))
 	}
 	g.r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	// Array-index keys first, ascending, as a JavaScript object has them:
+	// the faux provider streams JSON.stringify of the parsed arguments,
+	// host/scripted the text as written.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ia, errA := strconv.Atoi(a)
+		ib, errB := strconv.Atoi(b)
+		switch {
+		case errA == nil && errB == nil:
+			return ia - ib
+		case errA == nil:
+			return -1
+		case errB == nil:
+			return 1
+		}
+		return 0
+	})
 	var parts []string
 	seen := map[string]bool{}
 	for _, k := range keys {

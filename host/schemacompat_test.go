@@ -15,7 +15,8 @@ import (
 // tuples and dependencies apply whatever $schema says; a keyword of the
 // wrong type is skipped, not a broken schema; multipleOf has TypeBox's
 // tolerance; arguments that are no object are passed on unchecked when
-// their coercion fails. On the code before, each of these either failed to compile
+// their coercion fails; keys come in a JavaScript object's order. On the
+// code before, each of these either failed to compile
 // (every call an error) or answered otherwise.
 func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 	prop := func(s string) string { return `{"type":"object","properties":{"v":` + s + `}}` }
@@ -51,6 +52,9 @@ func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 		{`{"type":"string"}`, `5`, true, `"5"`},
 		{`{"type":"string","minLength":3}`, `5`, true, `5`},
 		{`{"type":"string","minLength":3}`, `"x"`, false, ""},
+		// Keys in a JavaScript object's order: array indexes first.
+		{`{"type":"object"}`, `{"b":1,"7":2,"a":{"10":1,"2":0,"x":3,"01":4,"4294967295":5,"4294967294":6}}`, true,
+			`{"7":2,"b":1,"a":{"2":0,"10":1,"4294967294":6,"x":3,"01":4,"4294967295":5}}`},
 	} {
 		s, err := host.CompileSchema(json.RawMessage(c.schema))
 		if err != nil {
