@@ -218,11 +218,23 @@ func isPunyLabel(l string) bool {
 	return err == nil && hasNonASCII(u)
 }
 
+// isIdnHostname approximates TypeBox's: no space, at most 253 units,
+// every label (after the full stops U+3002, U+FF0E and U+FF61) 1 to 63
+// units, and IDNA's rules (x/net/idna's) for the whole.
 func isIdnHostname(s string) bool {
-	if s == "" || strings.HasSuffix(s, ".") {
+	if s == "" || strings.Contains(s, " ") {
 		return false
 	}
-	_, err := idna.Lookup.ToASCII(s)
+	norm := strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".").Replace(s)
+	if utf16Len(norm) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(norm, ".") {
+		if n := utf16Len(label); n == 0 || n > 63 {
+			return false
+		}
+	}
+	_, err := idna.Lookup.ToASCII(norm)
 	return err == nil
 }
 
