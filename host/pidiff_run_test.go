@@ -171,7 +171,11 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
 	}
-	h.recordState(false, ctx)
+	if _, update := e.(host.ToolExecutionUpdateEvent); update {
+		h.recordState(false, nil) // pi delivers an update inside onUpdate, we after it (docs/loop.md 17.2)
+	} else {
+		h.recordState(false, ctx)
+	}
 	for _, err := range busy {
 		h.record(err)
 	}

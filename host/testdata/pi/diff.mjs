@@ -161,7 +161,9 @@ async function run(sc) {
     for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
     if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
     lines.push(JSON.stringify(e));
-    if (sc.state) recordState(false, signal);
+    // Not at an update: pi delivers it inside onUpdate, we after it, when
+    // the tool may have aborted since (docs/loop.md 17.2).
+    if (sc.state) recordState(false, e.type === "tool_execution_update" ? undefined : signal);
     for (const w of waiters.splice(0)) w(e);
     if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
