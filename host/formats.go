@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/net/idna"
 )
 
 // The "format" keyword, as pi-ai 0.73.1's validator (TypeBox 1.4) checks
@@ -26,8 +26,10 @@ import (
 // relative-json-pointer, and the ASCII labels of hostname. Approximated:
 // url, iri and iri-reference (WHATWG URL parsing, here Go's net/url),
 // idn-email (without NFC normalisation), idn-hostname and punycode labels
-// of hostname (golang.org/x/net/idna's rules, not TypeBox's), regex (a
-// valid RE2 expression, where TypeBox compiles a JavaScript one).
+// of hostname (letters, marks, digits and hyphens, where TypeBox checks
+// RFC 5892's tables, bidi and contextual rules), regex (a valid RE2
+// expression, as jsRegexp translates it, where TypeBox compiles a
+// JavaScript one).
 
 // TypeBox's own expressions, as its sources write them (their JavaScript
 // syntax is RE2's too; /i is (?i)).
@@ -214,13 +216,110 @@ func isPunyLabel(l string) bool {
 	if !strings.HasPrefix(strings.ToLower(l), "xn--") {
 		return false
 	}
-	u, err := idna.Lookup.ToUnicode(strings.ToLower(l))
-	return err == nil && hasNonASCII(u)
+	body := strings.ToLower(l[4:])
+	if strings.LastIndexByte(body, '-') == 0 {
+		return false
+	}
+	u, ok := punycodeDecode(body)
+	return ok && hasNonASCII(u) && isUnicodeLabel(u)
+}
+
+// isUnicodeLabel approximates TypeBox's IsUnicodeLabel (RFC 5891/5892):
+// letters, marks, digits and hyphens, not starting with a mark, no hyphen
+// at either end, and no "--" at the third and fourth places.
+func isUnicodeLabel(l string) bool {
+	rs := []rune(l)
+	if len(rs) == 0 || rs[0] == '-' || rs[len(rs)-1] == '-' || unicode.IsMark(rs[0]) {
+		return false
+	}
+	if len(rs) >= 4 && rs[2] == '-' && rs[3] == '-' {
+		return false
+	}
+	for _, r := range rs {
+		if !(r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) || unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// punycodeDecode is RFC 3492's decoding of a label's body (after "xn--").
+func punycodeDecode(s string) (string, bool) {
+	const base, tMin, tMax, skew, damp = 36, 1, 26, 38, 700
+	var out []rune
+	if i := strings.LastIndexByte(s, '-'); i >= 0 {
+		for _, r := range s[:i] {
+			if r >= 0x80 {
+				return "", false
+			}
+			out = append(out, r)
+		}
+		s = s[i+1:]
+	}
+	n, bias, i := 128, 72, 0
+	for pos := 0; pos < len(s); {
+		oldi, w := i, 1
+		for k := base; ; k += base {
+			if pos >= len(s) {
+				return "", false
+			}
+			c := s[pos]
+			pos++
+			var digit int
+			switch {
+			case c >= 'a' && c <= 'z':
+				digit = int(c - 'a')
+			case c >= '0' && c <= '9':
+				digit = int(c-'0') + 26
+			default:
+				return "", false
+			}
+			if digit > (1<<31-1-i)/w {
+				return "", false
+			}
+			i += digit * w
+			t := k - bias
+			if t < tMin {
+				t = tMin
+			} else if t > tMax {
+				t = tMax
+			}
+			if digit < t {
+				break
+			}
+			w *= base - t
+			if w > 1<<31-1 {
+				return "", false
+			}
+		}
+		// adapt
+		delta := i - oldi
+		if oldi == 0 {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / (len(out) + 1)
+		k := 0
+		for delta > ((base-tMin)*tMax)/2 {
+			delta /= base - tMin
+			k += base
+		}
+		bias = k + (base-tMin+1)*delta/(delta+skew)
+		n += i / (len(out) + 1)
+		i %= len(out) + 1
+		if n > utf8.MaxRune || (n >= 0xD800 && n < 0xE000) {
+			return "", false
+		}
+		out = append(out[:i], append([]rune{rune(n)}, out[i:]...)...)
+		i++
+	}
+	return string(out), true
 }
 
 // isIdnHostname approximates TypeBox's: no space, at most 253 units,
 // every label (after the full stops U+3002, U+FF0E and U+FF61) 1 to 63
-// units, and IDNA's rules (x/net/idna's) for the whole.
+// units, each a punycode label or a Unicode one (isUnicodeLabel).
 func isIdnHostname(s string) bool {
 	if s == "" || strings.Contains(s, " ") {
 		return false
@@ -230,12 +329,11 @@ func isIdnHostname(s string) bool {
 		return false
 	}
 	for _, label := range strings.Split(norm, ".") {
-		if n := utf16Len(label); n == 0 || n > 63 {
+		if n := utf16Len(label); n == 0 || n > 63 || !(isPunyLabel(label) || isUnicodeLabel(label)) {
 			return false
 		}
 	}
-	_, err := idna.Lookup.ToASCII(norm)
-	return err == nil
+	return true
 }
 
 func isIdnEmail(s string) bool {
