@@ -83,11 +83,12 @@ func TestNumbersAreJudgedAsDoubles(t *testing.T) {
 }
 
 // A schema's own numbers past exact arithmetic are taken as their double,
-// or refused when the double overflows; none panics the compiler.
+// or refused when the double overflows; none panics the compiler, which
+// checks multipleOf > 0 against the meta-schema with exact arithmetic.
 func TestSchemaNumbersPastExactArithmetic(t *testing.T) {
 	for _, c := range []struct{ schema, want string }{
-		{`{"properties":{"n":{"multipleOf":1e-99999999}}}`, ""}, // its double is 0: no number passes, as in pi
-		{`{"properties":{"n":{"multipleOf":1e-9999999}}}`, ""},
+		{`{"properties":{"n":{"multipleOf":1e-99999999}}}`, "exclusiveMinimum"}, // its double is 0
+		{`{"properties":{"n":{"multipleOf":1e-9999999}}}`, "exclusiveMinimum"},
 		{`{"properties":{"n":{"minimum":1e99999999}}}`, "does not fit a 64-bit float"},
 		{`{"properties":{"n":{"maxLength":1e-99999999}}}`, ""},
 		{`{"properties":{"n":{"enum":[1e-99999999]}}}`, ""},

@@ -81,7 +81,7 @@ func validationOutcome(ok json.RawMessage, errText string, isErr bool) string {
 }
 
 func ourValidation(c piValidationCase) string {
-	s, err := host.CompileSchema(c.Schema)
+	s, err := host.CompileForCall(c.Schema)
 	if err != nil {
 		return "error"
 	}

@@ -1,11 +1,13 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // TestRule6_4_3_SchemaAsTypeBoxReadsIt checks validation against schemas
@@ -18,6 +20,10 @@ import (
 // their coercion fails; keys come in a JavaScript object's order. On the
 // code before, each of these either failed to compile
 // (every call an error) or answered otherwise.
+//
+// These schemas are compiled as the loop compiles them (CompileForCall);
+// CompileSchema, the check at load, still refuses what the meta-schema
+// refuses (TestRule6_4_3_LoopTakesWhatPiTakes).
 func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 	prop := func(s string) string { return `{"type":"object","properties":{"v":` + s + `}}` }
 	for _, c := range []struct {
@@ -56,7 +62,7 @@ func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 		{`{"type":"object"}`, `{"b":1,"7":2,"a":{"10":1,"2":0,"x":3,"01":4,"4294967295":5,"4294967294":6}}`, true,
 			`{"7":2,"b":1,"a":{"2":0,"10":1,"4294967294":6,"x":3,"01":4,"4294967295":5}}`},
 	} {
-		s, err := host.CompileSchema(json.RawMessage(c.schema))
+		s, err := host.CompileForCall(json.RawMessage(c.schema))
 		if err != nil {
 			t.Errorf("%s: does not compile: %v", c.schema, err)
 			continue
@@ -70,5 +76,23 @@ func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 		case !c.ok && (err == nil || !strings.HasPrefix(err.Error(), `Validation failed for tool "t":`)):
 			t.Errorf("%s with %s: got %s, %v; want a validation failure", c.schema, c.args, got, err)
 		}
+	}
+}
+
+// TestRule6_4_3_LoopTakesWhatPiTakes: a schema the 2020-12 meta-schema
+// refuses but pi's validator reads (a keyword of the wrong type, an
+// unknown type name) is refused by CompileSchema, the check plugins get
+// at load, and runs in the loop as in pi: the call is validated and
+// coerced, not answered with a broken schema.
+func TestRule6_4_3_LoopTakesWhatPiTakes(t *testing.T) {
+	schema := `{"type":"object","properties":{"n":{"type":"number","minimum":"5"},"k":{"type":"nonsense"}},"required":"n"}`
+	if _, err := host.CompileSchema(json.RawMessage(schema)); err == nil {
+		t.Fatal("CompileSchema took a schema its meta-schema refuses")
+	}
+	lr := newLoopRun(t, []host.Tool{hosttest.Tool("t", schema, func(_ context.Context, _ string, args json.RawMessage, _ host.UpdateFunc) (host.ToolResult, error) {
+		return host.ToolResult{Content: host.Text(string(args))}, nil
+	})}, calls(call("c1", "t", `{"n":"7","k":[1]}`)), say("ok")).run(user("go"))
+	if text, isErr := resultText(t, lr.rec, "c1"); isErr || text != `{"n":7,"k":[1]}` {
+		t.Fatalf("result %q (error %v), want the coerced arguments", text, isErr)
 	}
 }
