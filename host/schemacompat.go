@@ -69,13 +69,22 @@ func typeboxView(doc any) any {
 		}
 	}
 	for _, k := range []string{"$defs", "definitions"} { // reached by $ref: each entry as a schema
-		if v, ok := out[k].(map[string]any); ok {
-			defs := make(map[string]any, len(v))
-			for name, d := range v {
+		v, present := out[k]
+		m, ok := v.(map[string]any)
+		if !present {
+			continue
+		}
+		if !ok {
+			delete(out, k) // TypeBox never reads it as such
+			continue
+		}
+		defs := make(map[string]any, len(m))
+		for name, d := range m {
+			if isSchemaValue(d) { // another value cannot be referred to as a schema
 				defs[name] = typeboxView(d)
 			}
-			out[k] = defs
 		}
+		out[k] = defs
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
 		if v, ok := out[k]; ok {

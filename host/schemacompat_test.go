@@ -49,6 +49,8 @@ func TestRule6_4_3_SchemaAsTypeBoxReadsIt(t *testing.T) {
 		{`{"type":"object","required":"a"}`, `{}`, true, `{}`},
 		{`{"type":"objekt"}`, `{}`, true, `{}`},
 		{`{"type":"object","required":["a","a"]}`, `{}`, false, ""},
+		{`{"type":"object","$defs":5}`, `{}`, true, `{}`},
+		{`{"type":"object","$defs":{"a":5},"properties":{"x":{"type":"integer"}}}`, `{"x":"1"}`, true, `{"x":1}`},
 		{prop(`{"type":"number","multipleOf":0.1}`), `{"v":0.30000000000000004}`, true, `{"v":0.30000000000000004}`},
 		{prop(`{"type":"number","multipleOf":0.01}`), `{"v":1e-11}`, true, `{"v":1e-11}`},
 		{prop(`{"type":"number","multipleOf":3}`), `{"v":7}`, false, ""},
