@@ -234,6 +234,10 @@ var (
 		`{"type":"object","properties":{"r":{"$ref":"#/$defs/num"}},"$defs":{"num":{"type":"integer"}}}`,
 		`{"type":"object","patternProperties":{"^q":{"type":"integer"}},"properties":{"nn":{"not":{"type":"string"}},"en":{"type":"number","enum":[1,2.5]}}}`,
 		`{"type":"object","properties":{"oo":{"type":"object","additionalProperties":{"type":"boolean"}},"v":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
+		// As pi's validator reads schemas (docs/loop.md 6.4.3): formats,
+		// a draft-07 tuple, keywords of the wrong type, a pattern.
+		`{"type":"object","properties":{"when":{"type":"string","format":"date-time"},"mail":{"type":"string","format":"email"},"tup":{"type":"array","items":[{"type":"integer"},{"type":"string"}],"additionalItems":false}},"required":"when"}`,
+		`{"type":"object","properties":{"n":{"type":"number","minimum":"5","multipleOf":0.1},"pat":{"type":"string","pattern":"^.+$"},"kind":{"type":"nonsense"}}}`,
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
@@ -249,6 +253,8 @@ var (
 		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`, `null`}, "k": {`4`},
 		"y": {`2`, `true`}, "w": {`"w"`, `false`}, "ints": {`[1,2]`}, "r": {`3`}, "qa": {`7`}, "nn": {`1`}, "en": {`2.5`},
 		"oo": {`{"p":true}`}, "num": {`1`}, "abort": {`true`},
+		"when": {`"2020-01-01T00:00:00Z"`, `"2020-01-01"`}, "mail": {`"a@b.co"`, `"nope"`}, "tup": {`[1,"a"]`, `["2",3]`, `[1,"a",3]`},
+		"pat": {`"ok"`, `""`}, "kind": {`1`, `"x"`},
 	}
 	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
 	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
