@@ -19,7 +19,8 @@ type keyOrder struct {
 
 // encodeOrdered encodes v as encodeJSON does, but writes each object's keys
 // in the order order recorded (the model's order, which JavaScript keeps),
-// then any keys it did not record, sorted.
+// then any keys it did not record, sorted; array-index keys ("0", "7")
+// come first, in ascending order, as in a JavaScript object.
 func encodeOrdered(v any, order *keyOrder) (json.RawMessage, error) {
 	w := &orderedWriter{}
 	if err := w.write(v, order); err != nil {
@@ -154,6 +155,9 @@ func (w *orderedWriter) write(v any, order *keyOrder) error {
 // object writes obj's keys in order's order, then those order does not
 // have, sorted.
 func (w *orderedWriter) object(obj map[string]any, order *keyOrder) error {
+	if hasArrayIndexKey(obj) { // JavaScript puts them first: jsKeyOrder
+		return w.jsObject(obj, order)
+	}
 	w.out = append(w.out, '{')
 	n := 0
 	member := func(k string, v any, sub *keyOrder) error {
@@ -192,6 +196,36 @@ func (w *orderedWriter) object(obj map[string]any, order *keyOrder) error {
 			if err := member(k, obj[k], nil); err != nil {
 				return err
 			}
+		}
+	}
+	w.out = append(w.out, '}')
+	return nil
+}
+
+// hasArrayIndexKey reports whether a key of obj is an array index, which
+// a JavaScript object orders before the others.
+func hasArrayIndexKey(obj map[string]any) bool {
+	for k := range obj {
+		if k != "" && k[0] >= '0' && k[0] <= '9' {
+			if _, ok := arrayIndex(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsObject writes obj's keys in a JavaScript object's order (jsKeyOrder).
+func (w *orderedWriter) jsObject(obj map[string]any, order *keyOrder) error {
+	w.out = append(w.out, '{')
+	for i, k := range jsKeyOrder(obj, order) {
+		if i > 0 {
+			w.out = append(w.out, ',')
+		}
+		w.reserve(len(k.key))
+		w.out = append(appendQuoted(w.out, k.key), ':')
+		if err := w.write(obj[k.key], k.sub); err != nil {
+			return err
 		}
 	}
 	w.out = append(w.out, '}')

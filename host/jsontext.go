@@ -2,7 +2,10 @@ package host
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"slices"
+	"strconv"
 )
 
 // MaxArgumentDepth bounds the nesting of tool-call arguments.
@@ -60,7 +63,14 @@ func escapeSeparators(b []byte) []byte {
 // string.
 func indentJSON(raw []byte) string {
 	var b bytes.Buffer
-	if nestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) || json.Indent(&b, raw, "", "  ") != nil {
+	if nestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) {
+		s, _ := encodeJSON(string(raw))
+		return string(s)
+	}
+	if s, ok := jsIndent(raw); ok && len(s) <= maxIndented(len(raw)) { // a number may grow: 1e20 is 21 digits
+		return s
+	}
+	if json.Indent(&b, raw, "", "  ") != nil {
 		s, _ := encodeJSON(string(raw))
 		return string(s)
 	}
@@ -161,4 +171,161 @@ func nestedOver(raw []byte, limit int) bool {
 		}
 	}
 	return false
+}
+
+// jsIndent is JSON.stringify(JSON.parse(raw), null, 2), for arguments
+// decodeOrdered accepts: numbers as JavaScript writes them (1.50 as 1.5,
+// 1e2 as 100), strings escaped as JSON.stringify escapes them (only the
+// quote, the backslash and control characters; U+2028 and non-ASCII
+// stay as they are, whatever escapes the model wrote), an object's
+// array-index keys ("0", "7") first in ascending order, then the others
+// in the model's. ok is false when raw is not such arguments.
+func jsIndent(raw []byte) (string, bool) {
+	v, order, err := decodeOrdered(raw)
+	if err != nil {
+		return "", false
+	}
+	var b []byte
+	b = appendJSIndented(b, v, order, "")
+	return string(b), true
+}
+
+func appendJSIndented(b []byte, v any, order *keyOrder, indent string) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case json.Number:
+		f, _ := jsonNumberValue(string(x))
+		return append(b, jsNumberToString(f)...)
+	case string:
+		return appendJSQuoted(b, x)
+	case []any:
+		if len(x) == 0 {
+			return append(b, "[]"...)
+		}
+		inner := indent + "  "
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(b, '\n'), inner...)
+			b = appendJSIndented(b, e, order.at(i), inner)
+		}
+		return append(append(append(b, '\n'), indent...), ']')
+	case map[string]any:
+		if len(x) == 0 {
+			return append(b, "{}"...)
+		}
+		inner := indent + "  "
+		b = append(b, '{')
+		for n, k := range jsKeyOrder(x, order) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(b, '\n'), inner...)
+			b = append(appendJSQuoted(b, k.key), ": "...)
+			b = appendJSIndented(b, x[k.key], k.sub, inner)
+		}
+		return append(append(append(b, '\n'), indent...), '}')
+	}
+	return b
+}
+
+type jsKey struct {
+	key string
+	sub *keyOrder
+}
+
+// jsKeyOrder is the order of a JavaScript object's keys: array indexes
+// (canonical decimal integers below 2^32-1) ascending, then the other
+// keys in the order they were written (order; keys it lacks, sorted).
+func jsKeyOrder(obj map[string]any, order *keyOrder) []jsKey {
+	keys := make([]jsKey, 0, len(obj))
+	seen := make(map[string]bool, len(obj))
+	if order != nil {
+		for i, k := range order.keys {
+			if _, ok := obj[k]; ok && !seen[k] {
+				seen[k] = true
+				keys = append(keys, jsKey{k, order.at(i)})
+			}
+		}
+	}
+	var rest []string
+	for k := range obj {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		keys = append(keys, jsKey{key: k})
+	}
+	var indexes, others []jsKey
+	for _, k := range keys {
+		if _, ok := arrayIndex(k.key); ok {
+			indexes = append(indexes, k)
+		} else {
+			others = append(others, k)
+		}
+	}
+	slices.SortStableFunc(indexes, func(a, b jsKey) int {
+		i, _ := arrayIndex(a.key)
+		j, _ := arrayIndex(b.key)
+		return cmp.Compare(i, j)
+	})
+	return append(indexes, others...)
+}
+
+// arrayIndex reports whether k is an array index as JavaScript orders
+// object keys: "0", or a decimal integer without leading zeros, below
+// 2^32-1.
+func arrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(k, 10, 64)
+	if err != nil || n >= 1<<32-1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// appendJSQuoted appends s as JSON.stringify writes a string: the quote,
+// the backslash and the control characters below U+0020 escaped (\b \f
+// \n \r \t short, the others as \u00xx), everything else as it is.
+func appendJSQuoted(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
 }

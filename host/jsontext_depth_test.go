@@ -151,10 +151,11 @@ func TestIndentJSONBounded(t *testing.T) {
 		if err := json.Indent(&want, raw, "", "  "); err != nil {
 			t.Fatal(err)
 		}
+		js, ok := jsIndent(raw)
 		if asString := got[0] == '"'; asString != (want.Len() > maxIndented(len(raw))) {
 			t.Errorf("%s: indented to %d bytes, shown as a string: %v", shape.name, want.Len(), asString)
-		} else if !asString && got != want.String() {
-			t.Errorf("%s: not shown as json.Indent writes it", shape.name)
+		} else if !asString && (!ok || got != js) {
+			t.Errorf("%s: not shown as JSON.stringify writes it", shape.name)
 		}
 		t.Logf("%s: %d bytes indent to %d, shown in %d", shape.name, len(raw), want.Len(), len(got))
 	}

@@ -121,16 +121,24 @@ func FuzzSchemaValidation(f *testing.F) {
 	f.Add(`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `{}`)
 	f.Add(`{"properties":{"n":{"pattern":"(a{1000}){1000}"}}}`, `{"n":"a"}`)
 	f.Add(`{"anyOf":[{"type":"integer"},{"type":"string","format":"regex"}]}`, `"("`)
+	// Forms typeboxView rewrites: a tuple, dependencies, keywords of the
+	// wrong type, unknown and JavaScript-only type names, multipleOf 0.
+	f.Add(`{"items":[{"type":"integer"},true],"additionalItems":false,"prefixItems":[{}],"dependencies":{"a":["b","b"],"c":{"required":"x"}},"type":["objekt","bigint"]}`, `[1,"2",3]`)
+	f.Add(`{"properties":{"n":{"multipleOf":0,"minLength":-1,"maxLength":-1,"maxItems":1.5,"anyOf":[],"format":"date-time"}}}`, `{"n":"2020-01-01T00:00:00Z[..]"}`)
 	f.Fuzz(func(t *testing.T, schema, args string) {
-		s, err := CompileSchema(json.RawMessage(schema))
-		if errors.Is(err, errValidatorPanic) {
-			t.Fatalf("compiling %q: %v", schema, err)
-		}
-		if err != nil {
-			return
-		}
-		if _, err := s.ValidateArguments("t", json.RawMessage(args)); errors.Is(err, errValidatorPanic) || (err != nil && strings.Contains(err.Error(), errValidatorPanic.Error())) {
-			t.Fatalf("validating %q against %q: %v", args, schema, err)
+		// Both compiles: the check at load, and the loop's (pi's reading,
+		// which takes schemas the first refuses).
+		for _, compile := range []func(json.RawMessage) (*Schema, error){CompileSchema, compileForCall} {
+			s, err := compile(json.RawMessage(schema))
+			if errors.Is(err, errValidatorPanic) {
+				t.Fatalf("compiling %q: %v", schema, err)
+			}
+			if err != nil {
+				continue
+			}
+			if _, err := s.ValidateArguments("t", json.RawMessage(args)); errors.Is(err, errValidatorPanic) || (err != nil && strings.Contains(err.Error(), errValidatorPanic.Error())) {
+				t.Fatalf("validating %q against %q: %v", args, schema, err)
+			}
 		}
 	})
 }

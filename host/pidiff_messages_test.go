@@ -100,12 +100,12 @@ func piRoles(ms []host.Message) string {
 }
 
 // piSeenBy is diff.mjs's seenBy: what a hook was told besides the
-// arguments.
-func piSeenBy(c *host.ToolCallContext) string {
+// arguments, and whether its context (pi: its signal) was aborted.
+func piSeenBy(ctx context.Context, c *host.ToolCallContext) string {
 	tools := make([]string, len(c.Context.Tools))
 	for i, t := range c.Context.Tools {
 		tools[i] = t.Info().Name
 	}
-	return fmt.Sprintf("ctx=%s system=%s tools=%s msg=%s/%d", piRoles(c.Context.Messages), c.Context.SystemPrompt,
-		strings.Join(tools, ","), c.AssistantMessage.StopReason, len(c.AssistantMessage.Content))
+	return fmt.Sprintf("ctx=%s system=%s tools=%s msg=%s/%d aborted=%t", piRoles(c.Context.Messages), c.Context.SystemPrompt,
+		strings.Join(tools, ","), c.AssistantMessage.StopReason, len(c.AssistantMessage.Content), ctx.Err() != nil)
 }

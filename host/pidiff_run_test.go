@@ -57,8 +57,17 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		convert = convertNotesOrFail(sc)
 	}
 	var transform func(context.Context, []host.Message) ([]host.Message, error)
-	if n := sc.KeepLast; n > 0 {
-		transform = func(_ context.Context, ms []host.Message) ([]host.Message, error) { return ms[max(0, len(ms)-n):], nil }
+	if sc.KeepLast > 0 || sc.TransformFail > 0 {
+		transforms := 0 // the loop calls it from one goroutine
+		transform = func(_ context.Context, ms []host.Message) ([]host.Message, error) {
+			if transforms++; transforms == sc.TransformFail {
+				return nil, errors.New("transform failed")
+			}
+			if sc.KeepLast > 0 {
+				return ms[max(0, len(ms)-sc.KeepLast):], nil
+			}
+			return ms, nil
+		}
 	}
 	history := piHistory(sc.History)
 	if sc.Agent {
@@ -77,9 +86,18 @@ func runPiScenario(sc *piScenario) ([][]byte, error) {
 		h.abortBefore()
 		call := func(err error) {
 			h.record(err)
-			h.recordState(true)
+			h.recordState(true, nil)
 		}
-		call(h.agent.Prompt(context.Background(), prompts...))
+		if sc.PromptText { // prompt(text, images) of the one prompt
+			first := piMessage(sc.Prompts[0]).(*host.UserMessage)
+			var images []host.ImageContent
+			for _, b := range first.Content[1:] {
+				images = append(images, b.(host.ImageContent))
+			}
+			call(h.agent.PromptText(context.Background(), first.Content[0].(host.TextContent).Text, images...))
+		} else {
+			call(h.agent.Prompt(context.Background(), prompts...))
+		}
 		if sc.Continue {
 			call(h.agent.Continue(context.Background()))
 		}
@@ -153,7 +171,11 @@ func (h *piHarness) sink(ctx context.Context, e host.Event) error {
 	if err := h.rec.Sink(ctx, e); err != nil {
 		return err
 	}
-	h.recordState(false)
+	if _, update := e.(host.ToolExecutionUpdateEvent); update {
+		h.recordState(false, nil) // pi delivers an update inside onUpdate, we after it (docs/loop.md 17.2)
+	} else {
+		h.recordState(false, ctx)
+	}
 	for _, err := range busy {
 		h.record(err)
 	}
@@ -242,10 +264,15 @@ func (h *piHarness) note(v any) {
 }
 
 // recordState notes the Agent's state when the scenario asks for it, with
-// the whole transcript after a call of the API (diff.mjs's recordState).
-func (h *piHarness) recordState(full bool) {
+// the whole transcript after a call of the API (diff.mjs's recordState);
+// ctx is the listener's, after an event (nil after a call of the API).
+func (h *piHarness) recordState(full bool, ctx context.Context) {
 	if h.sc.State && h.agent != nil {
-		h.note(piStateLine(h.agent, full))
+		line := piStateLine(h.agent, full)
+		if ctx != nil {
+			line["aborted"] = ctx.Err() != nil
+		}
+		h.note(line)
 	}
 }
 
@@ -272,19 +299,23 @@ func (h *piHarness) tools() []host.Tool {
 			t.ExecutionMode = host.ExecutionSequential
 		}
 		if spec.Prepare {
-			t.Prepare = renameFileToPath
+			t.Prepare = h.prepare
 		}
 		out = append(out, t)
 	}
 	return out
 }
 
-// renameFileToPath is diff.mjs's prepareArguments: an object with a "file"
-// key becomes {"path": file}; one with an "x" key fails.
-func renameFileToPath(args json.RawMessage) (json.RawMessage, error) {
+// prepare is diff.mjs's prepareArguments: an object with an "abort" key
+// aborts the run; one with an "x" key fails; one with a "file" key
+// becomes {"path": file}.
+func (h *piHarness) prepare(args json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
 		return args, nil
+	}
+	if _, ok := obj["abort"]; ok {
+		h.abort()
 	}
 	if _, ok := obj["x"]; ok {
 		return nil, errors.New("cannot prepare x")
@@ -338,10 +369,13 @@ func (h *piHarness) execute(ctx context.Context, id string, args json.RawMessage
 	return r, nil
 }
 
-func (h *piHarness) before(_ context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
+func (h *piHarness) before(ctx context.Context, c *host.ToolCallContext) (*host.BeforeToolCallResult, error) {
 	b := h.call(c.ToolCall.ID).Before
 	if b == nil {
 		return nil, nil
+	}
+	if b.Abort {
+		h.abort()
 	}
 	if b.Throw != nil {
 		return nil, errors.New(*b.Throw)
@@ -351,15 +385,18 @@ func (h *piHarness) before(_ context.Context, c *host.ToolCallContext) (*host.Be
 		r.Reason = *b.Reason
 	}
 	if b.Echo {
-		r.Reason = "args " + string(c.Args) + " " + piSeenBy(c)
+		r.Reason = "args " + string(c.Args) + " " + piSeenBy(ctx, c)
 	}
 	return r, nil
 }
 
-func (h *piHarness) after(_ context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
+func (h *piHarness) after(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
 	a := h.call(c.ToolCall.ID).After
 	if a == nil {
 		return nil, nil
+	}
+	if a.Abort {
+		h.abort()
 	}
 	if a.Throw != nil {
 		return nil, errors.New(*a.Throw)
@@ -367,7 +404,7 @@ func (h *piHarness) after(_ context.Context, c *host.AfterToolCallContext) (*hos
 	r := &host.AfterToolCallResult{IsError: a.IsError, Terminate: a.Terminate}
 	if a.Echo {
 		details, _ := json.Marshal(c.Result.Details)
-		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details, piSeenBy(&c.ToolCallContext)))
+		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details, piSeenBy(ctx, &c.ToolCallContext)))
 	}
 	if a.Content != nil {
 		r.Content = host.Contents{}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -59,6 +60,12 @@ type piScenario struct {
 	// NoModel (Agent only) leaves the Agent's model unset: pi's
 	// placeholder model, whose API nobody serves.
 	NoModel bool `json:"noModel,omitempty"`
+	// TransformFail makes the context transform's call number
+	// TransformFail fail (Agent only, as ConvertFail).
+	TransformFail int `json:"transformFail,omitempty"`
+	// PromptText (Agent only) prompts with the one prompt's text (and
+	// image) as prompt(text, images) does, not with a message.
+	PromptText bool `json:"promptText,omitempty"`
 }
 
 type piTool struct {
@@ -133,13 +140,15 @@ type piCall struct {
 }
 
 type piBefore struct {
-	Echo   bool    `json:"echo,omitempty"` // the reason is "args " + the arguments the hook saw
+	Abort  bool    `json:"abort,omitempty"` // aborts the run, then answers
+	Echo   bool    `json:"echo,omitempty"`  // the reason is "args " + the arguments the hook saw
 	Block  bool    `json:"block,omitempty"`
 	Reason *string `json:"reason,omitempty"`
 	Throw  *string `json:"throw,omitempty"`
 }
 
 type piAfter struct {
+	Abort     bool            `json:"abort,omitempty"`   // aborts the run, then answers
 	Echo      bool            `json:"echo,omitempty"`    // the content is what the hook saw (piAfterEcho)
 	Content   *[]string       `json:"content,omitempty"` // text blocks; [] is kept, as in pi`
 	Details   json.RawMessage `json:"details,omitempty"`
@@ -225,12 +234,16 @@ var (
 		`{"type":"object","properties":{"r":{"$ref":"#/$defs/num"}},"$defs":{"num":{"type":"integer"}}}`,
 		`{"type":"object","patternProperties":{"^q":{"type":"integer"}},"properties":{"nn":{"not":{"type":"string"}},"en":{"type":"number","enum":[1,2.5]}}}`,
 		`{"type":"object","properties":{"oo":{"type":"object","additionalProperties":{"type":"boolean"}},"v":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
+		// As pi's validator reads schemas (docs/loop.md 6.4.3): formats,
+		// a draft-07 tuple, keywords of the wrong type, a pattern.
+		`{"type":"object","properties":{"when":{"type":"string","format":"date-time"},"mail":{"type":"string","format":"email"},"tup":{"type":"array","items":[{"type":"integer"},{"type":"string"}],"additionalItems":false}},"required":"when"}`,
+		`{"type":"object","properties":{"n":{"type":"number","minimum":"5","multipleOf":0.1},"pat":{"type":"string","pattern":"^.+$"},"kind":{"type":"nonsense"}}}`,
 	}
 	piValues = []string{`1`, `0`, `-3`, `2.5`, `"3"`, `"abc"`, `""`, `" 12 "`, `"0x10"`, `"true"`, `"false"`, `true`, `false`,
 		`null`, `[1,"2"]`, `[]`, `{"on":"true"}`, `{}`, `"1e3"`, `"a"`, `"b"`, `"-0"`, `"12.0"`, `1`, `"Infinity"`,
 		`"+5"`, `"5."`, `".5"`, `" "`, `"0b101"`, `"1e21"`, `-0.5`, `"NaN"`, `1.5`, `[true]`, `[{"k":"2"}]`, `{"a":1}`, `"null"`, `"x"`, `[1,2,3]`,
 		`"0x1F"`, `"00012"`, `"-0x10"`, `"0.1e1"`, `"1e-7"`, `"0o7"`, `"١٢"`, `"  "`, `"TRUE"`, `"1.0"`, `0`, `[null]`, `{"k":"x"}`}
-	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa"}
+	piExtraKeys = []string{"other", "file", "path", "x", "a", "list", "k", "qa", "abort", "7", "10"}
 	// piValid are values that satisfy the schemas' property of that name,
 	// so that most calls get past validation to the tool and the hooks.
 	piValid = map[string][]string{
@@ -239,7 +252,9 @@ var (
 		"e": {`"a"`}, "list": {`[{"k":1}]`}, "u": {`1`, `"u"`}, "o": {`"o"`, `2`}, "c": {`"x"`}, "d": {`5`}, "m": {`3`}, "a": {`1`},
 		"arr": {`[true]`}, "other": {`1`}, "file": {`"f.txt"`}, "x": {`2`, `null`}, "k": {`4`},
 		"y": {`2`, `true`}, "w": {`"w"`, `false`}, "ints": {`[1,2]`}, "r": {`3`}, "qa": {`7`}, "nn": {`1`}, "en": {`2.5`},
-		"oo": {`{"p":true}`}, "num": {`1`},
+		"oo": {`{"p":true}`}, "num": {`1`}, "abort": {`true`},
+		"when": {`"2020-01-01T00:00:00Z"`, `"2020-01-01"`}, "mail": {`"a@b.co"`, `"nope"`}, "tup": {`[1,"a"]`, `["2",3]`, `[1,"a",3]`},
+		"pat": {`"ok"`, `""`}, "kind": {`1`, `"x"`},
 	}
 	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
 	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
@@ -294,6 +309,9 @@ func generatePiScenario(seed uint64) *piScenario {
 		sc.ConvertFail = 1 + g.r.IntN(3)
 	}
 	sc.NoModel = sc.Agent && g.chance(40)
+	if sc.Agent && g.chance(15) {
+		sc.TransformFail = 1 + g.r.IntN(3)
+	}
 	// No prompt: a continuation from the history's tool result, or an
 	// Agent prompted with an empty list.
 	nPrompts := 1 + g.r.IntN(2)
@@ -303,6 +321,12 @@ func generatePiScenario(seed uint64) *piScenario {
 	sc.Prompts = []string{}
 	for range nPrompts {
 		sc.Prompts = append(sc.Prompts, g.text(""))
+	}
+	if sc.Agent && len(sc.Prompts) == 1 && g.chance(5) {
+		// prompt(text) or prompt(text, images): a user message the Agent makes.
+		if p := sc.Prompts[0]; !strings.HasPrefix(p, "@note ") && !strings.HasPrefix(p, "@assistant ") && !strings.HasPrefix(p, "@result ") {
+			sc.PromptText = true
+		}
 	}
 	sc.ConvertNotes = g.chance(2)
 	if g.chance(8) {
@@ -549,7 +573,7 @@ func (g *piGen) call() piBlock {
 		c.Terminate = g.boolPtr()
 	}
 	if g.sc.BeforeHook && g.chance(3) {
-		c.Before = &piBefore{Block: !g.chance(4), Echo: g.chance(3)}
+		c.Before = &piBefore{Block: !g.chance(4), Echo: g.chance(3), Abort: g.chance(12)}
 		if !c.Before.Echo && g.chance(2) {
 			c.Before.Reason = g.ptr(piReasons)
 		}
@@ -564,7 +588,7 @@ func (g *piGen) call() piBlock {
 }
 
 func (g *piGen) after() *piAfter {
-	a := &piAfter{}
+	a := &piAfter{Abort: g.chance(15)}
 	if g.chance(8) {
 		a.Throw = g.ptr(piErrors)
 		return a
@@ -616,6 +640,22 @@ func (g *piGen) args(schema json.RawMessage) json.RawMessage {
 		keys = append(keys, g.pick(piExtraKeys))
 	}
 	g.r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	// Array-index keys first, ascending, as a JavaScript object has them:
+	// the faux provider streams JSON.stringify of the parsed arguments,
+	// host/scripted the text as written.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ia, errA := strconv.Atoi(a)
+		ib, errB := strconv.Atoi(b)
+		switch {
+		case errA == nil && errB == nil:
+			return ia - ib
+		case errA == nil:
+			return -1
+		case errB == nil:
+			return 1
+		}
+		return 0
+	})
 	var parts []string
 	seen := map[string]bool{}
 	for _, k := range keys {

@@ -11,3 +11,7 @@ package host_test
 // -race, and the loop's concurrency has tests of its own under it
 // (hammer_test.go).
 const piGeneratedScenarios = 30
+
+// piValidationCases is TestValidationMatchesPi's default count under the
+// race detector.
+const piValidationCases = 100

@@ -136,7 +136,7 @@ func prepareArguments(ctx context.Context, tool Tool, call ToolCall) (json.RawMe
 }
 
 func validate(tool Tool, name string, args json.RawMessage) (json.RawMessage, error) {
-	schema, err := CompileSchema(tool.Info().Parameters)
+	schema, err := compileForCall(tool.Info().Parameters) // as pi reads it: lenient (docs/loop.md 6.4.3)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s has an invalid %w", name, err)
 	}

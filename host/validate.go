@@ -26,16 +26,37 @@ type Schema struct {
 	branches map[unsafe.Pointer]*Schema // compiled union branches of raw (Schema.branch)
 }
 
-var schemaCache sync.Map // string(schema bytes) → *Schema
+var schemaCache sync.Map // "strict:" or "pi:", then the schema bytes → *Schema
 
-// CompileSchema compiles a tool's parameter schema (draft 2020-12 unless
-// the schema names another draft). An empty schema means any object. No
-// reference is ever loaded from outside the schema itself.
+// CompileSchema compiles a tool's parameter schema for a check at load:
+// it refuses a schema that the JSON Schema meta-schema of its draft
+// (2020-12 unless it names another) refuses, such as a keyword of the
+// wrong type or an unknown type name, so that a plugin's author hears of
+// it. The Schema it returns validates as the loop does, as pi's validator
+// reads the schema (docs/loop.md 6.4.3), which is more lenient: the loop
+// itself compiles with compileForCall, so that a tool whose schema only
+// pi's reading takes (an MCP server's, say) runs as in pi. An empty
+// schema means any object. No reference is ever loaded from outside the
+// schema itself.
 func CompileSchema(params json.RawMessage) (*Schema, error) {
+	return compileSchema(params, true)
+}
+
+// compileForCall compiles a schema as pi's validator reads it, refusing
+// only what no reading can validate with (not JSON, too large, a pattern
+// RE2 cannot run, a reference that leads nowhere).
+func compileForCall(params json.RawMessage) (*Schema, error) {
+	return compileSchema(params, false)
+}
+
+func compileSchema(params json.RawMessage, strict bool) (*Schema, error) {
 	if len(bytes.TrimSpace(params)) == 0 {
 		params = json.RawMessage(`{"type":"object"}`)
 	}
-	key := string(params)
+	key := "pi:" + string(params)
+	if strict {
+		key = "strict:" + string(params)
+	}
 	if s, ok := schemaCache.Load(key); ok {
 		return s.(*Schema), nil
 	}
@@ -52,6 +73,11 @@ func CompileSchema(params json.RawMessage) (*Schema, error) {
 	doc, bad := boundNumbers(doc)
 	if bad != "" {
 		return nil, fmt.Errorf("parameters schema: number %.40s does not fit a 64-bit float", bad)
+	}
+	if strict {
+		if err := checkMetaSchema(doc); err != nil {
+			return nil, fmt.Errorf("parameters schema: %w", err)
+		}
 	}
 	sch, isNot, err := compileDoc(doc)
 	if err != nil {
@@ -106,7 +132,8 @@ func schemaObjects(v any, limit int) int {
 	return n
 }
 
-// compileDoc compiles a decoded schema, and beside it {"not": schema} as
+// compileDoc compiles a decoded schema as pi's validator reads it
+// (typeboxView, formats.go), and beside it {"not": schema} as
 // a resource of its own (so that the schema's own references still
 // resolve against itself): the validator checks "not" for validity alone,
 // without building the error tree that made a failed check 10 to 30 times
@@ -119,9 +146,14 @@ func compileDoc(doc any) (sch, isNot *jsonschema.Schema, err error) {
 			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
 		}
 	}()
+	doc = typeboxView(doc) // what pi's validator reads (schemacompat.go)
 	c := jsonschema.NewCompiler()
+	registerFormats(c)
+	c.RegisterVocabulary(typeboxVocabulary)
+	c.AssertVocabs()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
+	c.UseRegexpEngine(jsRegexp) // patterns as JavaScript reads them (jsregexp.go)
 	if err := c.AddResource("tool.json", doc); err != nil {
 		return nil, nil, err
 	}
@@ -133,6 +165,25 @@ func compileDoc(doc any) (sch, isNot *jsonschema.Schema, err error) {
 	}
 	isNot, err = c.Compile("tool-not.json")
 	return sch, isNot, err
+}
+
+// checkMetaSchema compiles doc as it is written, for CompileSchema's check:
+// what its draft's meta-schema refuses, or RE2 cannot compile, is an
+// error.
+func checkMetaSchema(doc any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errValidatorPanic, p)
+		}
+	}()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return err
+	}
+	_, err = c.Compile("tool.json")
+	return err
 }
 
 // errValidatorPanic marks a panic of the schema validator (compileDoc,
@@ -172,13 +223,19 @@ func (s *Schema) validateArguments(toolName string, raw json.RawMessage, b *work
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
 	n := checks(s.sch, v, b.left) // the coercion walk outside unions, and the check after
+	received := v
 	if b.charge(n) && s.raw != nil {
 		v = s.coerce(v, s.raw, b)
 	}
 	if b.over {
 		return nil, validationError(toolName, []string{"root: " + b.overBudget("checking these arguments against the tool's schema")}, raw)
 	}
-	if !s.valid(v) {
+	if !(isRecord(received) && isRecord(v)) && !jsSame(received, v) && !s.valid(v) {
+		// pi-ai's validateToolArguments: arguments that are no object
+		// (or array), changed by the coercion into a value the schema
+		// refuses, are passed on as they came, unchecked.
+		v = received
+	} else if !s.valid(v) {
 		if !b.charge(errorWork * n) {
 			return nil, validationError(toolName, []string{"root: " + b.overBudget("listing how these arguments miss the tool's schema")}, raw)
 		}
@@ -191,6 +248,34 @@ func (s *Schema) validateArguments(toolName string, raw json.RawMessage, b *work
 		return nil, validationError(toolName, []string{"root: " + err.Error()}, raw)
 	}
 	return out, nil
+}
+
+// isRecord is pi-ai's isRecord: an object or an array.
+func isRecord(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// jsSame is JavaScript's === between a decoded value and its coercion
+// (records are the same only as the same map or slice, which coercion
+// never makes of a value that is no record).
+func jsSame(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		fx, okx := jsonNumberValue(string(x))
+		fy, oky := jsonNumberValue(string(y))
+		return okx && oky && fx == fy
+	case string, bool, nil:
+		return a == b
+	}
+	return false
 }
 
 // valid reports whether v passes s, checking {"not": s} so that the
@@ -382,7 +467,7 @@ func (s *Schema) branch(m map[string]any) *Schema {
 	}
 	var sub *Schema
 	if raw, err := json.Marshal(m); err == nil {
-		sub, _ = CompileSchema(raw)
+		sub, _ = compileForCall(raw)
 	}
 	if s.branches == nil {
 		s.branches = map[unsafe.Pointer]*Schema{}

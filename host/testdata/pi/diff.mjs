@@ -55,8 +55,9 @@ function responses(sc) {
 // roles names a list of messages (piRoles in Go).
 const roles = (ms) => ms.map((m) => m.role + (m.role === "toolResult" ? " " + m.toolCallId : "")).join(",");
 // seenBy describes what a hook was told besides the arguments (piSeenBy).
-const seenBy = ({ assistantMessage, context }) =>
-  `ctx=${roles(context.messages)} system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} msg=${assistantMessage.stopReason}/${assistantMessage.content.length}`;
+// signal is the one the hook was given: aborted or not.
+const seenBy = ({ assistantMessage, context }, signal) =>
+  `ctx=${roles(context.messages)} system=${context.systemPrompt} tools=${(context.tools ?? []).map((t) => t.name).join(",")} msg=${assistantMessage.stopReason}/${assistantMessage.content.length} aborted=${signal?.aborted ?? "none"}`;
 // streamFn streams the scenario's raw turns event by event (piRawEvent in
 // Go) and leaves the others to the faux provider. A raw turn's result is
 // its first done or error event's message, else the turn's own.
@@ -90,9 +91,10 @@ function digest(context, options) {
   return `seen: system=${context.systemPrompt} reasoning=${options?.reasoning ?? ""} tools=${(context.tools ?? []).map((t) => t.name).join(",")} messages=${messages.join(" / ")}`;
 }
 
-// prepareArguments of a tool with "prepare": renames "file" to "path",
-// fails on "x" (Tool.Prepare in Go).
-function prepareArguments(args) {
+// prepareArguments of a tool with "prepare": aborts the run on "abort",
+// renames "file" to "path", fails on "x" (Tool.Prepare in Go).
+function prepareArguments(args, abort) {
+  if (args && typeof args === "object" && "abort" in args) abort();
   if (args && typeof args === "object" && "x" in args) throw new Error("cannot prepare x");
   return args && typeof args === "object" && "file" in args ? { path: args.file } : args;
 }
@@ -152,14 +154,16 @@ async function run(sc) {
 
   // Actions due at an event run before it is recorded, so that a tool
   // waiting for that event sees them done (as in the Go harness).
-  const emit = async (e) => {
+  const emit = async (e, signal) => {
     const d = describe(e);
     const n = (seen.get(d) ?? 0) + 1;
     seen.set(d, n);
     for (const q of sc.queue ?? []) if (q.on === d && q.nth === n) enqueue(q);
     if (sc.abortAt && sc.abortAt.on === d && sc.abortAt.nth === n) abort();
     lines.push(JSON.stringify(e));
-    if (sc.state) recordState();
+    // Not at an update: pi delivers it inside onUpdate, we after it, when
+    // the tool may have aborted since (docs/loop.md 17.2).
+    if (sc.state) recordState(false, e.type === "tool_execution_update" ? undefined : signal);
     for (const w of waiters.splice(0)) w(e);
     if (sc.failAt && sc.failAt.on === d && sc.failAt.nth === n) throw new Error("listener failed");
   };
@@ -182,7 +186,7 @@ async function run(sc) {
     description: "test tool " + t.name,
     parameters: t.parameters ?? { type: "object" },
     ...(t.sequential ? { executionMode: "sequential" } : {}),
-    ...(t.prepare ? { prepareArguments } : {}),
+    ...(t.prepare ? { prepareArguments: (args) => prepareArguments(args, () => abort()) } : {}),
     execute: async (id, args, signal, onUpdate) => {
       const b = sc.calls?.[id] ?? {};
       for (const w of b.wait ?? []) await ended(w);
@@ -202,23 +206,31 @@ async function run(sc) {
   }));
   const hooks = {};
   if (sc.convertNotes || sc.convertFail) hooks.convertToLlm = convertToLlm(sc);
-  if (sc.keepLast) hooks.transformContext = async (ms) => ms.slice(-sc.keepLast);
+  if (sc.keepLast || sc.transformFail) {
+    let transforms = 0;
+    hooks.transformContext = async (ms) => {
+      if (++transforms === sc.transformFail) throw new Error("transform failed");
+      return sc.keepLast ? ms.slice(-sc.keepLast) : ms;
+    };
+  }
   if (sc.beforeHook) {
-    hooks.beforeToolCall = async ({ toolCall, args, ...rest }) => {
+    hooks.beforeToolCall = async ({ toolCall, args, ...rest }, signal) => {
       const h = sc.calls?.[toolCall.id]?.before;
       if (!h) return undefined;
+      if (h.abort) abort();
       if (h.throw !== undefined) throw new Error(h.throw);
-      const reason = h.echo ? `args ${JSON.stringify(args)} ${seenBy(rest)}` : h.reason;
+      const reason = h.echo ? `args ${JSON.stringify(args)} ${seenBy(rest, signal)}` : h.reason;
       return { block: h.block ?? false, ...(reason !== undefined ? { reason } : {}) };
     };
   }
   if (sc.afterHook) {
-    hooks.afterToolCall = async ({ toolCall, args, result, isError, ...rest }) => {
+    hooks.afterToolCall = async ({ toolCall, args, result, isError, ...rest }, signal) => {
       const h = sc.calls?.[toolCall.id]?.after;
       if (!h) return undefined;
+      if (h.abort) abort();
       if (h.throw !== undefined) throw new Error(h.throw);
       const r = {};
-      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest)}` }];
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest, signal)}` }];
       if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
       if (h.details !== undefined) r.details = h.details;
       if (h.isError !== undefined) r.isError = h.isError;
@@ -229,11 +241,12 @@ async function run(sc) {
 
   // The Agent's state, as piStateLine in Go.
   // After a call of the API (full), the whole transcript too.
-  const recordState = (full) => {
+  // signal: the listener's (after an event), else none.
+  const recordState = (full, signal) => {
     if (!agent) return;
     const s = agent.state;
     lines.push(JSON.stringify({
-      type: "harness_state", streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
+      type: "harness_state", ...(signal ? { aborted: signal.aborted } : {}), streaming: s.isStreaming, current: s.streamingMessage?.role ?? null, pending: [...s.pendingToolCalls],
       error: s.errorMessage ?? null, messages: roles(s.messages),
       queued: agent.hasQueuedMessages(), system: s.systemPrompt, thinking: s.thinkingLevel, tools: s.tools.map((t) => t.name).join(","),
       ...(full ? { transcript: s.messages } : {}),
@@ -261,14 +274,17 @@ async function run(sc) {
       ...(sc.noModel ? {} : { streamFn: rawStreamFn(sc) }),
     });
     abort = () => agent.abort();
-    agent.subscribe((e) => emit(e));
+    agent.subscribe((e, signal) => emit(e, signal));
     for (const q of sc.queue ?? []) if (q.on === "") enqueue(q);
     if (sc.abortAt?.on === "") abort();
     const call = async (f) => {
       await record(f);
       if (sc.state) recordState(true);
     };
-    await call(() => agent.prompt(sc.prompts.map(message)));
+    // promptText: the one prompt as prompt(text) (or prompt(text, images)).
+    const first = message(sc.prompts[0] ?? "");
+    if (sc.promptText) await call(() => agent.prompt(first.content[0].text, first.content.slice(1)));
+    else await call(() => agent.prompt(sc.prompts.map(message)));
     if (sc.continue) await call(() => agent.continue());
     if (sc.then) await call(() => agent.prompt(sc.then.map(message)));
   } else {
