@@ -70,6 +70,18 @@ type Grants struct {
 	MaxVarWriteBytes int64
 	// MaxHTTPRequests bounds the HTTP requests of one call (default 100).
 	MaxHTTPRequests int
+	// MaxDiskBytes bounds the bytes one call adds to the files of its
+	// writable directory grants (default 1 GiB): what files grow by,
+	// through writes, writes past the end (the hole included), fd_allocate
+	// and truncation upwards, and the targets of the symbolic links it
+	// makes. Overwriting, shrinking and removing are free, and free
+	// nothing: the count only grows. MaxNewFiles bounds the files,
+	// directories and links one call creates there (default 100000). An
+	// operation that would go over fails whole, with WASI's EDQUOT ("disk
+	// quota exceeded"); the call goes on, and the refusal is logged and
+	// added to the call's error if it fails (diskcap.go).
+	MaxDiskBytes int64
+	MaxNewFiles  int
 	// Clock grants the real wall clock. Without it the plugin sees
 	// wazero's deterministic one, which starts at 2022-01-01 and moves on
 	// by a millisecond at every reading: it cannot learn the date or the
@@ -105,6 +117,8 @@ const (
 	DefaultMaxLogBytes          = 1 << 20
 	DefaultMaxVarWriteBytes     = 64 << 20
 	DefaultMaxHTTPRequests      = 100
+	DefaultMaxDiskBytes         = 1 << 30
+	DefaultMaxNewFiles          = 100000
 )
 
 // MinInitTimeout is the least time instantiation (the module's own
@@ -162,6 +176,11 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 	g.MaxLogBytes = or(g.MaxLogBytes, DefaultMaxLogBytes)
 	g.MaxVarWriteBytes = or(g.MaxVarWriteBytes, DefaultMaxVarWriteBytes)
 	g.MaxHTTPRequests = or(g.MaxHTTPRequests, DefaultMaxHTTPRequests)
+	if g.MaxDiskBytes < 0 || g.MaxNewFiles < 0 {
+		return g, fmt.Errorf("negative disk cap (MaxDiskBytes %d, MaxNewFiles %d)", g.MaxDiskBytes, g.MaxNewFiles)
+	}
+	g.MaxDiskBytes = or(g.MaxDiskBytes, DefaultMaxDiskBytes)
+	g.MaxNewFiles = or(g.MaxNewFiles, DefaultMaxNewFiles)
 	if g.MaxHTTPResponseBytes < 0 {
 		return g, fmt.Errorf("negative HTTP response limit %d", g.MaxHTTPResponseBytes)
 	}
@@ -251,8 +270,13 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 	}
 	if len(st.p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
-		for _, m := range st.p.mounts {
-			fs = fs.(sysfs.FSConfig).WithSysFSMount(stopFS{m.fs, st}, m.guest)
+		for i := range st.p.mounts {
+			m := &st.p.mounts[i]
+			s := stopFS{FS: m.fs, st: st}
+			if m.write {
+				s.w = m
+			}
+			fs = fs.(sysfs.FSConfig).WithSysFSMount(s, m.guest)
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}
@@ -265,6 +289,7 @@ type mount struct {
 	fs    experimentalsys.FS
 	root  *rootFS
 	guest string
+	write bool // what is added to it counts against the disk caps
 }
 
 // openMounts opens the directory grants. The roots stay open for the
@@ -281,7 +306,7 @@ func openMounts(dirs []Dir) ([]mount, error) {
 		if !d.Write {
 			fs = &readOnlyFS{sysfs.ReadFS{FS: r}}
 		}
-		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest})
+		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest, write: d.Write})
 	}
 	return ms, nil
 }

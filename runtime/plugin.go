@@ -213,6 +213,9 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 		onUpdate, parts = opts.OnUpdate, opts.Parts
 	}
 	out, err = inst.call(ctx, export, input, onUpdate, parts)
+	if err != nil {
+		inst.st.noteRefusal(err)
+	}
 	if opts != nil && opts.Observed != nil {
 		*opts.Observed = inst.st.observed
 	}

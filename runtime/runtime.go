@@ -12,7 +12,6 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // MaxPages is the most linear memory a Wasm module can address: 65536 pages
@@ -148,7 +147,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		modules: map[[sha256.Size]byte]*moduleEntry{},
 		calls:   newGate(opts.MaxConcurrentCalls),
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
+	if err := instantiateWASI(ctx, r.rt); err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("runtime: WASI: %w", err)
 	}

@@ -37,7 +37,8 @@ type callState struct {
 	updateBytes   int64
 	varWriteBytes int64
 	httpRequests  int
-	hostCalls     int // Extism and wasmagent host functions called (for tests)
+	disk          diskUse // what it added to its writable grants (diskcap.go)
+	hostCalls     int     // Extism and wasmagent host functions called (for tests)
 	observed      Observed
 }
 

@@ -237,6 +237,8 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 		MaxLogBytes:          int(p.Grants.MaxLog),
 		MaxVarWriteBytes:     int64(p.Grants.MaxVarWrites),
 		MaxHTTPRequests:      p.Grants.MaxHTTPRequests,
+		MaxDiskBytes:         int64(p.Grants.MaxDisk),
+		MaxNewFiles:          p.Grants.MaxNewFiles,
 		LogLevel:             p.Grants.LogLevel,
 		Clock:                p.Grants.Clock,
 		Config:               map[string]string{},
