@@ -1,17 +1,13 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // What one call adds to its writable directory grants is counted against
@@ -29,19 +25,9 @@ import (
 type diskUse struct {
 	bytes   int64
 	entries int
-	// refused is the call's first refusal, for its error and the log;
-	// refusedNow says the WASI function running refused (wasiQuota).
-	refused    *CapError
-	refusedNow bool
+	// refused is the call's first refusal, for its error and the log.
+	refused *CapError
 }
-
-// The WASI errnos (wasi_snapshot_preview1's numbering) the host sets
-// itself: wazero's file layer has no EDQUOT and reports what it does not
-// know as EIO.
-const (
-	wasiEDQUOT = 19
-	wasiEIO    = 29
-)
 
 // chargeBytes counts n more bytes added by what, or refuses them.
 func (st *callState) chargeBytes(w *mount, n int64, what string) experimentalsys.Errno {
@@ -83,12 +69,12 @@ func (st *callState) noteRefusal(err error) {
 // of refused writes must not flood the log) and kept for its error.
 func (st *callState) refuseDisk(e *CapError) experimentalsys.Errno {
 	e.Detail = truncate(e.Detail, MaxMessageBytes)
-	st.disk.refusedNow = true
+	st.wasiErrno = wasiEDQUOT
 	if st.disk.refused == nil {
 		st.disk.refused = e
 		st.p.r.log.Warn("runtime: a file operation was refused, over the call's disk cap", "plugin", st.p.name, "error", e.Error())
 	}
-	return experimentalsys.EIO // made EDQUOT by wasiQuota
+	return experimentalsys.EIO // made EDQUOT by wasiGuard
 }
 
 // Mkdir, Symlink and Link count what they create in a writable grant.
@@ -268,59 +254,4 @@ func (f stopFile) Truncate(size int64) experimentalsys.Errno {
 	e = f.File.Truncate(size)
 	f.settle(g, size, e)
 	return e
-}
-
-// wasiQuota wraps a WASI function that may add to a file: when the disk
-// caps refused what it did, the guest sees EDQUOT ("disk quota
-// exceeded") rather than the EIO wazero makes of an errno it does not
-// know.
-type wasiQuota struct{ fn api.GoModuleFunction }
-
-func (q wasiQuota) Call(ctx context.Context, mod api.Module, stack []uint64) {
-	st, _ := ctx.Value(stateKey{}).(*callState)
-	if st != nil {
-		st.disk.refusedNow = false
-	}
-	q.fn.Call(ctx, mod, stack)
-	if st != nil && st.disk.refusedNow && stack[0] == wasiEIO {
-		stack[0] = wasiEDQUOT
-	}
-}
-
-// wasiAdding are the WASI functions that may add to a file or create one.
-var wasiAdding = []string{"fd_write", "fd_pwrite", "fd_allocate", "fd_filestat_set_size", "path_open",
-	"path_create_directory", "path_symlink", "path_link"}
-
-// instantiateWASI adds wazero's WASI to rt, the functions of wasiAdding
-// wrapped by wasiQuota.
-func instantiateWASI(ctx context.Context, rt wazero.Runtime) error {
-	// wazero's own functions, to wrap: from a compiled copy of the module.
-	orig := rt.NewHostModuleBuilder(wasi_snapshot_preview1.ModuleName)
-	wasi_snapshot_preview1.NewFunctionExporter().ExportFunctions(orig)
-	compiled, err := orig.Compile(ctx)
-	if err != nil {
-		return err
-	}
-	defer compiled.Close(ctx)
-	defs := compiled.ExportedFunctions()
-	b := rt.NewHostModuleBuilder(wasi_snapshot_preview1.ModuleName)
-	wasi_snapshot_preview1.NewFunctionExporter().ExportFunctions(b)
-	for _, name := range wasiAdding {
-		def := defs[name]
-		if def == nil {
-			return fmt.Errorf("wazero's WASI has no function %s", name)
-		}
-		fn, ok := def.GoFunction().(api.GoModuleFunction)
-		if !ok {
-			return fmt.Errorf("wazero's WASI function %s is not a Go function", name)
-		}
-		b.NewFunctionBuilder().
-			WithGoModuleFunction(wasiQuota{fn}, def.ParamTypes(), def.ResultTypes()).
-			WithName(def.Name()).
-			WithParameterNames(def.ParamNames()...).
-			WithResultNames(def.ResultNames()...).
-			Export(name)
-	}
-	_, err = b.Instantiate(ctx)
-	return err
 }

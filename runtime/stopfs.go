@@ -26,12 +26,17 @@ func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode)
 		// makes the instance: that reads nothing.)
 		s.st.sawFiles("opens " + p + " in a granted directory")
 	}
+	if errno := s.st.opened(); errno != 0 {
+		return nil, errno
+	}
 	created, errno := s.creates(p, flag)
 	if errno != 0 {
+		s.st.openFiles--
 		return nil, errno
 	}
 	f, errno := s.FS.OpenFile(p, flag, perm)
 	if errno != 0 {
+		s.st.openFiles--
 		if created {
 			s.st.undoEntry()
 		}

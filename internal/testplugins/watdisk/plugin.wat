@@ -21,7 +21,13 @@
 ;;       3 seek to off, 4 fd_allocate off n, 5 fd_filestat_set_size off,
 ;;       6 mkdir A, 7 symlink B to the target A, 8 hard link B to A,
 ;;       9 unlink A, 10 rename A to B, 11 close slot, 12 rmdir A,
-;;       13 trap
+;;       13 trap, 14 a path of n bytes ("a/a/a…", at 1 MiB, the memory
+;;       grown to hold it) passed to the function flags picks (0 path_open
+;;       creating, 1 mkdir, 2 symlink to it, 3 symlink at it, 4
+;;       path_filestat_get, 5 unlink, 6 rename to it, 7 hard link at it,
+;;       8 path_readlink, 9 rmdir, 10 path_filestat_set_times), 15 open A
+;;       for reading n times without closing (the errno of the first
+;;       failure)
 ;;       output: one byte per record, the WASI errno its operation
 ;;       returned (0: done)
 ;;
@@ -41,6 +47,9 @@
   (import "wasi_snapshot_preview1" "path_unlink_file" (func $unlink (param i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_rename" (func $rename (param i32 i32 i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_remove_directory" (func $rmdir (param i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_filestat_get" (func $path_filestat_get (param i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_filestat_set_times" (func $path_filestat_set_times (param i32 i32 i32 i32 i64 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_readlink" (func $path_readlink (param i32 i32 i32 i32 i32 i32) (result i32)))
   (import "extism:host/env" "input_length" (func $input_length (result i64)))
   (import "extism:host/env" "input_load_u64" (func $input_load_u64 (param i64) (result i64)))
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
@@ -85,6 +94,49 @@
       (then (i32.store (call $slot (local.get $r)) (i32.load (i32.const 16)))))
     (local.get $e))
 
+  (func $longpath (param $r i32) (result i32)
+    (local $n i32) (local $i i32) (local $pages i32)
+    (local.set $n (call $n (local.get $r)))
+    (local.set $pages (i32.sub
+      (i32.shr_u (i32.add (i32.add (i32.const 1048576) (local.get $n)) (i32.const 65535)) (i32.const 16))
+      (memory.size)))
+    (if (i32.gt_s (local.get $pages) (i32.const 0))
+      (then (if (i32.eq (memory.grow (local.get $pages)) (i32.const -1)) (then (return (i32.const 255))))))
+    (memory.fill (i32.const 1048576) (i32.const 97) (local.get $n))
+    (local.set $i (i32.const 1))
+    (block $filled
+      (loop $slash
+        (br_if $filled (i32.ge_u (local.get $i) (local.get $n)))
+        (i32.store8 (i32.add (i32.const 1048576) (local.get $i)) (i32.const 47))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $slash)))
+    (block $times (block $rmdir (block $readlink (block $link (block $rename (block $unlink (block $stat
+    (block $symat (block $symto (block $mkdir (block $open
+      (br_table $open $mkdir $symto $symat $stat $unlink $rename $link $readlink $rmdir $times (call $flags (local.get $r))))
+      (return (call $path_open (i32.const 3) (i32.const 1) (i32.const 1048576) (local.get $n) (i32.const 1) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 16))))
+      (return (call $mkdir (i32.const 3) (i32.const 1048576) (local.get $n))))
+      (return (call $symlink (i32.const 1048576) (local.get $n) (i32.const 3) (call $b (local.get $r)) (call $blen (local.get $r)))))
+      (return (call $symlink (call $a (local.get $r)) (call $alen (local.get $r)) (i32.const 3) (i32.const 1048576) (local.get $n))))
+      (return (call $path_filestat_get (i32.const 3) (i32.const 1) (i32.const 1048576) (local.get $n) (i32.const 64))))
+      (return (call $unlink (i32.const 3) (i32.const 1048576) (local.get $n))))
+      (return (call $rename (i32.const 3) (call $a (local.get $r)) (call $alen (local.get $r)) (i32.const 3) (i32.const 1048576) (local.get $n))))
+      (return (call $link (i32.const 3) (i32.const 0) (call $a (local.get $r)) (call $alen (local.get $r)) (i32.const 3) (i32.const 1048576) (local.get $n))))
+      (return (call $path_readlink (i32.const 3) (i32.const 1048576) (local.get $n) (i32.const 256) (i32.const 64) (i32.const 16))))
+      (return (call $rmdir (i32.const 3) (i32.const 1048576) (local.get $n))))
+    (call $path_filestat_set_times (i32.const 3) (i32.const 1) (i32.const 1048576) (local.get $n) (i64.const 0) (i64.const 0) (i32.const 0)))
+
+  (func $openmany (param $r i32) (result i32)
+    (local $k i32) (local $e i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $k) (call $n (local.get $r))))
+        (local.set $e (call $path_open (i32.const 3) (i32.const 1) (call $a (local.get $r)) (call $alen (local.get $r))
+          (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 16)))
+        (br_if $done (local.get $e))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $next)))
+    (local.get $e))
+
   ;; close the slot's descriptor and forget it
   (func $close (param $r i32) (result i32)
     (local $fd i32)
@@ -93,9 +145,9 @@
     (call $fd_close (local.get $fd)))
 
   (func $op (param $r i32) (result i32)
-    (block $trap (block $rmdir (block $close (block $rename (block $unlink (block $link (block $symlink
+    (block $trap (block $openmany (block $longpath (block $rmdir (block $close (block $rename (block $unlink (block $link (block $symlink
     (block $mkdir (block $setsize (block $allocate (block $seek (block $pwrite (block $write (block $open
-      (br_table $open $write $pwrite $seek $allocate $setsize $mkdir $symlink $link $unlink $rename $close $rmdir $trap
+      (br_table $open $write $pwrite $seek $allocate $setsize $mkdir $symlink $link $unlink $rename $close $rmdir $trap $longpath $openmany $trap
         (i32.load8_u (local.get $r))))
       (return (call $open (local.get $r))))
       (return (call $fd_write (call $fd (local.get $r)) (call $iovec (local.get $r)) (i32.const 1) (i32.const 16))))
@@ -112,7 +164,9 @@
       (return (call $rename (i32.const 3) (call $a (local.get $r)) (call $alen (local.get $r)) (i32.const 3) (call $b (local.get $r)) (call $blen (local.get $r)))))
       (return (call $close (local.get $r))))
       (return (call $rmdir (i32.const 3) (call $a (local.get $r)) (call $alen (local.get $r)))))
-    ;; 13 and over: a trap, to end the call as a failure
+      (return (call $longpath (local.get $r))))
+      (return (call $openmany (local.get $r))))
+    ;; 16 and over: a trap, to end the call as a failure
     (unreachable))
 
   (func (export "run") (result i32)
