@@ -73,3 +73,19 @@ func TestCapKeysAreGrantKeys(t *testing.T) {
 		t.Fatalf("only %d caps found", n)
 	}
 }
+
+// [runtime] max_module_bytes is a size; a negative one is an error at its
+// key.
+func TestMaxModuleBytesKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.toml")
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"turns":[]}`), 0o644)
+	head := "[model]\nprovider = \"scripted\"\nscript = \"s.json\"\n[runtime]\n"
+	f, err := config.Parse(path, []byte(head+"max_module_bytes = \"256MiB\"\n"))
+	if err != nil || f.Runtime.MaxModuleBytes != 256<<20 {
+		t.Fatalf("256MiB: %v, %+v", err, f)
+	}
+	if _, err := config.Parse(path, []byte(head+"max_module_bytes = -1\n")); err == nil || !strings.Contains(err.Error(), ":5: runtime.max_module_bytes") {
+		t.Fatalf("-1: %v", err)
+	}
+}

@@ -103,6 +103,9 @@ type Runtime struct {
 	// function of a plugin, runtime.Options.MaxCompileCost; nil means
 	// runtime.MaxFunctionCompileCost. A positive integer.
 	MaxCompileCost *int64 `toml:"max_compile_cost"`
+	// MaxModuleBytes is the largest plugin file loaded,
+	// runtime.Options.MaxModuleBytes (default 128 MiB).
+	MaxModuleBytes Size `toml:"max_module_bytes"`
 }
 
 // Plugin is what [[tool]] and [[hook]] entries share.

@@ -111,7 +111,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 			s.Close()
 		}
 	}()
-	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), Logger: opts.Logger, Observer: opts.RuntimeObserver}
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), MaxModuleBytes: int64(f.Runtime.MaxModuleBytes), Logger: opts.Logger, Observer: opts.RuntimeObserver}
 	if c := f.Runtime.MaxCompileCost; c != nil {
 		rtOpts.MaxCompileCost = *c
 	}
