@@ -82,7 +82,7 @@ func (o diskOp) String() string {
 
 var watDisk []byte
 
-func diskPlugin(t *testing.T, r *runtime.Runtime, dir string, maxBytes int64, maxFiles int) *runtime.Plugin {
+func diskPlugin(t testing.TB, r *runtime.Runtime, dir string, maxBytes int64, maxFiles int) *runtime.Plugin {
 	t.Helper()
 	if watDisk == nil {
 		b, err := os.ReadFile(wasmbuild.WATForTest(t, "internal/testplugins/watdisk"))
@@ -444,4 +444,42 @@ func diskTreeOf(t *testing.T, dir string) diskTree {
 
 func (a diskTree) same(b diskTree) bool {
 	return a.entries == b.entries && a.bytes == b.bytes && fmt.Sprint(a.shape) == fmt.Sprint(b.shape)
+}
+
+// FuzzDiskCap runs any program of watdisk's operations under small caps:
+// the call never takes the host down, and the grant never holds more
+// than the caps allow.
+func FuzzDiskCap(f *testing.F) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "b", "d/a", "l"}
+	for i := range 8 {
+		f.Add(diskProgram(genDiskProgram(rng, names, i%2 == 0)))
+	}
+	const maxBytes, maxFiles = 100_000, 4
+	// One plugin for every input (making one per input made the fuzzer
+	// run a few inputs a second), its grant emptied and seeded again.
+	dir := f.TempDir()
+	p := diskPlugin(f, rt(f), dir, maxBytes, maxFiles)
+	f.Fuzz(func(t *testing.T, program []byte) {
+		program = program[:len(program)&^31]
+		if len(program) > 64*32 {
+			program = program[:64*32]
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seedDiskTree(t, dir)
+		before := diskTreeOf(t, dir)
+		_, err := p.Call(context.Background(), "run", program, nil)
+		if err != nil && !errors.Is(err, runtime.ErrTrap) {
+			t.Fatalf("want success or a trap: %v", err)
+		}
+		after := diskTreeOf(t, dir)
+		if after.bytes-before.bytes > maxBytes || after.entries-before.entries > maxFiles {
+			t.Fatalf("%d bytes and %d entries added, over the caps", after.bytes-before.bytes, after.entries-before.entries)
+		}
+	})
 }
