@@ -42,7 +42,8 @@ func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode)
 		}
 		return nil, errno
 	}
-	sf := stopFile{File: f, st: s.st, name: p}
+	sf := stopFile{File: f, st: s.st, name: p, counted: new(bool)}
+	*sf.counted = true
 	if s.w != nil && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
 		sf.w, sf.appending = s.w, flag&experimentalsys.O_APPEND != 0
 	}
@@ -72,6 +73,7 @@ type stopFile struct {
 	name      string // its path in the grant
 	w         *mount // its grant, if writable and the file open for writing
 	appending bool   // opened with O_APPEND: every write lands at the end
+	counted   *bool  // it counts among the instance's open files
 }
 
 func (f stopFile) Read(b []byte) (int, experimentalsys.Errno) {

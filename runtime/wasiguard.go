@@ -125,7 +125,12 @@ func (st *callState) opened() experimentalsys.Errno {
 	return 0
 }
 
+// Close gives the descriptor back once: wazero keeps a file whose close
+// failed in its table, and the guest may close it again.
 func (f stopFile) Close() experimentalsys.Errno {
-	f.st.openFiles--
+	if *f.counted {
+		*f.counted = false
+		f.st.openFiles--
+	}
 	return f.File.Close()
 }
