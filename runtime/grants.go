@@ -30,6 +30,13 @@ type Grants struct {
 	// over https (or http to a loopback address) only; the plugin never
 	// sees them.
 	Credentials []Credential
+	// Protected are host files the plugin may read but never change,
+	// remove, rename or replace, nor the directories that lead to them,
+	// even inside a writable directory grant: the configuration that
+	// grants it and the plugin files it names, say, which a plugin could
+	// otherwise rewrite for the next run. Files as they are when the
+	// plugin is made; a missing one is skipped.
+	Protected []string
 	// Config values are read by the plugin with Extism's config_get.
 	Config map[string]string
 	// MemoryPages caps the plugin's linear memory, and separately the
@@ -241,6 +248,15 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 			return g, fmt.Errorf("credential for %s: the host is not granted", c.Host)
 		}
 	}
+	protected := make([]string, 0, len(g.Protected))
+	for _, p := range g.Protected {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return g, fmt.Errorf("protected file %s: %w", p, err)
+		}
+		protected = append(protected, abs)
+	}
+	g.Protected = protected
 	cfg := make(map[string]string, len(g.Config))
 	for k, v := range g.Config {
 		cfg[k] = v
@@ -294,7 +310,7 @@ type mount struct {
 
 // openMounts opens the directory grants. The roots stay open for the
 // plugin's life and are shared by its instances.
-func openMounts(dirs []Dir) ([]mount, error) {
+func openMounts(dirs []Dir, protected []string) ([]mount, error) {
 	var ms []mount
 	for _, d := range dirs {
 		r, err := newRootFS(d.Host)
@@ -303,7 +319,9 @@ func openMounts(dirs []Dir) ([]mount, error) {
 			return nil, fmt.Errorf("directory grant %s: %w", d.Host, err)
 		}
 		var fs experimentalsys.FS = r
-		if !d.Write {
+		if d.Write {
+			r.protected = protectedIn(d.Host, protected)
+		} else {
 			fs = &readOnlyFS{sysfs.ReadFS{FS: r}}
 		}
 		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest, write: d.Write})

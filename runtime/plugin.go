@@ -97,7 +97,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 		p.creds = append(p.creds, credential{Credential: c, pattern: hp})
 	}
 	p.client = p.newHTTPClient()
-	if p.mounts, err = openMounts(g.Dirs); err != nil {
+	if p.mounts, err = openMounts(g.Dirs, g.Protected); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
 	p.setImage(opts.NoImage || imagesOff)

@@ -89,3 +89,19 @@ func TestMaxModuleBytesKey(t *testing.T) {
 		t.Fatalf("-1: %v", err)
 	}
 }
+
+// A plugin's grants protect the configuration and the plugin files it
+// names (runtime.Grants.Protected).
+func TestConfigurationIsProtected(t *testing.T) {
+	path := write(t, "[[tool]]\nplugin = \"PROBE\"\n[[hook]]\nplugin = \"PROBE\"\n", `{"content":"x"}`)
+	s, err := wire(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(s.Tools[0].Grants.Protected, " ")
+	for _, want := range []string{path, s.File.Tools[0].Plugin.Plugin, s.File.Hooks[0].Plugin.Plugin} {
+		if !strings.Contains(got, want) {
+			t.Errorf("protected %q, want %s among them", got, want)
+		}
+	}
+}

@@ -242,6 +242,7 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 		LogLevel:             p.Grants.LogLevel,
 		Clock:                p.Grants.Clock,
 		Config:               map[string]string{},
+		Protected:            f.protected(),
 	}
 	for _, d := range p.Grants.Dirs {
 		g.Dirs = append(g.Dirs, runtime.Dir{Host: d.Host, Guest: d.Guest, Write: d.Write})
