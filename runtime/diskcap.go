@@ -134,7 +134,8 @@ func (s stopFS) Link(oldPath, newPath string) experimentalsys.Errno {
 // creates says whether opening p with flag creates a file, and if so
 // charges it (undo gives it back if the open fails). An existing path is
 // not created (the open fails with O_EXCL, as without the cap); a
-// dangling link is, without O_EXCL (the open creates its target).
+// dangling link is, without O_EXCL (the open creates its target); a path
+// that cannot be looked at is counted.
 func (s stopFS) creates(p string, flag experimentalsys.Oflag) (bool, experimentalsys.Errno) {
 	if s.w == nil || flag&experimentalsys.O_CREAT == 0 {
 		return false, 0
@@ -143,7 +144,7 @@ func (s stopFS) creates(p string, flag experimentalsys.Oflag) (bool, experimenta
 		if s.exists(p) {
 			return false, 0
 		}
-	} else if _, e := s.FS.Stat(p); e != experimentalsys.ENOENT {
+	} else if _, e := s.FS.Stat(p); e == 0 {
 		return false, 0
 	}
 	if e := s.st.chargeEntry(s.w, "path_open "+p); e != 0 {
@@ -152,14 +153,15 @@ func (s stopFS) creates(p string, flag experimentalsys.Oflag) (bool, experimenta
 	return true, 0
 }
 
-// exists says whether p names something, a link included, or cannot be
-// looked at (then creating it fails by itself, as without the cap, and
-// is not counted). A path removed between this look and its creation
-// (by a call running at once) is created without being counted, but
-// only in place of what was removed.
+// exists says whether p names something, a link included: creating it
+// fails with EEXIST, as without the cap, and is not counted. (A path
+// that cannot be looked at is counted: creating it fails anyway, or it
+// is created.) A path removed between this look and its creation (by a
+// call running at once) is created without being counted, but only in
+// place of what was removed.
 func (s stopFS) exists(p string) bool {
 	_, e := s.FS.Lstat(p)
-	return e != experimentalsys.ENOENT
+	return e == 0
 }
 
 // growth is what an operation on a file was charged: the file's size
