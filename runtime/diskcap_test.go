@@ -483,3 +483,24 @@ func FuzzDiskCap(f *testing.F) {
 		}
 	})
 }
+
+// A Go plugin (the fs plugin) over its disk cap fails with Go's own
+// message for EDQUOT ("Quota exceeded"), and the call's error says which cap and key.
+func TestDiskCapThroughGoPlugin(t *testing.T) {
+	dir := t.TempDir()
+	p := plugin(t, "plugins/fs", runtime.PluginOptions{Grants: runtime.Grants{
+		Dirs: []runtime.Dir{{Host: dir, Guest: "/work", Write: true}}, MaxDiskBytes: 1000,
+	}})
+	ctx := context.Background()
+	if _, err := execute(ctx, p, "write", map[string]string{"path": "small.txt", "content": strings.Repeat("x", 1000)}, nil); err != nil {
+		t.Fatalf("1000 bytes: %v", err)
+	}
+	_, err := execute(ctx, p, "write", map[string]string{"path": "big.txt", "content": strings.Repeat("x", 1001)}, nil)
+	var ce *runtime.CallError
+	if !errors.As(err, &ce) || !errors.Is(err, runtime.ErrPlugin) || !strings.Contains(ce.Message, "Quota exceeded") || !strings.Contains(err.Error(), "grants.max_disk") {
+		t.Fatalf("1001 bytes: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "big.txt")); err != nil || fi.Size() != 0 {
+		t.Errorf("big.txt: %v %v, want created empty", fi, err)
+	}
+}
