@@ -57,6 +57,10 @@ type CallError struct {
 	Export  string // the export called
 	Err     error  // the cause
 	Message string // the plugin's own message or its stderr, cut to MaxMessageBytes
+	// Refused is the first operation of the call the host refused at a
+	// cap without ending the call (a write over the disk caps, which the
+	// guest saw fail with EDQUOT): likely why the plugin failed.
+	Refused *CapError
 }
 
 func (e *CallError) Error() string {
@@ -69,6 +73,9 @@ func (e *CallError) Error() string {
 		fmt.Fprintf(&b, "%v; stderr: %s", e.Err, e.Message)
 	default:
 		fmt.Fprint(&b, e.Err)
+	}
+	if e.Refused != nil {
+		fmt.Fprintf(&b, " (the host refused an operation of this call: %v)", e.Refused)
 	}
 	return b.String()
 }
@@ -89,9 +96,29 @@ func (e *CapError) Error() string {
 		unit = " bytes"
 	case strings.HasSuffix(e.Cap, "Pages"):
 		unit = " pages"
+	case strings.HasSuffix(e.Cap, "Files"):
+		unit = " files, directories and links"
 	}
-	return fmt.Sprintf("%s: over the plugin's limit of %d%s (Grants.%s)", e.Detail, e.Limit, unit, e.Cap)
+	key := ""
+	if k, ok := grantKeys[e.Cap]; ok {
+		key = "; in agent.toml, the plugin's grants." + k
+	}
+	return fmt.Sprintf("%s: over the plugin's limit of %d%s (Grants.%s%s)", e.Detail, e.Limit, unit, e.Cap, key)
 }
+
+// grantKeys are the agent.toml keys of the Grants fields that are caps
+// (host/config's Grants; config's TestCapKeysAreGrantKeys checks them).
+var grantKeys = map[string]string{
+	"MemoryPages": "memory", "MaxInputBytes": "max_input", "MaxOutputBytes": "max_output",
+	"MaxHTTPResponseBytes": "max_http_response", "MaxVarBytes": "max_vars", "MaxHostAllocBytes": "max_host_alloc",
+	"MaxUpdates": "max_updates", "MaxUpdateBytes": "max_update_bytes", "MaxLogBytes": "max_log",
+	"MaxVarWriteBytes": "max_var_writes", "MaxHTTPRequests": "max_http_requests",
+	"MaxDiskBytes": "max_disk", "MaxNewFiles": "max_new_files",
+}
+
+// GrantKey is the agent.toml key (under a plugin's grants) of the Grants
+// field cap names, or "" if it has none.
+func GrantKey(cap string) string { return grantKeys[cap] }
 
 func (e *CapError) Is(target error) bool { return target == ErrCap }
 

@@ -30,6 +30,13 @@ type Grants struct {
 	// over https (or http to a loopback address) only; the plugin never
 	// sees them.
 	Credentials []Credential
+	// Protected are host files the plugin may read but never change,
+	// remove, rename or replace, nor the directories that lead to them,
+	// even inside a writable directory grant: the configuration that
+	// grants it and the plugin files it names, say, which a plugin could
+	// otherwise rewrite for the next run. Files as they are when the
+	// plugin is made; a missing one is skipped.
+	Protected []string
 	// Config values are read by the plugin with Extism's config_get.
 	Config map[string]string
 	// MemoryPages caps the plugin's linear memory, and separately the
@@ -70,6 +77,18 @@ type Grants struct {
 	MaxVarWriteBytes int64
 	// MaxHTTPRequests bounds the HTTP requests of one call (default 100).
 	MaxHTTPRequests int
+	// MaxDiskBytes bounds the bytes one call adds to the files of its
+	// writable directory grants (default 1 GiB): what files grow by,
+	// through writes, writes past the end (the hole included), fd_allocate
+	// and truncation upwards, and the targets of the symbolic links it
+	// makes. Overwriting, shrinking and removing are free, and free
+	// nothing: the count only grows. MaxNewFiles bounds the files,
+	// directories and links one call creates there (default 100000). An
+	// operation that would go over fails whole, with WASI's EDQUOT ("disk
+	// quota exceeded"); the call goes on, and the refusal is logged and
+	// added to the call's error if it fails (diskcap.go).
+	MaxDiskBytes int64
+	MaxNewFiles  int
 	// Clock grants the real wall clock. Without it the plugin sees
 	// wazero's deterministic one, which starts at 2022-01-01 and moves on
 	// by a millisecond at every reading: it cannot learn the date or the
@@ -105,6 +124,8 @@ const (
 	DefaultMaxLogBytes          = 1 << 20
 	DefaultMaxVarWriteBytes     = 64 << 20
 	DefaultMaxHTTPRequests      = 100
+	DefaultMaxDiskBytes         = 1 << 30
+	DefaultMaxNewFiles          = 100000
 )
 
 // MinInitTimeout is the least time instantiation (the module's own
@@ -162,6 +183,11 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 	g.MaxLogBytes = or(g.MaxLogBytes, DefaultMaxLogBytes)
 	g.MaxVarWriteBytes = or(g.MaxVarWriteBytes, DefaultMaxVarWriteBytes)
 	g.MaxHTTPRequests = or(g.MaxHTTPRequests, DefaultMaxHTTPRequests)
+	if g.MaxDiskBytes < 0 || g.MaxNewFiles < 0 {
+		return g, fmt.Errorf("negative disk cap (MaxDiskBytes %d, MaxNewFiles %d)", g.MaxDiskBytes, g.MaxNewFiles)
+	}
+	g.MaxDiskBytes = or(g.MaxDiskBytes, DefaultMaxDiskBytes)
+	g.MaxNewFiles = or(g.MaxNewFiles, DefaultMaxNewFiles)
 	if g.MaxHTTPResponseBytes < 0 {
 		return g, fmt.Errorf("negative HTTP response limit %d", g.MaxHTTPResponseBytes)
 	}
@@ -222,6 +248,15 @@ func (g Grants) normalize(ceiling uint32) (Grants, error) {
 			return g, fmt.Errorf("credential for %s: the host is not granted", c.Host)
 		}
 	}
+	protected := make([]string, 0, len(g.Protected))
+	for _, p := range g.Protected {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return g, fmt.Errorf("protected file %s: %w", p, err)
+		}
+		protected = append(protected, abs)
+	}
+	g.Protected = protected
 	cfg := make(map[string]string, len(g.Config))
 	for k, v := range g.Config {
 		cfg[k] = v
@@ -251,8 +286,13 @@ func (g *Grants) moduleConfig(st *callState) wazero.ModuleConfig {
 	}
 	if len(st.p.mounts) > 0 {
 		fs := wazero.NewFSConfig()
-		for _, m := range st.p.mounts {
-			fs = fs.(sysfs.FSConfig).WithSysFSMount(stopFS{m.fs, st}, m.guest)
+		for i := range st.p.mounts {
+			m := &st.p.mounts[i]
+			s := stopFS{FS: m.fs, st: st}
+			if m.write {
+				s.w = m
+			}
+			fs = fs.(sysfs.FSConfig).WithSysFSMount(s, m.guest)
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}
@@ -265,11 +305,12 @@ type mount struct {
 	fs    experimentalsys.FS
 	root  *rootFS
 	guest string
+	write bool // what is added to it counts against the disk caps
 }
 
 // openMounts opens the directory grants. The roots stay open for the
 // plugin's life and are shared by its instances.
-func openMounts(dirs []Dir) ([]mount, error) {
+func openMounts(dirs []Dir, protected []string) ([]mount, error) {
 	var ms []mount
 	for _, d := range dirs {
 		r, err := newRootFS(d.Host)
@@ -278,10 +319,12 @@ func openMounts(dirs []Dir) ([]mount, error) {
 			return nil, fmt.Errorf("directory grant %s: %w", d.Host, err)
 		}
 		var fs experimentalsys.FS = r
-		if !d.Write {
+		if d.Write {
+			r.protected = protectedIn(d.Host, protected)
+		} else {
 			fs = &readOnlyFS{sysfs.ReadFS{FS: r}}
 		}
-		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest})
+		ms = append(ms, mount{fs: fs, root: r, guest: d.Guest, write: d.Write})
 	}
 	return ms, nil
 }

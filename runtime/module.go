@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -74,7 +73,7 @@ func (m *Module) Imports() []string {
 
 // CompileFile reads and compiles the module at path.
 func (r *Runtime) CompileFile(ctx context.Context, path string) (*Module, error) {
-	wasm, err := os.ReadFile(path)
+	wasm, err := r.ReadModule(path)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +84,9 @@ func (r *Runtime) CompileFile(ctx context.Context, path string) (*Module, error)
 // under any name and from any goroutine, return the first Module. name
 // labels errors and logs.
 func (r *Runtime) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
+	if err := r.checkModuleSize(wasm); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(wasm)
 	r.mu.Lock()
 	e, ok := r.modules[sum]

@@ -97,7 +97,7 @@ func (r *Runtime) NewPlugin(m *Module, opts PluginOptions) (*Plugin, error) {
 		p.creds = append(p.creds, credential{Credential: c, pattern: hp})
 	}
 	p.client = p.newHTTPClient()
-	if p.mounts, err = openMounts(g.Dirs); err != nil {
+	if p.mounts, err = openMounts(g.Dirs, g.Protected); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
 	p.setImage(opts.NoImage || imagesOff)
@@ -213,6 +213,9 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts *Ca
 		onUpdate, parts = opts.OnUpdate, opts.Parts
 	}
 	out, err = inst.call(ctx, export, input, onUpdate, parts)
+	if err != nil {
+		inst.st.noteRefusal(err)
+	}
 	if opts != nil && opts.Observed != nil {
 		*opts.Observed = inst.st.observed
 	}

@@ -23,6 +23,9 @@ import (
 type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
+	// protected are the files the plugin may not change, and the
+	// directories leading to them (Grants.Protected; protect.go).
+	protected map[fileID]bool
 }
 
 // readOnlyFS is wazero's ReadFS, except that opening a file for writing
@@ -93,7 +96,21 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 			f |= m.os
 		}
 	}
+	writes := f&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_TRUNC) != 0
+	trunc := r.protected != nil && f&os.O_TRUNC != 0
+	if trunc {
+		f &^= os.O_TRUNC // truncated below, once the file is known not protected
+	}
 	file, err := r.root.OpenFile(rel(p), f|oNonBlock, perm)
+	if err == nil && writes && r.guardedFile(file) {
+		file.Close()
+		return nil, errProtected
+	}
+	if err == nil && trunc {
+		if err = file.Truncate(0); err != nil {
+			file.Close()
+		}
+	}
 	if err != nil {
 		if errNoDevice != nil && errors.Is(err, errNoDevice) {
 			return nil, experimentalsys.EACCES
@@ -150,6 +167,9 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 }
 
 func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	if r.guarded(from) || r.guarded(to) {
+		return errProtected
+	}
 	return errno(r.root.Rename(rel(from), rel(to)))
 }
 
@@ -161,6 +181,9 @@ func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
 	if !fi.IsDir() {
 		return experimentalsys.ENOTDIR
 	}
+	if r.guarded(p) {
+		return errProtected
+	}
 	return errno(r.root.Remove(rel(p)))
 }
 
@@ -171,6 +194,9 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	}
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
+	}
+	if r.guarded(p) {
+		return errProtected
 	}
 	return errno(r.root.Remove(rel(p)))
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // MaxPages is the most linear memory a Wasm module can address: 65536 pages
@@ -55,6 +54,12 @@ type Options struct {
 	// can hold a compile worker for longer than about 3 s (SECURITY.md,
 	// row 15).
 	MaxCompileCost int64
+	// MaxModuleBytes is the largest module the Runtime compiles (default
+	// DefaultMaxModuleBytes, 128 MiB; negative is an error): a larger one
+	// is refused with a [*ModuleSizeError] before more is read or hashed.
+	// Compiling is linear in a module's size, at up to about 3 µs of one
+	// core a byte (SECURITY.md, "What is not promised").
+	MaxModuleBytes int64
 
 	// stopper selects how guest code is stopped, for benchmarks that
 	// compare: "" (fuel and the call-depth limit), "nodepth" (fuel
@@ -122,6 +127,12 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	case opts.MaxCompileCost == 0:
 		opts.MaxCompileCost = MaxFunctionCompileCost
 	}
+	switch {
+	case opts.MaxModuleBytes < 0:
+		return nil, fmt.Errorf("runtime: MaxModuleBytes %d is negative (0 means the default, %d)", opts.MaxModuleBytes, DefaultMaxModuleBytes)
+	case opts.MaxModuleBytes == 0:
+		opts.MaxModuleBytes = DefaultMaxModuleBytes
+	}
 	// No WithCloseOnContextDone: fuel instrumentation (internal/fuel) stops
 	// guest code, loops or not, at a fraction of its cost.
 	cfg := wazero.NewRuntimeConfigCompiler().
@@ -148,7 +159,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		modules: map[[sha256.Size]byte]*moduleEntry{},
 		calls:   newGate(opts.MaxConcurrentCalls),
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, r.rt); err != nil {
+	if err := instantiateWASI(ctx, r.rt); err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("runtime: WASI: %w", err)
 	}

@@ -37,7 +37,11 @@ type callState struct {
 	updateBytes   int64
 	varWriteBytes int64
 	httpRequests  int
-	hostCalls     int // Extism and wasmagent host functions called (for tests)
+	disk          diskUse // what it added to its writable grants (diskcap.go)
+	openFiles     int     // files and directories it holds open (MaxOpenFiles)
+	openRefused   bool    // an open was refused for MaxOpenFiles
+	wasiErrno     uint16  // the errno for the EIO of a refused file operation (wasiGuard)
+	hostCalls     int     // Extism and wasmagent host functions called (for tests)
 	observed      Observed
 }
 

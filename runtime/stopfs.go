@@ -10,10 +10,13 @@ import (
 // stopFS is a granted directory as one call sees it: opening, reading and
 // writing a file first check that the call is still on (callState.enter),
 // so that a guest looping over large reads or writes stops at its
-// deadline. Each other operation is a single bounded system call.
+// deadline. Each other operation is a single bounded system call. In a
+// writable grant (w set), what the call adds is counted against its disk
+// caps (diskcap.go).
 type stopFS struct {
 	experimentalsys.FS
 	st *callState
+	w  *mount // the grant, if writable
 }
 
 func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
@@ -23,11 +26,28 @@ func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode)
 		// makes the instance: that reads nothing.)
 		s.st.sawFiles("opens " + p + " in a granted directory")
 	}
-	f, errno := s.FS.OpenFile(p, flag, perm)
-	if errno != 0 {
+	if errno := s.st.opened(); errno != 0 {
 		return nil, errno
 	}
-	return stopFile{f, s.st}, 0
+	created, errno := s.creates(p, flag)
+	if errno != 0 {
+		s.st.openFiles--
+		return nil, errno
+	}
+	f, errno := s.FS.OpenFile(p, flag, perm)
+	if errno != 0 {
+		s.st.openFiles--
+		if created {
+			s.st.undoEntry()
+		}
+		return nil, errno
+	}
+	sf := stopFile{File: f, st: s.st, name: p, counted: new(bool)}
+	*sf.counted = true
+	if s.w != nil && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
+		sf.w, sf.appending = s.w, flag&experimentalsys.O_APPEND != 0
+	}
+	return sf, 0
 }
 
 // Looking at a file is reading the world too (Observed.Files).
@@ -49,7 +69,11 @@ func (s stopFS) Readlink(p string) (string, experimentalsys.Errno) {
 
 type stopFile struct {
 	experimentalsys.File
-	st *callState
+	st        *callState
+	name      string // its path in the grant
+	w         *mount // its grant, if writable and the file open for writing
+	appending bool   // opened with O_APPEND: every write lands at the end
+	counted   *bool  // it counts among the instance's open files
 }
 
 func (f stopFile) Read(b []byte) (int, experimentalsys.Errno) {
@@ -62,16 +86,6 @@ func (f stopFile) Pread(b []byte, off int64) (int, experimentalsys.Errno) {
 	f.st.enter()
 	f.st.sawFiles("reads a granted directory")
 	return f.File.Pread(b, off)
-}
-
-func (f stopFile) Write(b []byte) (int, experimentalsys.Errno) {
-	f.st.enter()
-	return f.File.Write(b)
-}
-
-func (f stopFile) Pwrite(b []byte, off int64) (int, experimentalsys.Errno) {
-	f.st.enter()
-	return f.File.Pwrite(b, off)
 }
 
 func (f stopFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {

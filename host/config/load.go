@@ -440,6 +440,9 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 	if g.MaxHTTPRequests < 0 {
 		c.errorf(key+".grants.max_http_requests", "%d is negative", g.MaxHTTPRequests)
 	}
+	if g.MaxNewFiles < 0 {
+		c.errorf(key+".grants.max_new_files", "%d is negative", g.MaxNewFiles)
+	}
 	for i := range g.Dirs {
 		d := &g.Dirs[i]
 		dk := fmt.Sprintf("%s.grants.dirs[%d]", key, i)

@@ -103,6 +103,9 @@ type Runtime struct {
 	// function of a plugin, runtime.Options.MaxCompileCost; nil means
 	// runtime.MaxFunctionCompileCost. A positive integer.
 	MaxCompileCost *int64 `toml:"max_compile_cost"`
+	// MaxModuleBytes is the largest plugin file loaded,
+	// runtime.Options.MaxModuleBytes (default 128 MiB).
+	MaxModuleBytes Size `toml:"max_module_bytes"`
 }
 
 // Plugin is what [[tool]] and [[hook]] entries share.
@@ -154,13 +157,17 @@ type Grants struct {
 	MaxHTTPResponse Size     `toml:"max_http_response"`
 	MaxVars         Size     `toml:"max_vars"`
 	// Per-call caps on work done by the host (runtime.Grants).
-	MaxHostAlloc    Size   `toml:"max_host_alloc"`
-	MaxUpdates      int    `toml:"max_updates"`
-	MaxUpdateBytes  Size   `toml:"max_update_bytes"`
-	MaxLog          Size   `toml:"max_log"`
-	MaxVarWrites    Size   `toml:"max_var_writes"`
-	MaxHTTPRequests int    `toml:"max_http_requests"`
-	LogLevel        string `toml:"log_level"`
+	MaxHostAlloc    Size `toml:"max_host_alloc"`
+	MaxUpdates      int  `toml:"max_updates"`
+	MaxUpdateBytes  Size `toml:"max_update_bytes"`
+	MaxLog          Size `toml:"max_log"`
+	MaxVarWrites    Size `toml:"max_var_writes"`
+	MaxHTTPRequests int  `toml:"max_http_requests"`
+	// What a call may add to its writable dirs: bytes, and files,
+	// directories and links created (runtime.Grants.MaxDiskBytes).
+	MaxDisk     Size   `toml:"max_disk"`
+	MaxNewFiles int    `toml:"max_new_files"`
+	LogLevel    string `toml:"log_level"`
 	// Clock grants the real wall clock (the monotonic clock is always
 	// real).
 	Clock bool `toml:"clock"`

@@ -111,7 +111,7 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 			s.Close()
 		}
 	}()
-	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), Logger: opts.Logger, Observer: opts.RuntimeObserver}
+	rtOpts := runtime.Options{CacheDir: f.Runtime.CacheDir, MaxMemoryPages: uint32(int64(f.Runtime.MaxMemory) >> 16), MaxConcurrentCalls: f.Runtime.MaxConcurrentCalls, ImageMemory: imageMemory(f.Runtime.ImageMemory), MaxModuleBytes: int64(f.Runtime.MaxModuleBytes), Logger: opts.Logger, Observer: opts.RuntimeObserver}
 	if c := f.Runtime.MaxCompileCost; c != nil {
 		rtOpts.MaxCompileCost = *c
 	}
@@ -237,9 +237,12 @@ func (f *File) grants(key string, p *Plugin) (runtime.Grants, error) {
 		MaxLogBytes:          int(p.Grants.MaxLog),
 		MaxVarWriteBytes:     int64(p.Grants.MaxVarWrites),
 		MaxHTTPRequests:      p.Grants.MaxHTTPRequests,
+		MaxDiskBytes:         int64(p.Grants.MaxDisk),
+		MaxNewFiles:          p.Grants.MaxNewFiles,
 		LogLevel:             p.Grants.LogLevel,
 		Clock:                p.Grants.Clock,
 		Config:               map[string]string{},
+		Protected:            f.protected(),
 	}
 	for _, d := range p.Grants.Dirs {
 		g.Dirs = append(g.Dirs, runtime.Dir{Host: d.Host, Guest: d.Guest, Write: d.Write})

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -127,7 +126,7 @@ func Load(ctx context.Context, rt *runtime.Runtime, path string, opts Options) (
 	if opts.Cache != nil {
 		before = stat(path)
 	}
-	wasm, err := os.ReadFile(path)
+	wasm, err := rt.ReadModule(path)
 	if err != nil {
 		return nil, &LoadError{Path: path, Err: err, name: cmp.Or(opts.Name, path)}
 	}
@@ -257,7 +256,7 @@ func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []by
 			}
 		}
 		if err == nil && wasm == nil {
-			wasm, err = os.ReadFile(path)
+			wasm, err = rt.ReadModule(path)
 			if got := sha256.Sum256(wasm); err == nil && hex.EncodeToString(got[:]) != sum {
 				opts.Cache.dropFileSum(path)
 				err = errors.New("the file is not the one whose description was cached (it changed since): start again")
