@@ -201,7 +201,9 @@ FUZZ_TARGETS = \
 	./host:FuzzMarshalEventNoHTMLEscape \
 	./host:FuzzNestedOverOnlyInvalid \
 	./host:FuzzPrepareArguments \
+	./host:FuzzPunycodeDecode \
 	./host:FuzzSchemaValidation \
+	./host:FuzzTranslateJSRegexp \
 	./internal/cdp:FuzzDispatch \
 	./internal/cdp:FuzzReadFrames \
 	./internal/cli:FuzzCtrlCReader \
@@ -227,6 +229,7 @@ FUZZ_TARGETS = \
 	./runtime:FuzzBulkExports \
 	./runtime:FuzzBulkParts \
 	./runtime:FuzzDecodeRewrite \
+	./runtime:FuzzDiskCap \
 	./runtime:FuzzHostileABICalls \
 	./runtime:FuzzHostileModule \
 	./runtime:FuzzHostileWASICalls \
