@@ -71,13 +71,13 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		}
 		defer restore()
 		w, h, _ := env.Console.Size()
-		c.console = newConsoleScreen(env.Stdin, ctl(env.Stdout), w, h)
+		c.console = newConsoleScreen(env.Stdin, ctl(env.Stdout), w, h, env.NoColor)
 		c.console.t.SetBracketedPasteMode(true)
 		defer c.console.close(ctl(env.Stdout))
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {
-		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+		c.r = newPlainRenderer(newStdScreen(env), env.Terminal)
 	}
 	defer c.r.close()
 	l := load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry, telemetry: true}

@@ -82,6 +82,11 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 			}
 			interrupted = true
 			a.Abort()
+			if p, ok := r.(plainRetry); ok {
+				// As chat's "(aborted)": without it, an answer cut short
+				// ends as if the model had stopped there.
+				p.note("(interrupted)")
+			}
 		}
 	}
 }
@@ -224,7 +229,7 @@ func newRenderer(asJSON bool, env Env) (eventRenderer, func()) {
 		out := jsonOut(env.Stdout)
 		return jsonRetry{&jsonRenderer{out: out, enc: eventwire.NewLines(out, eventwire.Options{})}, env.Stderr}, func() {}
 	}
-	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+	r := newPlainRenderer(newStdScreen(env), env.Terminal)
 	var once sync.Once
 	return plainRetry{r}, func() { once.Do(r.close) }
 }
