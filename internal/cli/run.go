@@ -20,8 +20,8 @@ const maxPrompt = 16 << 20
 func runCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("run", "run [flags] PROMPT|-", `  wasmagent run "What is 2^64 / 3?"
   wasmagent run --config examples/demo/agent.toml --json "Tidy the notes"
-  git diff | wasmagent run "review this"   (the diff, then the prompt)
-  wasmagent run - < prompt.md              (the prompt from stdin)
+  git diff | wasmagent run - "review this"   (the diff, then the prompt)
+  wasmagent run - < prompt.md                (the prompt from stdin)
 `, env)
 	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	jsonOut := f.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")

@@ -54,6 +54,10 @@ func TestRunSessions(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[1], "hello there") {
 		t.Fatalf("ls:\n%s", ls)
 	}
+	// "sessions" alone (with flags or none) is ls.
+	if bare, e, code := runCLI(t, "sessions", "--config", cfg); code != 0 || bare != ls {
+		t.Fatalf("sessions --config: exit %d, %q, stderr %q; want ls's %q", code, bare, e, ls)
+	}
 	id := strings.Fields(lines[1])[0]
 	// The script restarts in each process: "first answer" again.
 	if _, e, code := runCLI(t, "run", "--config", cfg, "--session", id[:23], "and again"); code != 0 {

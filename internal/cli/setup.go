@@ -170,7 +170,7 @@ func unbuiltPlugins(configPath, msg string) string {
 				break
 			}
 		}
-		return fmt.Sprintf("hint: %s is built from the sources in %s (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", m[1], src)
+		return fmt.Sprintf("hint: %s is built from the sources in %s (GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared)", m[1], src)
 	}
 	return ""
 }
