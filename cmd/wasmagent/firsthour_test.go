@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // echoModel answers every request with the text of its last user message.
@@ -146,5 +148,46 @@ func TestNoConfigurationHere(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || string(out) != "hello\n" {
 		t.Fatalf("the configuration shown does not run: %v, stdout %q\n%s", err, out, text)
+	}
+}
+
+// A home where nothing can be made (read-only, or its cache and state
+// directories not directories): the compilation cache is a cache, so
+// every command goes on without it, saying so once where plugins are
+// compiled; sessions are what the user asked to keep, so a run that would
+// keep one is refused before the model is asked (it failed at the first
+// message, exit 1, as if the model had), naming the ways out.
+func TestUnwritableHome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a plugin")
+	}
+	t.Parallel() // it waits on child processes (see TestMain)
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "not-a-directory")
+	os.WriteFile(blocker, nil, 0o644)
+	s := echoModel(t)
+	calc := wasmbuild.ForTest(t, "plugins/calc")
+	cfg := filepath.Join(dir, "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = "+quote(s.URL+"/v1")+"\nretries = 0\n[[tool]]\nplugin = "+quote(calc)+"\n"), 0o644)
+	env := append(os.Environ(), "HOME="+blocker, "XDG_CACHE_HOME="+blocker, "XDG_STATE_HOME="+blocker)
+	wasmagent := func(args ...string) (string, string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		cmd.Run()
+		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+	out, errOut, code := wasmagent("run", "hello")
+	if code != 2 || out != "" || !strings.Contains(errOut, "sessions cannot be kept") || !strings.Contains(errOut, "--no-session") || !strings.Contains(errOut, "[sessions] dir") {
+		t.Errorf("run where sessions cannot be kept: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	out, errOut, code = wasmagent("run", "--no-session", "hello")
+	if code != 0 || out != "hello\n" || strings.Count(errOut, "warning: no compilation cache") != 1 || !strings.Contains(errOut, "cache_dir") {
+		t.Errorf("run --no-session without a cache: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	out, errOut, code = wasmagent("plugin", "call", calc, "calc", `{"expression":"6*7"}`)
+	if code != 0 || !strings.Contains(out, `"42"`) || !strings.Contains(errOut, "warning: no compilation cache") {
+		t.Errorf("plugin call without a cache: exit %d, stdout %q\n%s", code, out, errOut)
 	}
 }

@@ -76,7 +76,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return f.fail("%v", err)
 	}
-	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc})
+	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc, CacheDir: defaultCache(env, true, noCacheFix)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed

@@ -93,6 +93,13 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 		return nil, ExitUsage
 	}
 	opts.Store, opts.Cwd = store, cwd
+	// Every session but --no-session writes there: a directory that
+	// cannot be made is said now, before the model is asked (the run
+	// failed at its first message, exit 1, as if the model had).
+	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
+		fmt.Fprintf(env.Stderr, "wasmagent: sessions cannot be kept (%v): set [sessions] dir in %s, or XDG_STATE_HOME, or run with --no-session\n", err, s.File.Path)
+		return nil, ExitUsage
+	}
 	var sess *session.Session
 	switch {
 	case f.cont:

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/telemetry"
+	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // load says how a command loads its configuration.
@@ -91,6 +92,9 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
+	if f.Runtime.CacheDir == "" {
+		f.Runtime.CacheDir = defaultCache(env, len(f.Tools)+len(f.Hooks) > 0, fmt.Sprintf("set [runtime] cache_dir in %s, or XDG_CACHE_HOME", f.Path))
+	}
 	// Commands that run a model list cached tools at once and load
 	// plugins behind (docs/runtime.md, "Startup"); the ones that only look
 	// at plugins load and describe each.
@@ -103,6 +107,9 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 	s, err := f.Wire(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
+		if d := f.Runtime.CacheDir; d != "off" && strings.Contains(err.Error(), "compilation cache") {
+			fmt.Fprintf(env.Stderr, "hint: the compilation cache is [runtime] cache_dir in %s: a directory wasmagent can write, or \"off\"\n", f.Path)
+		}
 		return nil, ExitUsage
 	}
 	watchSetup(tel, s)
@@ -113,6 +120,22 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, "warning: "+w)
 	}
 	return s, ExitOK
+}
+
+// defaultCache is the compilation cache of a runtime that nothing names
+// one for: "" (runtime.DefaultCacheDir), or "off" where that directory
+// cannot be made (a read-only or missing home): a cache must not stop a
+// command. warn says so on stderr, with fix, for a command that compiles
+// plugins.
+func defaultCache(env Env, warn bool, fix string) string {
+	dir := runtime.DefaultCacheDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		if warn {
+			fmt.Fprintf(env.Stderr, "warning: no compilation cache (%v): plugins are compiled again at every start; %s\n", err, fix)
+		}
+		return "off"
+	}
+	return ""
 }
 
 // parseLevel reads a log level name; "" is warn.
