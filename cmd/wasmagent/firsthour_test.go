@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,5 +190,56 @@ func TestUnwritableHome(t *testing.T) {
 	out, errOut, code = wasmagent("plugin", "call", calc, "calc", `{"expression":"6*7"}`)
 	if code != 0 || !strings.Contains(out, `"42"`) || !strings.Contains(errOut, "warning: no compilation cache") {
 		t.Errorf("plugin call without a cache: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+}
+
+// Ctrl-C while the configuration loads (plugins compile for tens of
+// seconds on a cold cache) ends run at once, exit 130: it was taken only
+// once the run began. A plugin file that is a named pipe with no writer
+// holds the load for ever, as a long compile would.
+func TestInterruptWhileLoading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel() // it waits on a child process (see TestMain)
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "slow.wasm"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cfg := filepath.Join(dir, "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[runtime]\ncache_dir = \"off\"\n[[tool]]\nplugin = \"slow.wasm\"\n"), 0o644)
+	cmd := exec.Command(binary, "run", "--config", cfg, "--no-session", "hi")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	// Until the child has installed its handler, SIGINT would kill it by
+	// default (exit -1, not 130): wait a little, then signal until it
+	// answers.
+	time.Sleep(500 * time.Millisecond)
+	deadline := time.After(30 * time.Second)
+	for tick := time.NewTicker(200 * time.Millisecond); ; {
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+			tick.Stop()
+			if code := cmd.ProcessState.ExitCode(); code != 130 && code != -1 {
+				t.Fatalf("exit %d\n%s", code, errOut.String())
+			}
+			if cmd.ProcessState.ExitCode() == -1 {
+				t.Skip("killed before its signal handler was installed")
+			}
+			if !strings.Contains(errOut.String(), "(interrupted while loading)") {
+				t.Fatalf("stderr does not say what was interrupted:\n%s", errOut.String())
+			}
+			return
+		case <-tick.C:
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("Ctrl-C while loading did not end run:\n%s", errOut.String())
+		}
 	}
 }
