@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A line redrawn in place stays within one row of the terminal, however
@@ -77,5 +80,27 @@ func TestChatPromptFitsTheTerminal(t *testing.T) {
 	}
 	if raw := c.raw.String(); strings.Contains(raw, "\x1b[1m") || strings.Contains(raw, "\x1b[2m") {
 		t.Fatalf("NO_COLOR: styled output:\n%q", raw)
+	}
+}
+
+// Ctrl-C on chat's terminal while the configuration loads ends chat, exit
+// 130: the terminal went raw before loading, so Ctrl-C was a byte nobody
+// read until the load ended. (The load is held for ever by a plugin file
+// that is a named pipe with no writer, as a long compile would hold it.)
+func TestChatInterruptWhileLoading(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "slow.wasm")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	c := startChatOn(t, `{"turns":[{"content":"never"}]}`, "[[tool]]\nplugin = "+strconv.Quote(fifo)+"\n", 80)
+	time.Sleep(500 * time.Millisecond) // (its SIGINT handler, before which Ctrl-C kills it)
+	c.keys("\x03")
+	if code := c.exit(); code != 130 && code != -1 {
+		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
+	} else if code == -1 {
+		t.Skip("killed before its signal handler was installed")
+	}
+	if !strings.Contains(c.vt.screen(), "(interrupted while loading)") {
+		t.Fatalf("not said:\n%s", c.vt.screen())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/wasmagent/wasmagent/host"
-	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/session"
@@ -37,50 +36,19 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	}
 	r, done := newRenderer(*jsonOut, env)
 	defer done()
-	// Loading may compile plugins (tens of seconds on a cold cache): an
-	// interrupt meanwhile ends the command at once, where it was taken
-	// only once the run began, and then lost (an abort before the run
-	// began was no abort, and the run went on to its end).
-	var (
-		s     *config.Setup
-		sess  *session.Session
-		code  int
-		hint  func(string, bool) string
-		ready = make(chan struct{})
-	)
-	go func() {
-		defer close(ready)
-		if s, code = loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env); s == nil {
-			return
-		}
-		hint = modelHint(s.File)
-		switch r := r.(type) {
-		case jsonRetry:
-			r.withEvents(s.Events)
-		case plainRetry:
-			r.explain = hint
-		}
-		sess, code = sf.open(ctx, s, session.RetryPolicy{}, env)
-	}()
-	select {
-	case <-ready:
-	case <-env.Interrupt:
-		go func() { // the process ends; a caller in process gets it closed
-			<-ready
-			if sess != nil {
-				sess.Close()
-			}
-			if s != nil {
-				s.Close()
-			}
-		}()
-		fmt.Fprintln(env.Stderr, "(interrupted while loading)")
-		return ExitAborted
-	}
+	s, code := loadInterruptibly(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
 	if s == nil {
 		return code
 	}
 	defer s.Close()
+	hint := modelHint(s.File)
+	switch r := r.(type) {
+	case jsonRetry:
+		r.withEvents(s.Events)
+	case plainRetry:
+		r.explain = hint
+	}
+	sess, code := sf.open(ctx, s, session.RetryPolicy{}, env)
 	if sess == nil {
 		return code
 	}

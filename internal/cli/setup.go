@@ -47,6 +47,36 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	return wireConfig(ctx, f, l, env)
 }
 
+// loadInterruptibly is loadConfig, ended by an interrupt while it runs
+// (ExitAborted, said on stderr): loading may compile plugins, tens of
+// seconds on a cold cache, and Ctrl-C or SIGTERM must not wait for it (it
+// was taken only once the command's own loop began). What loads after an
+// interrupt is closed once loaded.
+func loadInterruptibly(ctx context.Context, l load, env Env) (*config.Setup, int) {
+	var (
+		s     *config.Setup
+		code  int
+		ready = make(chan struct{})
+	)
+	go func() {
+		defer close(ready)
+		s, code = loadConfig(ctx, l, env)
+	}()
+	select {
+	case <-ready:
+		return s, code
+	case <-env.Interrupt:
+		go func() {
+			<-ready
+			if s != nil {
+				s.Close()
+			}
+		}()
+		fmt.Fprintln(env.Stderr, "(interrupted while loading)")
+		return nil, ExitAborted
+	}
+}
+
 // printLoadError reports a configuration that did not load; a file that
 // is not there says where it was looked for and how to give one.
 func printLoadError(env Env, path string, err error) {
