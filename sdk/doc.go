@@ -20,7 +20,7 @@
 //
 // Built with the standard Go toolchain:
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o greet.wasm .
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o greet.wasm .
 //
 // The package owns the exports (describe, execute, prepare_arguments,
 // before_tool_call, after_tool_call, and the bulk path's

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,28 +48,54 @@ type chatTerm struct {
 	cmd    *exec.Cmd
 	master *os.File
 	vt     *vt
+	raw    rawOutput // every byte written, as written
 	done   chan error
+}
+
+// rawOutput keeps what a terminal was sent.
+type rawOutput struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (r *rawOutput) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.b = append(r.b, p...)
+	return len(p), nil
+}
+
+func (r *rawOutput) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return string(r.b)
 }
 
 func startChat(t *testing.T, script string) *chatTerm { return startChatWith(t, script, "") }
 
 // startChatWith is startChat with more of agent.toml (plugins).
 func startChatWith(t *testing.T, script, toml string) *chatTerm {
+	return startChatOn(t, script, toml, 100)
+}
+
+// startChatOn is startChatWith on a terminal of width columns, with more
+// of the environment (NAME=VALUE).
+func startChatOn(t *testing.T, script, toml string, width int, environ ...string) *chatTerm {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "script.json"), []byte(script), 0o644)
 	cfg := filepath.Join(dir, "agent.toml")
 	os.WriteFile(cfg, []byte("[model]\nprovider = \"scripted\"\nscript = \"script.json\"\n[runtime]\ncache_dir = \"off\"\n"+toml), 0o644)
-	master, tty := openPTY(t, 100)
-	c := &chatTerm{t: t, master: master, vt: newVT(100), done: make(chan error, 1)}
+	master, tty := openPTY(t, width)
+	c := &chatTerm{t: t, master: master, vt: newVT(width), done: make(chan error, 1)}
 	c.cmd = exec.Command(binary, "chat", "--config", cfg)
-	c.cmd.Env = append(os.Environ(), "TERM=xterm")
+	c.cmd.Env = append(append(os.Environ(), "TERM=xterm"), environ...)
 	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = tty, tty, tty
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	tty.Close()
-	go io.Copy(c.vt, master)
+	go io.Copy(io.MultiWriter(c.vt, &c.raw), master)
 	go func() { c.done <- c.cmd.Wait() }()
 	t.Cleanup(func() {
 		c.cmd.Process.Kill()

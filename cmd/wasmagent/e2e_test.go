@@ -296,4 +296,8 @@ func TestInterrupt(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit %d\n%s", code, errOut.String())
 	}
+	// The answer cut short is said to be, before the summary.
+	if e := errOut.String(); !strings.Contains(e, "(interrupted)\n") || strings.Index(e, "(interrupted)") > strings.Index(e, " turn") {
+		t.Fatalf("stderr does not say the run was interrupted:\n%s", e)
+	}
 }

@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // echoModel answers every request with the text of its last user message.
@@ -146,5 +149,97 @@ func TestNoConfigurationHere(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || string(out) != "hello\n" {
 		t.Fatalf("the configuration shown does not run: %v, stdout %q\n%s", err, out, text)
+	}
+}
+
+// A home where nothing can be made (read-only, or its cache and state
+// directories not directories): the compilation cache is a cache, so
+// every command goes on without it, saying so once where plugins are
+// compiled; sessions are what the user asked to keep, so a run that would
+// keep one is refused before the model is asked (it failed at the first
+// message, exit 1, as if the model had), naming the ways out.
+func TestUnwritableHome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a plugin")
+	}
+	t.Parallel() // it waits on child processes (see TestMain)
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "not-a-directory")
+	os.WriteFile(blocker, nil, 0o644)
+	s := echoModel(t)
+	calc := wasmbuild.ForTest(t, "plugins/calc")
+	cfg := filepath.Join(dir, "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = "+quote(s.URL+"/v1")+"\nretries = 0\n[[tool]]\nplugin = "+quote(calc)+"\n"), 0o644)
+	env := append(os.Environ(), "HOME="+blocker, "XDG_CACHE_HOME="+blocker, "XDG_STATE_HOME="+blocker)
+	wasmagent := func(args ...string) (string, string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		cmd.Run()
+		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+	out, errOut, code := wasmagent("run", "hello")
+	if code != 2 || out != "" || !strings.Contains(errOut, "sessions cannot be kept") || !strings.Contains(errOut, "--no-session") || !strings.Contains(errOut, "[sessions] dir") {
+		t.Errorf("run where sessions cannot be kept: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	out, errOut, code = wasmagent("run", "--no-session", "hello")
+	if code != 0 || out != "hello\n" || strings.Count(errOut, "warning: no compilation cache") != 1 || !strings.Contains(errOut, "cache_dir") {
+		t.Errorf("run --no-session without a cache: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	out, errOut, code = wasmagent("plugin", "call", calc, "calc", `{"expression":"6*7"}`)
+	if code != 0 || !strings.Contains(out, `"42"`) || !strings.Contains(errOut, "warning: no compilation cache") {
+		t.Errorf("plugin call without a cache: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+}
+
+// Ctrl-C while the configuration loads (plugins compile for tens of
+// seconds on a cold cache) ends run at once, exit 130: it was taken only
+// once the run began. A plugin file that is a named pipe with no writer
+// holds the load for ever, as a long compile would.
+func TestInterruptWhileLoading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel() // it waits on a child process (see TestMain)
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "slow.wasm"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cfg := filepath.Join(dir, "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[runtime]\ncache_dir = \"off\"\n[[tool]]\nplugin = \"slow.wasm\"\n"), 0o644)
+	cmd := exec.Command(binary, "run", "--config", cfg, "--no-session", "hi")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	// Until the child has installed its handler, SIGINT would kill it by
+	// default (exit -1, not 130): wait a little, then signal until it
+	// answers.
+	time.Sleep(500 * time.Millisecond)
+	deadline := time.After(30 * time.Second)
+	for tick := time.NewTicker(200 * time.Millisecond); ; {
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+			tick.Stop()
+			if code := cmd.ProcessState.ExitCode(); code != 130 && code != -1 {
+				t.Fatalf("exit %d\n%s", code, errOut.String())
+			}
+			if cmd.ProcessState.ExitCode() == -1 {
+				t.Skip("killed before its signal handler was installed")
+			}
+			if !strings.Contains(errOut.String(), "(interrupted while loading)") {
+				t.Fatalf("stderr does not say what was interrupted:\n%s", errOut.String())
+			}
+			return
+		case <-tick.C:
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("Ctrl-C while loading did not end run:\n%s", errOut.String())
+		}
 	}
 }

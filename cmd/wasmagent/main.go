@@ -33,6 +33,14 @@ func main() {
 		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		Width: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
+		NoColor: os.Getenv("NO_COLOR") != "",
 	}
 	if env.StdinTerminal && !dumb && term.IsTerminal(int(os.Stdout.Fd())) {
 		env.Console = newConsole(int(os.Stdin.Fd()), int(os.Stdout.Fd()))

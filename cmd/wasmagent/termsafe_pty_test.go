@@ -46,9 +46,16 @@ func TestRunTerminalGetsNoEscapeFromTheModel(t *testing.T) {
 // and stderr) and returns all it wrote, as it wrote it.
 func onTerminal(t *testing.T, termName string, args ...string) string {
 	t.Helper()
-	master, tty := openPTY(t, 200)
+	return onTerminalSized(t, 200, []string{"TERM=" + termName}, args...)
+}
+
+// onTerminalSized is onTerminal on a terminal of width columns, with more
+// of the environment (NAME=VALUE).
+func onTerminalSized(t *testing.T, width int, environ []string, args ...string) string {
+	t.Helper()
+	master, tty := openPTY(t, width)
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "TERM="+termName)
+	cmd.Env = append(os.Environ(), environ...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {

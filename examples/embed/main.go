@@ -8,9 +8,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -45,6 +47,11 @@ func run(ctx context.Context, calcPath string, out io.Writer) error {
 		Grants:   runtime.Grants{Timeout: 5 * time.Second},
 		PoolSize: 2,
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		// The default is relative to the working directory: the repository's
+		// root, where make plugins writes it.
+		return fmt.Errorf("%w (run from the repository's root after make plugins, or name the file with -calc PATH)", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -24,3 +24,12 @@ func TestEmbed(t *testing.T) {
 		}
 	}
 }
+
+// Run from elsewhere than the repository's root, the default plugin path
+// finds nothing: the error says where to run it from and the flag.
+func TestEmbedWithoutThePlugin(t *testing.T) {
+	err := run(context.Background(), "plugins/calc/none.wasm", &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "run from the repository's root after make plugins, or name the file with -calc PATH") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,7 +1,7 @@
 // Command plugin-template is the smallest complete wasmagent tool: copy
 // this directory, rename the tool, and build it with
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o wordcount.wasm .
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o wordcount.wasm .
 package main
 
 import (

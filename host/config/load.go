@@ -83,7 +83,7 @@ func parse(path string, text []byte, modelOptional bool) (*File, error) {
 		// A syntax error: nothing after it can be read reliably.
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+			return nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message + unquoted(text, pe.Position.Line)}
 		}
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
@@ -100,6 +100,34 @@ func parse(path string, text []byte, modelOptional bool) (*File, error) {
 		return nil, joinByLine(errs)
 	}
 	return f, nil
+}
+
+// unquoted is, for a syntax error on a line "key = value" whose value is
+// no TOML value but would be a string in quotes (name = gpt-4o-mini,
+// timeout = 10m, max_memory = 1GiB), the line to write instead; else "".
+// The parser's own words ("expected value but found \"gpt\" instead", or
+// about the end of a top-level item for "10m") do not say it.
+func unquoted(text []byte, line int) string {
+	lines := strings.Split(string(text), "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	key, value, ok := strings.Cut(strings.TrimRight(lines[line-1], "\r"), "=")
+	if !ok {
+		return ""
+	}
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if i := strings.Index(value, " #"); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	if value == "" || strings.ContainsAny(value[:1], "\"'[{") || strings.ContainsAny(value, "\"'\\") {
+		return ""
+	}
+	var v map[string]any
+	if _, err := toml.Decode("v = "+value, &v); err == nil {
+		return "" // a value: the error is elsewhere on the line
+	}
+	return fmt.Sprintf(" (a string goes in quotes: %s = %q)", key, value)
 }
 
 // joinByLine joins errors in the order of their lines; problems with no
@@ -228,6 +256,18 @@ func (c *checker) abs(key, p string) string {
 	return abs
 }
 
+// fileProblem is the package's fileProblem for a file the configuration
+// itself names, relative to its directory: where that directory is not
+// the working directory, a missing file also says where it was looked
+// for (a configuration read from elsewhere, "--config ../x/agent.toml",
+// looks for its plugins beside it, not here).
+func (c *checker) fileProblem(written string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(written) && c.dir != "." {
+		return &problem{fmt.Sprintf("%q does not exist (looked for %s: relative paths start at the configuration file's directory)", written, filepath.Join(c.dir, written)), err}
+	}
+	return fileProblem(written, err)
+}
+
 // fileProblem says what is wrong with a file named in the configuration,
 // by the name written there.
 func fileProblem(written string, err error) error {
@@ -343,7 +383,7 @@ func (c *checker) checkModel() {
 			written := m.Script
 			m.Script = c.abs("model.script", m.Script)
 			if _, err := os.Stat(m.Script); err != nil {
-				c.errorf("model.script", "%s", fileProblem(written, err))
+				c.errorf("model.script", "%s", c.fileProblem(written, err))
 			}
 		}
 	case "":
@@ -386,7 +426,7 @@ func (c *checker) checkAgent() {
 		a.SystemPromptFile = c.abs("agent.system_prompt_file", a.SystemPromptFile)
 		b, err := os.ReadFile(a.SystemPromptFile)
 		if err != nil {
-			c.errorf("agent.system_prompt_file", "%s", fileProblem(written, err))
+			c.errorf("agent.system_prompt_file", "%s", c.fileProblem(written, err))
 		}
 		a.SystemPrompt = string(b)
 	}
@@ -422,7 +462,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		written := p.Plugin
 		p.Plugin = c.abs(key+".plugin", p.Plugin)
 		if fi, err := os.Stat(p.Plugin); err != nil {
-			c.errorf(key+".plugin", "%s", fileProblem(written, err))
+			c.errorf(key+".plugin", "%s", c.fileProblem(written, err))
 		} else if fi.IsDir() {
 			c.errorf(key+".plugin", "%q is a directory", written)
 		}
@@ -453,7 +493,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		written := d.Host
 		d.Host = c.abs(dk+".host", d.Host)
 		if fi, err := os.Stat(d.Host); err != nil {
-			c.errorf(dk+".host", "%s", fileProblem(written, err))
+			c.errorf(dk+".host", "%s", c.fileProblem(written, err))
 		} else if !fi.IsDir() {
 			c.errorf(dk+".host", "%q is not a directory", written)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,7 +77,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return f.fail("%v", err)
 	}
-	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc})
+	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc, CacheDir: defaultCache(env, true, noCacheFix)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed
@@ -148,6 +149,10 @@ func readInput(positional []string, input, what string, env Env) (string, error)
 		return string(b), nil
 	case input != "":
 		b, err := os.ReadFile(input)
+		if err != nil && looksLikeJSON(input) {
+			// extism call's --input is the data itself.
+			return "", fmt.Errorf("--input takes a FILE to read %s from (or - for stdin), not the JSON itself as extism call's --input does: give the JSON as the last argument, '%s'", what, clip(input, 60))
+		}
 		if err != nil {
 			return "", fmt.Errorf("--input: %w", err)
 		}
@@ -156,6 +161,12 @@ func readInput(positional []string, input, what string, env Env) (string, error)
 		return positional[0], nil
 	}
 	return "", nil
+}
+
+// looksLikeJSON says s starts as a JSON object or array would.
+func looksLikeJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
 }
 
 // checkJSON says what is wrong with raw, the JSON argument what (read
@@ -222,7 +233,12 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		if hooks := p.Description().Hooks; len(hooks) > 0 {
 			has += "; hooks " + strings.Join(hooks, ", ") + " (call those with --hook before|after)"
 		}
-		fmt.Fprintf(env.Stderr, "%s has no tool %q (it has %s)\n", c.file, c.tool, has)
+		if looksLikeJSON(c.tool) {
+			// "plugin call x.wasm '{…}'": the arguments where TOOL goes.
+			fmt.Fprintf(env.Stderr, "%s: TOOL is missing before the arguments: plugin call FILE.wasm TOOL 'ARGS_JSON' (it has %s)\n", c.file, has)
+			return nil, ExitUsage
+		}
+		fmt.Fprintf(env.Stderr, "%s has no tool %q%s; it has %s\n", c.file, c.tool, didYouMean(c.tool, names, strconv.Quote), has)
 		return nil, ExitUsage
 	}
 	// As the loop does: prepare, validate, execute.

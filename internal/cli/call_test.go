@@ -110,6 +110,13 @@ func TestCallToolInput(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
 	}
+	// A tool's name mistyped, or left out before the arguments.
+	if _, errOut, code := call(t, "", p, "ecoh", `{"x":"1"}`); code != cli.ExitUsage || !strings.Contains(errOut, `has no tool "ecoh" (did you mean "echo"?); it has tools echo`) {
+		t.Errorf("typo: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := call(t, "", p, `{"x":"1"}`); code != cli.ExitUsage || !strings.Contains(errOut, "TOOL is missing before the arguments") {
+		t.Errorf("no TOOL: exit %d, %q", code, errOut)
+	}
 	if _, errOut, code := call(t, "", p, "echo", `{}`); code != cli.ExitFailed || !strings.Contains(errOut, "x") {
 		t.Errorf("schema: exit %d, %q", code, errOut)
 	}
@@ -178,6 +185,9 @@ func TestCallSaysWhatToWrite(t *testing.T) {
 		{[]string{"--input", escaped, p, "t"}, `ARGS_JSON (from --input ` + escaped + `) is not valid JSON (invalid character '\x1b' looking for beginning of value): "\x1b[31m{"`},
 		{[]string{p, "t", "{bad"}, `ARGS_JSON is not valid JSON (invalid character 'b' looking for beginning of object key string): "{bad"`},
 		{[]string{"--hook", "before", "--input", p, "x"}, "CALL_JSON (from --input " + p + ") is a Wasm module"},
+		// extism call's --input is the data; here it names a file.
+		{[]string{p, "t", "--input", `{"x":"1"}`}, `--input takes a FILE to read ARGS_JSON from (or - for stdin), not the JSON itself as extism call's --input does: give the JSON as the last argument, '{"x":"1"}'`},
+		{[]string{"--hook", "before", "--input", `[1]`, p}, `--input takes a FILE to read CALL_JSON from`},
 	} {
 		_, errOut, code := call(t, "", c.args...)
 		if code != cli.ExitUsage || !strings.Contains(errOut, c.want) || strings.ContainsAny(errOut, "\x00\x1b") {

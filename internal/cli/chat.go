@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/openai"
 )
 
 const chatExamples = `  wasmagent chat
@@ -63,28 +64,32 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	}
 	c := &chatSession{ctx: ctx, env: env}
 	inputs := make(chan input, 16)
+	// Loaded before the terminal goes raw, so that Ctrl-C is SIGINT and
+	// ends chat while plugins compile (in raw mode it was a byte nobody
+	// read until the load ended). The renderer exists before any retry.
+	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x openai.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
+	s, code := loadInterruptibly(ctx, l, env)
+	if s == nil {
+		return code
+	}
 	if env.Console != nil {
 		restore, err := env.Console.MakeRaw()
 		if err != nil {
+			s.Close()
 			fmt.Fprintf(env.Stderr, "wasmagent chat: the terminal: %v\n", err)
 			return ExitFailed
 		}
 		defer restore()
 		w, h, _ := env.Console.Size()
-		c.console = newConsoleScreen(env.Stdin, ctl(env.Stdout), w, h)
+		c.console = newConsoleScreen(env.Stdin, ctl(env.Stdout), w, h, env.NoColor)
 		c.console.t.SetBracketedPasteMode(true)
 		defer c.console.close(ctl(env.Stdout))
 		c.r = newPlainRenderer(c.console, true)
 		c.r.maxLive = max(w-30, 20)
 	} else {
-		c.r = newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+		c.r = newPlainRenderer(newStdScreen(env), env.Terminal)
 	}
 	defer c.r.close()
-	l := load{path: *cfg, logLevel: *logLevel, onRetry: plainRetry{c.r}.retry, telemetry: true}
-	s, code := loadConfig(ctx, l, c.errEnv(env))
-	if s == nil {
-		return code
-	}
 	c.r.explain = modelHint(s.File)
 	if c.store, code = openChatSession(ctx, sf, s, l, c.errEnv(env)); c.store == nil {
 		return code

@@ -45,6 +45,12 @@ type Env struct {
 	// Console, when stdin and stdout are one terminal, lets chat edit lines
 	// (nil otherwise: chat reads plain lines).
 	Console Console
+	// Width is the width of the terminal on stderr in columns, 0 when
+	// unknown (nil: never known). The live line is kept to one row of it.
+	Width func() int
+	// NoColor: NO_COLOR is set (no-color.org): status lines and chat's
+	// prompt are written without bold or faint.
+	NoColor bool
 }
 
 // Console is the terminal chat edits lines on.

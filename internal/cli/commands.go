@@ -26,6 +26,10 @@ type group struct {
 	intro    string // printed above the command list
 	outro    string // printed below it
 	commands []command
+	// bare is the command run when none is named, or only flags are
+	// ("wasmagent sessions" lists, as "git remote" does); "" makes that a
+	// usage error.
+	bare string
 }
 
 // rootGroup is the command table. A new command is a file with its
@@ -65,7 +69,8 @@ var pluginGroup = &group{
 
 var sessionsGroup = &group{
 	path:  "wasmagent sessions",
-	outro: "ID may be any unique prefix of a session id.\n",
+	outro: "ID may be any unique prefix of a session id. \"wasmagent sessions\" alone is ls.\n",
+	bare:  "ls",
 	commands: []command{
 		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls", "sessions ls [--config FILE]")},
 		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show", "sessions show [--config FILE] ID|PATH")},
@@ -85,7 +90,17 @@ var configGroup = &group{
 // [COMMAND]) goes to stdout with exit 0; a missing or unknown command is a
 // usage error on stderr.
 func dispatch(ctx context.Context, g *group, args []string, env Env) int {
+	if len(args) == 0 && g.bare != "" {
+		args = []string{g.bare}
+	}
 	if len(args) == 0 {
+		if g != rootGroup {
+			names := make([]string, len(g.commands))
+			for i, c := range g.commands {
+				names[i] = c.name
+			}
+			fmt.Fprintf(env.Stderr, "%s: which command? %s\n\n", g.path, strings.Join(names, " or "))
+		}
 		g.usage(env.Stderr)
 		return ExitUsage
 	}
@@ -105,6 +120,10 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 		if g == rootGroup {
 			return versionCmd(ctx, rest, env)
 		}
+	}
+	if strings.HasPrefix(name, "-") && g.bare != "" {
+		// "wasmagent sessions --config F" is "sessions ls --config F".
+		name, rest = g.bare, args
 	}
 	for _, c := range g.commands {
 		if c.name != name {

@@ -49,8 +49,9 @@ func (c *ctrlCReader) Read(p []byte) (int, error) {
 // prompt: each delta rewrites that row, and a line typed and entered while
 // it streams is wiped from the screen so the text goes on where it was.
 type consoleScreen struct {
-	t     *term.Terminal
-	width int
+	t       *term.Terminal
+	width   int
+	noStyle bool // NO_COLOR: no bold or faint
 
 	mu     sync.Mutex
 	open   string // the streamed line not yet ended, on the row(s) above the prompt
@@ -59,22 +60,24 @@ type consoleScreen struct {
 	status string
 }
 
+// The prompt's styles: bold when it waits for a line, faint while the
+// agent works.
 const (
-	promptIdle = "\033[1m›\033[22m "
-	promptBusy = "\033[2m›\033[22m "
-	promptAsk  = "\033[1mallow? [y/n/a] ›\033[22m "
+	styleBold  = "1"
+	styleFaint = "2"
 )
 
-func newConsoleScreen(in io.Reader, out io.Writer, width, height int) *consoleScreen {
-	t := term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{&ctrlCReader{r: in}, out}, promptIdle)
+func newConsoleScreen(in io.Reader, out io.Writer, width, height int, noStyle bool) *consoleScreen {
 	if width <= 0 || height <= 0 {
 		width, height = 80, 24
 	}
-	t.SetSize(width, height)
-	return &consoleScreen{t: t, width: width}
+	c := &consoleScreen{width: width, noStyle: noStyle}
+	c.t = term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{&ctrlCReader{r: in}, out}, c.prompt())
+	c.t.SetSize(width, height)
+	return c
 }
 
 // close turns bracketed paste off and wipes the prompt row, so that the
@@ -91,7 +94,9 @@ func (c *consoleScreen) resize(width, height int) {
 	}
 	c.mu.Lock()
 	c.width = width
+	p := c.prompt()
 	c.mu.Unlock()
+	c.t.SetPrompt(p)
 	c.t.SetSize(width, height)
 }
 
@@ -123,7 +128,7 @@ func (c *consoleScreen) text(s string) {
 
 func (c *consoleScreen) line(s string, faint bool) {
 	s = printable(s)
-	if faint && s != "" {
+	if faint && s != "" && !c.noStyle {
 		s = "\033[2m" + s + "\033[22m"
 	}
 	c.t.Write([]byte(s + "\n"))
@@ -185,17 +190,36 @@ func (c *consoleScreen) setAsking(asking bool) {
 }
 
 // prompt is the question's marker while one is pending, the idle marker,
-// or while busy the status.
+// or while busy the status, made to fit in one row.
 func (c *consoleScreen) prompt() string {
 	switch {
 	case c.asking:
-		return promptAsk
+		return c.styled("allow? [y/n/a] ›", styleBold)
 	case !c.busy:
-		return promptIdle
+		return c.styled("›", styleBold)
 	case c.status != "":
-		return "\033[2m" + c.status + " ›\033[22m "
+		return c.styled(fitBy(c.status, c.width-4, span)+" ›", styleFaint)
 	}
-	return promptBusy
+	return c.styled("›", styleFaint)
+}
+
+// styled is the prompt s and a space, in style, within the terminal's
+// width with a column left for the cursor: the line editor writes a prompt
+// wider than the row in pieces of as many runes as the row has columns,
+// escape sequences counted, so a wider one is cut inside its escape codes
+// and the rest shows as text ("m ›" on the next row). Where the styled
+// prompt does not fit, it goes unstyled (as with NO_COLOR).
+func (c *consoleScreen) styled(s, style string) string {
+	if measure(s, span) > c.width-2 {
+		s = fitBy(s, c.width-2, span)
+	}
+	if p := "\033[" + style + "m" + s + "\033[22m "; !c.noStyle && utf8.RuneCountInString(p) <= c.width {
+		return p
+	}
+	if r := []rune(s + " "); len(r) > c.width {
+		return string(r[:max(c.width-1, 0)])
+	}
+	return s + " "
 }
 
 // visualLen counts the runes of s outside ANSI escape sequences.

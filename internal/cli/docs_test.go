@@ -184,3 +184,38 @@ func TestDocLineCounts(t *testing.T) {
 		t.Fatal("no line count checked (README's demo configuration has one)")
 	}
 }
+
+// Every plugin build line a user may copy — in the documents, the
+// examples', plugins' and SDK's sources and the hints this command prints —
+// builds with -trimpath, as make plugins does: the same source gives the
+// same bytes on every machine, so a sha256 pin written on one holds on
+// another.
+func TestPluginBuildLinesTrimPaths(t *testing.T) {
+	root, files := userDocs(t)
+	for _, dir := range []string{"examples", "plugins", "sdk", "internal/cli"} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	build := regexp.MustCompile(`GOOS=wasip1 GOARCH=wasm go build[^\n"` + "`" + `)]*`)
+	checked := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, m := range build.FindAllString(string(b), -1) {
+			checked++
+			if !strings.Contains(m, "-trimpath") {
+				rel, _ := filepath.Rel(root, f)
+				t.Errorf("%s: %q builds without -trimpath", rel, m)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d build lines found", checked)
+	}
+}

@@ -60,9 +60,33 @@ func TestHelpEverywhere(t *testing.T) {
 	}
 }
 
-// A group without its subcommand, or an unknown name, is a usage error on
-// stderr.
+// A group without its subcommand (but sessions, which lists), or an
+// unknown name, is a usage error on stderr; a group's says which commands
+// it has.
 func TestUsageErrors(t *testing.T) {
+	_, groups := commandPaths(rootGroup, nil)
+	for _, path := range groups[1:] {
+		g := rootGroup
+		for _, name := range path {
+			for _, c := range g.commands {
+				if c.name == name {
+					g = c.group
+				}
+			}
+		}
+		if g.bare != "" {
+			continue
+		}
+		_, errOut, code := runMain(path...)
+		if code != ExitUsage || !strings.HasPrefix(errOut, g.path+": which command? ") {
+			t.Errorf("%q: exit %d, stderr %q: does not ask which command", path, code, errOut)
+		}
+		for _, c := range g.commands {
+			if !strings.Contains(strings.SplitN(errOut, "\n", 2)[0], c.name) {
+				t.Errorf("%q: the first line does not name %s: %q", path, c.name, errOut)
+			}
+		}
+	}
 	for _, args := range [][]string{{}, {"plugin"}, {"config"}, {"nope"}, {"plugin", "nope"}, {"run", "--nope", "x"}, {"version", "extra"}, {"sessions", "show"}, {"sessions", "rm"}, {"sessions", "ls", "extra"}} {
 		out, errOut, code := runMain(args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, "wasmagent") {

@@ -14,9 +14,13 @@ import (
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
-func newRuntime(ctx context.Context, maxCompileCost int64) (*runtime.Runtime, error) {
-	return runtime.New(ctx, runtime.Options{MaxCompileCost: maxCompileCost})
+func newRuntime(ctx context.Context, maxCompileCost int64, env Env) (*runtime.Runtime, error) {
+	return runtime.New(ctx, runtime.Options{MaxCompileCost: maxCompileCost, CacheDir: defaultCache(env, true, noCacheFix)})
 }
+
+// noCacheFix is what makes a compilation cache for the commands that take
+// no configuration.
+const noCacheFix = "set XDG_CACHE_HOME to a directory wasmagent can write"
 
 func inspectCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("plugin inspect", "plugin inspect [flags] FILE.wasm", "  wasmagent plugin inspect plugins/calc/calc.wasm\n", env)
@@ -32,7 +36,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return f.fail("takes one FILE.wasm")
 	}
 	path := f.Arg(0)
-	rt, err := newRuntime(ctx, mc)
+	rt, err := newRuntime(ctx, mc, env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed

@@ -20,8 +20,8 @@ const maxPrompt = 16 << 20
 func runCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("run", "run [flags] PROMPT|-", `  wasmagent run "What is 2^64 / 3?"
   wasmagent run --config examples/demo/agent.toml --json "Tidy the notes"
-  git diff | wasmagent run "review this"   (the diff, then the prompt)
-  wasmagent run - < prompt.md              (the prompt from stdin)
+  git diff | wasmagent run - "review this"   (the diff, then the prompt)
+  wasmagent run - < prompt.md                (the prompt from stdin)
 `, env)
 	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	jsonOut := f.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
@@ -36,7 +36,7 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	}
 	r, done := newRenderer(*jsonOut, env)
 	defer done()
-	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
+	s, code := loadInterruptibly(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
 	if s == nil {
 		return code
 	}
@@ -58,8 +58,12 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	if audit := s.Audit(); audit != nil {
 		a.Subscribe(audit)
 	}
+	// The run's context, cancelled on an interrupt: unlike a.Abort, it
+	// also aborts a run that has not begun yet.
+	runCtx, abort := context.WithCancel(ctx)
+	defer abort()
 	result := make(chan error, 1)
-	go func() { result <- a.PromptText(ctx, prompt) }()
+	go func() { result <- a.PromptText(runCtx, prompt) }()
 	interrupted := false
 	for {
 		select {
@@ -81,7 +85,12 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 				return ExitAborted
 			}
 			interrupted = true
-			a.Abort()
+			abort()
+			if p, ok := r.(plainRetry); ok {
+				// As chat's "(aborted)": without it, an answer cut short
+				// ends as if the model had stopped there.
+				p.note("(interrupted)")
+			}
 		}
 	}
 }
@@ -224,7 +233,7 @@ func newRenderer(asJSON bool, env Env) (eventRenderer, func()) {
 		out := jsonOut(env.Stdout)
 		return jsonRetry{&jsonRenderer{out: out, enc: eventwire.NewLines(out, eventwire.Options{})}, env.Stderr}, func() {}
 	}
-	r := newPlainRenderer(&stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal}, env.Terminal)
+	r := newPlainRenderer(newStdScreen(env), env.Terminal)
 	var once sync.Once
 	return plainRetry{r}, func() { once.Do(r.close) }
 }

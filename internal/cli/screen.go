@@ -30,7 +30,16 @@ type stdScreen struct {
 	out, status io.Writer
 	terminal    bool // stderr is a terminal
 	outTerminal bool // stdout is a terminal: the model's text is made printable
-	drawn       bool
+	noStyle     bool // NO_COLOR: status lines are not faint
+	// cols is stderr's width in columns (0: unknown), read at each
+	// redraw, so that the live line follows a resize.
+	cols  func() int
+	drawn bool
+}
+
+// newStdScreen is the screen of run, and of chat off a terminal.
+func newStdScreen(env Env) *stdScreen {
+	return &stdScreen{out: env.Stdout, status: env.Stderr, terminal: env.Terminal, outTerminal: env.StdoutTerminal, noStyle: env.NoColor, cols: env.Width}
 }
 
 func (s *stdScreen) text(t string) {
@@ -42,7 +51,7 @@ func (s *stdScreen) text(t string) {
 
 func (s *stdScreen) line(t string, faint bool) {
 	s.clear()
-	if faint && s.terminal && t != "" {
+	if faint && s.terminal && !s.noStyle && t != "" {
 		io.WriteString(ctl(s.status), "\033[2m")
 		io.WriteString(s.status, printable(t))
 		io.WriteString(ctl(s.status), "\033[22m\n")
@@ -59,8 +68,18 @@ func (s *stdScreen) live(t string) {
 		s.clear()
 		return
 	}
+	t = flatPrintable(t)
+	if s.cols != nil {
+		// One row, with the last column free: a line that wraps leaves
+		// its first rows behind at every redraw (the redraw clears the
+		// cursor's row only), and a cursor in the last column wraps on
+		// some terminals.
+		if w := s.cols(); w > 0 {
+			t = fit(t, w-1)
+		}
+	}
 	io.WriteString(ctl(s.status), "\r\033[2K")
-	io.WriteString(s.status, flatPrintable(t))
+	io.WriteString(s.status, t)
 	s.drawn = true
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -48,6 +49,26 @@ func sessionStore(f *config.File) (*session.FileStore, string, error) {
 		}
 	}
 	return &session.FileStore{Dir: session.DirFor(root, cwd)}, cwd, nil
+}
+
+// notHere is err, the failure to find the session ref among this
+// directory's, and when ref is no session here but is the id (or a
+// prefix) of sessions kept for other working directories, where they are:
+// sessions are kept per directory, so an id copied from "sessions ls"
+// run elsewhere was only "no such session".
+func notHere(store *session.FileStore, ref string, err error) string {
+	msg := err.Error()
+	if !errors.Is(err, session.ErrNotFound) || ref == "" || strings.ContainsAny(ref, `*?[\/`) {
+		return msg
+	}
+	found, _ := filepath.Glob(filepath.Join(filepath.Dir(store.Dir), "*", "*_"+ref+"*.jsonl"))
+	switch {
+	case len(found) == 1:
+		return fmt.Sprintf("%s in %s (sessions are kept per working directory); it is a session of another directory: name it by its path, %s", msg, store.Dir, found[0])
+	case len(found) > 1:
+		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %d sessions of other directories match it, e.g. %s", msg, store.Dir, len(found), found[0])
+	}
+	return msg
 }
 
 // models are the models agent.toml gives a session.
@@ -93,6 +114,13 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 		return nil, ExitUsage
 	}
 	opts.Store, opts.Cwd = store, cwd
+	// Every session but --no-session writes there: a directory that
+	// cannot be made is said now, before the model is asked (the run
+	// failed at its first message, exit 1, as if the model had).
+	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
+		fmt.Fprintf(env.Stderr, "wasmagent: sessions cannot be kept (%v): set [sessions] dir in %s, or XDG_STATE_HOME, or run with --no-session\n", err, s.File.Path)
+		return nil, ExitUsage
+	}
 	var sess *session.Session
 	switch {
 	case f.cont:
@@ -119,7 +147,7 @@ func (f *sessionFlags) open(ctx context.Context, s *config.Setup, retry session.
 			sess, err = session.Open(ctx, opts, info.Key)
 		}
 		if err != nil {
-			fmt.Fprintln(env.Stderr, "wasmagent:", err)
+			fmt.Fprintln(env.Stderr, "wasmagent:", notHere(store, ref, err))
 			return nil, ExitUsage
 		}
 	default:
@@ -175,7 +203,7 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 	if err != nil {
 		// No such session, an ambiguous prefix, a file that is not one:
 		// the argument is wrong (exit 2, as run --session says it).
-		fmt.Fprintln(env.Stderr, "wasmagent:", err)
+		fmt.Fprintln(env.Stderr, "wasmagent:", notHere(store, fs.Arg(0), err))
 		return ExitUsage
 	}
 	switch sub {

@@ -54,6 +54,10 @@ func TestRunSessions(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[1], "hello there") {
 		t.Fatalf("ls:\n%s", ls)
 	}
+	// "sessions" alone (with flags or none) is ls.
+	if bare, e, code := runCLI(t, "sessions", "--config", cfg); code != 0 || bare != ls {
+		t.Fatalf("sessions --config: exit %d, %q, stderr %q; want ls's %q", code, bare, e, ls)
+	}
 	id := strings.Fields(lines[1])[0]
 	// The script restarts in each process: "first answer" again.
 	if _, e, code := runCLI(t, "run", "--config", cfg, "--session", id[:23], "and again"); code != 0 {
@@ -218,4 +222,34 @@ func TestSessionInUse(t *testing.T) {
 	interrupt <- struct{}{}
 	feed.Close()
 	<-done
+}
+
+// An id (or a prefix) of a session kept for another working directory is
+// no session here, and the error says where it is, by the path that names
+// it from anywhere.
+func TestSessionOfAnotherDirectory(t *testing.T) {
+	chdir(t)
+	cfg := scriptedConfig(t, `{"turns":[{"content":"first answer"},{"content":"again"}]}`)
+	if _, e, code := runCLI(t, "run", "--config", cfg, "hello there"); code != 0 {
+		t.Fatal(e)
+	}
+	ls, _, _ := runCLI(t, "sessions", "--config", cfg)
+	id := strings.Fields(strings.Split(ls, "\n")[1])[0]
+	chdir(t)
+	for _, args := range [][]string{{"sessions", "show", "--config", cfg, id[:13]}, {"run", "--config", cfg, "--session", id, "x"}} {
+		_, e, code := runCLI(t, args...)
+		if code != cli.ExitUsage || !strings.Contains(e, "no such session in ") || !strings.Contains(e, "sessions are kept per working directory") {
+			t.Fatalf("%q: exit %d, %q", args, code, e)
+		}
+		path := e[strings.LastIndex(e, " ")+1 : len(e)-1]
+		if !strings.HasSuffix(path, id+".jsonl") {
+			t.Fatalf("%q: no path to the session: %q", args, e)
+		}
+		if md, e, code := runCLI(t, "sessions", "show", "--config", cfg, path); code != 0 || !strings.Contains(md, "hello there") {
+			t.Fatalf("show by the path given: exit %d, %q", code, e)
+		}
+	}
+	if _, e, _ := runCLI(t, "sessions", "show", "--config", cfg, "nope"); strings.Contains(e, "per working directory") {
+		t.Fatalf("an id of no session anywhere: %q", e)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/telemetry"
+	"github.com/wasmagent/wasmagent/runtime"
 )
 
 // load says how a command loads its configuration.
@@ -44,6 +45,36 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 		return nil, ExitUsage
 	}
 	return wireConfig(ctx, f, l, env)
+}
+
+// loadInterruptibly is loadConfig, ended by an interrupt while it runs
+// (ExitAborted, said on stderr): loading may compile plugins, tens of
+// seconds on a cold cache, and Ctrl-C or SIGTERM must not wait for it (it
+// was taken only once the command's own loop began). What loads after an
+// interrupt is closed once loaded.
+func loadInterruptibly(ctx context.Context, l load, env Env) (*config.Setup, int) {
+	var (
+		s     *config.Setup
+		code  int
+		ready = make(chan struct{})
+	)
+	go func() {
+		defer close(ready)
+		s, code = loadConfig(ctx, l, env)
+	}()
+	select {
+	case <-ready:
+		return s, code
+	case <-env.Interrupt:
+		go func() {
+			<-ready
+			if s != nil {
+				s.Close()
+			}
+		}()
+		fmt.Fprintln(env.Stderr, "(interrupted while loading)")
+		return nil, ExitAborted
+	}
 }
 
 // printLoadError reports a configuration that did not load; a file that
@@ -91,6 +122,9 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
+	if f.Runtime.CacheDir == "" {
+		f.Runtime.CacheDir = defaultCache(env, len(f.Tools)+len(f.Hooks) > 0, fmt.Sprintf("set [runtime] cache_dir in %s, or XDG_CACHE_HOME", f.Path))
+	}
 	// Commands that run a model list cached tools at once and load
 	// plugins behind (docs/runtime.md, "Startup"); the ones that only look
 	// at plugins load and describe each.
@@ -103,6 +137,9 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 	s, err := f.Wire(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
+		if d := f.Runtime.CacheDir; d != "off" && strings.Contains(err.Error(), "compilation cache") {
+			fmt.Fprintf(env.Stderr, "hint: the compilation cache is [runtime] cache_dir in %s: a directory wasmagent can write, or \"off\"\n", f.Path)
+		}
 		return nil, ExitUsage
 	}
 	watchSetup(tel, s)
@@ -113,6 +150,22 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, "warning: "+w)
 	}
 	return s, ExitOK
+}
+
+// defaultCache is the compilation cache of a runtime that nothing names
+// one for: "" (runtime.DefaultCacheDir), or "off" where that directory
+// cannot be made (a read-only or missing home): a cache must not stop a
+// command. warn says so on stderr, with fix, for a command that compiles
+// plugins.
+func defaultCache(env Env, warn bool, fix string) string {
+	dir := runtime.DefaultCacheDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		if warn {
+			fmt.Fprintf(env.Stderr, "warning: no compilation cache (%v): plugins are compiled again at every start; %s\n", err, fix)
+		}
+		return "off"
+	}
+	return ""
 }
 
 // parseLevel reads a log level name; "" is warn.
@@ -170,7 +223,7 @@ func unbuiltPlugins(configPath, msg string) string {
 				break
 			}
 		}
-		return fmt.Sprintf("hint: %s is built from the sources in %s (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)", m[1], src)
+		return fmt.Sprintf("hint: %s is built from the sources in %s (GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared)", m[1], src)
 	}
 	return ""
 }

@@ -71,7 +71,7 @@ func isBidi(r rune) bool {
 func TestConsoleShowsHostileTextPrintable(t *testing.T) {
 	const evil = "x\x1b]52;c;ZXZpbA==\x07\x1bP+q\x1b\\\u009b9;9H\u202e\u2066\x1b[9;9Hy\rz"
 	var out bytes.Buffer
-	c := newConsoleScreen(strings.NewReader(""), &out, 80, 24)
+	c := newConsoleScreen(strings.NewReader(""), &out, 80, 24, false)
 	r := newPlainRenderer(c, false)
 	r.event(nil, host.MessageUpdateEvent{AssistantMessageEvent: host.AssistantMessageEvent{Type: host.StreamTextDelta, Delta: evil}})
 	r.event(nil, host.ToolExecutionStartEvent{ToolCallID: "1", ToolName: evil, Args: json.RawMessage(`{"a":"\u202e"}`)})

@@ -1,7 +1,7 @@
 // Command calc is a wasmagent plugin with one tool, calc: exact arithmetic
 // on rational numbers, because models are unreliable at it.
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o calc.wasm .
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o calc.wasm .
 package main
 
 import (
