@@ -15,7 +15,7 @@ import (
 // compiled, and the error says how to build it.
 func TestCommandModuleIsRefused(t *testing.T) {
 	_, err := rt(t).CompileFile(context.Background(), wasmbuild.ForTest(t, "internal/testplugins/command"))
-	if err == nil || !strings.Contains(err.Error(), "a Go program built without -buildmode=c-shared") || !strings.Contains(err.Error(), "go build -buildmode=c-shared") {
+	if err == nil || !strings.Contains(err.Error(), "a Go program built without -buildmode=c-shared") || !strings.Contains(err.Error(), "go build -trimpath -buildmode=c-shared") {
 		t.Fatalf("err = %v", err)
 	}
 }

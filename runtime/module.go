@@ -232,7 +232,7 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 		return 0, 0, err
 	}
 	if goCommand(facts) {
-		return 0, 0, fmt.Errorf("is a Go program built without -buildmode=c-shared (it exports _start, not _initialize): its main would run and exit at every call; a plugin must be a library (a WASI reactor): build it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared")
+		return 0, 0, fmt.Errorf("is a Go program built without -buildmode=c-shared (it exports _start, not _initialize): its main would run and exit at every call; a plugin must be a library (a WASI reactor): build it with GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared")
 	}
 	return minPages, len(facts.Memories), nil
 }
