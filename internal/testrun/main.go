@@ -36,6 +36,8 @@ import (
 	goruntime "runtime"
 	"sync"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 func main() {
@@ -73,6 +75,21 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "testrun:", err)
 		return 1
+	}
+	// This checkout's binaries are in use (so not trimmed by any run,
+	// this one or another checkout's); then what no run used for days
+	// goes (wasmbuild.TrimTestCaches).
+	for _, d := range []string{dirs.race, dirs.plain} {
+		os.WriteFile(filepath.Join(d, "used"), nil, 0o600)
+	}
+	if opts.out == "" {
+		freed, err := wasmbuild.TrimTestCaches()
+		if err != nil {
+			fmt.Fprintln(stderr, "testrun: trimming the test caches:", err)
+		}
+		if freed > 0 {
+			fmt.Fprintf(stdout, "testrun: removed %d MB of test caches no run used for %d days\n", freed>>20, wasmbuild.TrimAge/(24*time.Hour))
+		}
 	}
 	start := time.Now()
 	history := loadHistory(dirs)

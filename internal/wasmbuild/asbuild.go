@@ -137,6 +137,7 @@ func npmBuild(dir, tools, kind string, build func(tools, src, out string) error)
 	}
 	path := filepath.Join(out, filepath.Base(abs)+"-"+kind+"-"+sum+".wasm")
 	if _, err := os.Stat(path); err == nil {
+		MarkUsed(path)
 		return path, nil
 	}
 	tmp := filepath.Join(out, "build-"+sum+".wasm")

@@ -78,6 +78,7 @@ func buildCommandIn(root, dir, pkg string) (string, error) {
 	if sum, ok := upToDate(key, target); keyErr == nil && ok {
 		published := filepath.Join(dir, name+"-"+sum)
 		if fi, err := os.Stat(published); err == nil && fi.Mode().IsRegular() {
+			MarkUsed(filepath.Join(dir, name+".lock"))
 			return published, nil
 		}
 	}

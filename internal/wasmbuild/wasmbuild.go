@@ -196,6 +196,7 @@ func buildCachedIn(root, dir, pkg string) (string, error) {
 	env := pluginEnv()
 	key, keyErr := sourceKey(root, pkg, flags, env)
 	if _, ok := upToDate(key, path); keyErr == nil && ok {
+		MarkUsed(filepath.Join(dir, name+".lock"))
 		return path, nil
 	}
 	removeStamp(path)
