@@ -300,7 +300,6 @@ func arrayIndex(k string) (uint64, bool) {
 // the backslash and the control characters below U+0020 escaped (\b \f
 // \n \r \t short, the others as \u00xx), everything else as it is.
 func appendJSQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
@@ -308,23 +307,7 @@ func appendJSQuoted(b []byte, s string) []byte {
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
+		b = appendEscapedASCII(append(b, s[start:i]...), c)
 		start = i + 1
 	}
 	return append(append(b, s[start:]...), '"')
