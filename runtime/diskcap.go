@@ -82,18 +82,7 @@ func (st *callState) refuseDisk(e *CapError) experimentalsys.Errno {
 // with EEXIST, as without the cap.
 
 func (s stopFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
-	s.st.enter()
-	if s.w == nil || s.exists(p) {
-		return s.FS.Mkdir(p, perm)
-	}
-	if e := s.st.chargeEntry(s.w, "path_create_directory "+p); e != 0 {
-		return e
-	}
-	e := s.FS.Mkdir(p, perm)
-	if e != 0 {
-		s.st.undoEntry()
-	}
-	return e
+	return s.created(p, "path_create_directory", func() experimentalsys.Errno { return s.FS.Mkdir(p, perm) })
 }
 
 func (s stopFS) Symlink(target, link string) experimentalsys.Errno {
@@ -117,14 +106,20 @@ func (s stopFS) Symlink(target, link string) experimentalsys.Errno {
 }
 
 func (s stopFS) Link(oldPath, newPath string) experimentalsys.Errno {
+	return s.created(newPath, "path_link", func() experimentalsys.Errno { return s.FS.Link(oldPath, newPath) })
+}
+
+// created counts the entry op makes at p (what names the operation in
+// a refusal), unless p exists, and gives it back if op fails.
+func (s stopFS) created(p, what string, op func() experimentalsys.Errno) experimentalsys.Errno {
 	s.st.enter()
-	if s.w == nil || s.exists(newPath) {
-		return s.FS.Link(oldPath, newPath)
+	if s.w == nil || s.exists(p) {
+		return op()
 	}
-	if e := s.st.chargeEntry(s.w, "path_link "+newPath); e != 0 {
+	if e := s.st.chargeEntry(s.w, what+" "+p); e != 0 {
 		return e
 	}
-	e := s.FS.Link(oldPath, newPath)
+	e := op()
 	if e != 0 {
 		s.st.undoEntry()
 	}
