@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/term"
 
+	// The model providers agent.toml may name (host/provider).
+	_ "github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/internal/cli"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/eventwire"
-	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/provider"
 	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/internal/rtshare"
@@ -80,8 +80,8 @@ type WireOptions struct {
 	// plugins, and that must work without an API key).
 	NoModel bool
 	// OnModelRetry, if set, is told when an OpenAI-compatible model's
-	// request failed and is tried again (openai.Options.OnRetry).
-	OnModelRetry func(openai.Retry)
+	// request failed and is tried again (provider.Options.OnRetry).
+	OnModelRetry func(provider.Retry)
 	// Observer and RuntimeObserver watch runs and plugin calls
 	// (host/telemetry); OnClose is called first by Setup.Close.
 	Observer        host.Observer
@@ -208,14 +208,18 @@ func (f *File) model(opts WireOptions) (host.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := openai.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Headers: headers, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry, MaxResponseBytes: int64(m.MaxResponseBytes)}
+		o := provider.Options{Model: m.Name, BaseURL: m.BaseURL, APIKey: key, Headers: headers, Temperature: m.Temperature, MaxTokens: m.MaxTokens, ReasoningEffort: m.ReasoningEffort, Timeout: m.Timeout.Duration, OnRetry: opts.OnModelRetry, MaxResponseBytes: int64(m.MaxResponseBytes)}
 		if m.Retries != nil {
 			o.Retries = *m.Retries
 			if o.Retries == 0 {
 				o.Retries = -1
 			}
 		}
-		return openai.New(o)
+		newModel, ok := lookupProvider(m.Provider)
+		if !ok {
+			return nil, f.errorf("model.provider", "the %s provider is not linked into this program: a program that wires agent.toml imports the providers it offers, as cmd/wasmagent does (import _ %q)", m.Provider, "github.com/wasmagent/wasmagent/host/openai")
+		}
+		return newModel(o)
 	}
 	return nil, f.errorf("model.provider", "unknown provider %q", m.Provider)
 }
@@ -449,3 +453,7 @@ func imageMemory(v string) runtime.ImageMemory {
 	}
 	return runtime.ImageMemory(v)
 }
+
+// lookupProvider finds a model provider (a variable for the test of a
+// program that links none).
+var lookupProvider = provider.Lookup

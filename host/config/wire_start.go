@@ -39,3 +39,8 @@ type describedStartModel struct {
 }
 
 func (s describedStartModel) ModelInfo() host.ModelInfo { return s.d.ModelInfo() }
+
+// HeldLoads is the number of background loads waiting for the first
+// model request (WireOptions.HoldLoads): a status display can say that
+// plugins will load once the model is asked.
+func (s *Setup) HeldLoads() int { return s.start.Held() }

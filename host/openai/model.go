@@ -21,71 +21,25 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/provider"
 )
 
-// Options configure a [Model].
-type Options struct {
-	// Model is the model's name on the server, as in "gpt-4o-mini".
-	Model string
-	// BaseURL is the API root (default https://api.openai.com/v1).
-	BaseURL string
-	// APIKey is sent as a bearer token (may be empty for local servers).
-	APIKey string
-	// Headers are sent with every request, after the SDK's own (so one
-	// named Authorization replaces the bearer token). Their values, like
-	// the API key, never appear in an error text.
-	Headers http.Header
-	// Temperature, MaxTokens and ReasoningEffort are sent when set.
-	Temperature     *float64
-	MaxTokens       int64
-	ReasoningEffort string // "minimal", "low", "medium", "high"
-	// Timeout bounds one request, the whole stream included (default 10
-	// minutes).
-	Timeout time.Duration
-	// Retries is how many times a request that failed with 408, 409, 429,
-	// a 5xx or a dropped connection is tried again, honouring Retry-After
-	// (default 2; negative means none).
-	Retries int
-	// HTTPClient replaces the default client (tests, proxies).
-	HTTPClient *http.Client
-	// Provider labels the messages (default "openai").
-	Provider string
-	// OnRetry, if set, is told of each failed attempt that is about to be
-	// tried again (a status line for a waiting user). It must not block.
-	OnRetry func(Retry)
-	// MaxResponseBytes caps the bytes of one streamed response, as read
-	// from the connection (default DefaultMaxResponseBytes, 64 MiB): a
-	// response that goes past it ends the message with stop reason "error"
-	// and a text that names the cap.
-	MaxResponseBytes int64
-}
+// Options configure a [Model]; Retry is an attempt that failed and is
+// tried again. Both are host/provider's, so that a configuration can
+// describe a model without linking this package.
+type (
+	Options = provider.Options
+	Retry   = provider.Retry
+)
 
-// Retry is an attempt that failed and is tried again.
-type Retry struct {
-	Attempt int           // 1 for the first retry
-	Of      int           // the retries allowed (Options.Retries)
-	Status  int           // the HTTP status; 0 when the connection failed
-	Err     error         // the connection's error when Status is 0
-	Delay   time.Duration // the wait before the next attempt (at most; the client may wait less)
-}
-
-// String says what happened in a few words:
-// "rate limited (429), retry 1/2 in 2s".
-func (r Retry) String() string {
-	what := "connection failed"
-	switch {
-	case r.Status == http.StatusTooManyRequests:
-		what = "rate limited (429)"
-	case r.Status >= 500:
-		what = fmt.Sprintf("server error (%d)", r.Status)
-	case r.Status != 0:
-		what = fmt.Sprintf("HTTP %d", r.Status)
-	}
-	d := r.Delay.Round(100 * time.Millisecond)
-	if r.Delay >= 10*time.Second {
-		d = r.Delay.Round(time.Second)
-	}
-	return fmt.Sprintf("%s, retry %d/%d in %s", what, r.Attempt, r.Of, d)
+func init() {
+	provider.Register("openai", func(o provider.Options) (host.Model, error) {
+		m, err := New(o)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	})
 }
 
 // Model streams chat completions. It is safe for concurrent use.

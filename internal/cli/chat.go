@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wasmagent/wasmagent/host"
-	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/provider"
 )
 
 const chatExamples = `  wasmagent chat
@@ -67,7 +67,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	// Loaded before the terminal goes raw, so that Ctrl-C is SIGINT and
 	// ends chat while plugins compile (in raw mode it was a byte nobody
 	// read until the load ended). The renderer exists before any retry.
-	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x openai.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
+	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x provider.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
 	s, code := loadInterruptibly(ctx, l, env)
 	if s == nil {
 		return code

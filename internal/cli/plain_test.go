@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
-	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/provider"
 )
 
 // recScreen records what the renderer shows.
@@ -51,7 +51,7 @@ func TestPlainRendererStatus(t *testing.T) {
 	if l := sc.lastLive(); !strings.Contains(l, "waiting for the model") {
 		t.Fatalf("live %q", l)
 	}
-	r.retry(openai.Retry{Attempt: 1, Of: 2, Status: 429, Delay: 2 * time.Second}.String())
+	r.retry(provider.Retry{Attempt: 1, Of: 2, Status: 429, Delay: 2 * time.Second}.String())
 	if got := sc.lines[len(sc.lines)-1]; got != "rate limited (429), retry 1/2 in 2s" {
 		t.Fatalf("retry line %q", got)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/eventwire"
-	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/provider"
 	"github.com/wasmagent/wasmagent/host/session"
 )
 
@@ -209,7 +209,7 @@ func lastAssistant(a *host.Agent) *host.AssistantMessage {
 // eventRenderer is a renderer that also hears of the model's retries.
 type eventRenderer interface {
 	renderer
-	retry(r openai.Retry)
+	retry(r provider.Retry)
 }
 
 type jsonRetry struct {
@@ -222,11 +222,11 @@ type jsonRetry struct {
 func (r *jsonRenderer) withEvents(o eventwire.Options) { r.enc = eventwire.NewLines(r.out, o) }
 
 // retry: a retry is not one of pi's events; it is said on stderr.
-func (j jsonRetry) retry(r openai.Retry) { fmt.Fprintln(j.status, r.String()) }
+func (j jsonRetry) retry(r provider.Retry) { fmt.Fprintln(j.status, r.String()) }
 
 type plainRetry struct{ *plainRenderer }
 
-func (p plainRetry) retry(r openai.Retry) { p.plainRenderer.retry(r.String()) }
+func (p plainRetry) retry(r provider.Retry) { p.plainRenderer.retry(r.String()) }
 
 func newRenderer(asJSON bool, env Env) (eventRenderer, func()) {
 	if asJSON {

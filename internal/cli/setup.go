@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/config"
-	"github.com/wasmagent/wasmagent/host/openai"
+	"github.com/wasmagent/wasmagent/host/provider"
 	"github.com/wasmagent/wasmagent/host/telemetry"
 	"github.com/wasmagent/wasmagent/runtime"
 )
@@ -20,9 +20,9 @@ import (
 // load says how a command loads its configuration.
 type load struct {
 	path     string
-	noModel  bool               // commands that only look at the plugins
-	logLevel string             // --log-level; "" keeps [runtime] log_level
-	onRetry  func(openai.Retry) // the model's retries, for the status line
+	noModel  bool                 // commands that only look at the plugins
+	logLevel string               // --log-level; "" keeps [runtime] log_level
+	onRetry  func(provider.Retry) // the model's retries, for the status line
 	// telemetry: the command runs the agent or its tools, and exports
 	// what [telemetry] asks (run, chat, rpc, mcp, serve).
 	telemetry bool

@@ -1,4 +1,4 @@
-package config_test
+package openai_test
 
 import (
 	"context"
@@ -73,10 +73,10 @@ cache_dir = %q
 	s := setup.Load()
 	// Held, not loaded: calc's load waits for the request (without the
 	// hold it would have started at Wire).
-	for deadline := time.Now().Add(30 * time.Second); config.HeldLoads(s) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); s.HeldLoads() == 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	if n := config.HeldLoads(s); n != 1 {
+	if n := s.HeldLoads(); n != 1 {
 		t.Fatalf("%d loads held before the first request, want 1", n)
 	}
 	if n := s.Runtime.Stats().MaxRunning; n != 0 {

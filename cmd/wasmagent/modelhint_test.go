@@ -1,4 +1,4 @@
-package cli_test
+package main_test
 
 import (
 	"bufio"
