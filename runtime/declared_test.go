@@ -36,6 +36,7 @@ var declarations = []declaration{
 	{"imports", MaxImports, func(m *declaredModule, n int) { m.imports = n }},
 	{"exports", MaxExports, func(m *declaredModule, n int) { m.exports = max(n-1, 0) }},    // and "run"
 	{"function types", MaxTypes, func(m *declaredModule, n int) { m.types = max(n-2, 0) }}, // and the two used
+	{"data segments", MaxDataSegments, func(m *declaredModule, n int) { m.data = n }},
 }
 
 // declaredModule is a module exporting "run" (() -> i32, returns 0) with
@@ -46,6 +47,7 @@ type declaredModule struct {
 	entries           int      // in one passive segment
 	imports, exports  int      // exports besides "run"
 	types             int      // besides the two used
+	data              int      // empty passive data segments
 }
 
 func (m declaredModule) wasm() []byte {
@@ -76,6 +78,9 @@ func (m declaredModule) wasm() []byte {
 	if len(m.tables) > 0 {
 		secs = append(secs, g.Sec(4, g.Vec(len(m.tables), tables)))
 	}
+	if m.data > 0 {
+		secs = append(secs, g.Sec(5, g.Vec(1, []byte{0x00, 0x01})))
+	}
 	if m.globals > 0 {
 		secs = append(secs, g.Sec(6, g.Vec(m.globals, globals)))
 	}
@@ -83,7 +88,13 @@ func (m declaredModule) wasm() []byte {
 	if nelems > 0 {
 		secs = append(secs, g.Sec(9, g.Vec(nelems, elems)))
 	}
+	if m.data > 0 {
+		secs = append(secs, g.Sec(12, g.U(uint32(m.data))))
+	}
 	secs = append(secs, g.Sec(10, g.Vec(1, g.Body(g.U(0), 0x41, 0x00))))
+	if m.data > 0 {
+		secs = append(secs, g.Sec(11, g.Vec(m.data, bytes.Repeat([]byte{0x01, 0x00}, m.data))))
+	}
 	return g.Module(secs...)
 }
 
@@ -132,8 +143,8 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 	}
 	for range 2000 {
 		var c wasmbin.Counts
-		var n [8]int
-		var over [8]bool
+		var n [9]int
+		var over [9]bool
 		for i, d := range declarations {
 			if rng.IntN(2) == 0 {
 				n[i], over[i] = draw(d.cap)
@@ -142,6 +153,7 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 		tables := n[0]
 		c.TableElements, c.Globals, c.ElementSegments = uint64(n[1]), n[2], n[3]
 		c.Elements, c.Imports, c.Exports = uint64(n[4]), n[5], n[6]
+		c.DataSegments = n[8]
 		err := checkDeclarations(c, tables, n[7])
 		first := slices.Index(over[:], true)
 		if first < 0 {
@@ -170,6 +182,7 @@ func TestDeclaredStateMemoryBound(t *testing.T) {
 	m.tables = append(make([]uint32, MaxTables-1), MaxTableElements)
 	m.globals, m.segments, m.entries = MaxGlobals, MaxElementSegments-1, MaxElements
 	m.imports, m.exports, m.types = MaxImports, MaxExports-1, MaxTypes-2
+	m.data = MaxDataSegments
 	ctx := context.Background()
 	r, err := New(ctx, Options{CacheDir: "off"})
 	if err != nil {
