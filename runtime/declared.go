@@ -46,6 +46,12 @@ const (
 	MaxDataSegments = 100000
 )
 
+// MaxSections bounds a module's sections, custom ones included (1,024):
+// real modules have a few dozen at most, and a module of empty custom
+// sections, 3 bytes each, cost the host 32 bytes each in every pass over
+// its sections before anything was checked.
+const MaxSections = wasmbin.MaxSections
+
 // checkDeclarations refuses a module whose declarations would cost
 // each instance more than the caps above, naming the count and the cap.
 func checkDeclarations(c wasmbin.Counts, tables, types int) error {

@@ -197,6 +197,9 @@ const MaxTableElements = fuel.MaxTableElements
 // refused here, by name.
 func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 	facts, err := wasmbin.ReadFacts(wasm)
+	if errors.Is(err, wasmbin.ErrTooManySections) {
+		return 0, 0, fmt.Errorf("has %v: over the host's limit (runtime.MaxSections)", err)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("not a valid Wasm module: %w", err)
 	}
