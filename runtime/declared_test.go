@@ -285,3 +285,47 @@ func TestSectionsAreBounded(t *testing.T) {
 		t.Fatalf("a module of %d MiB of empty custom sections: %v, %d KiB allocated; want it refused, with under 1 MiB allocated", len(big)>>20, err, got>>10)
 	}
 }
+
+// A vector of declarations far over its cap (function types, tables,
+// imports, exports) is refused by its count, before its entries are
+// read: each costs the host tens of bytes once read, for 2 to 6 in the
+// file. On the old main each vector of 4 MiB was read whole before its
+// count was judged: function types 322 MiB allocated (and 2 s), tables
+// 623 MiB, exports 132 MiB, imports 31 MiB; now under 2 KiB each.
+func TestOverCapVectorsAreNotRead(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's allocations are not what the bound is about")
+	}
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	const size = 4 << 20
+	typ := []byte{0x60, 0, 0}
+	imp := append(append(g.Str("extism:host/env"), g.Str("input_length")...), 0x00, 0x00)
+	for _, c := range []struct {
+		what string
+		n    int
+		wasm []byte
+	}{
+		{"function types", size / 3, g.Module(g.Sec(1, g.Vec(size/3, bytes.Repeat(typ, size/3))))},
+		{"tables", size / 3, g.Module(g.Sec(4, g.Vec(size/3, bytes.Repeat([]byte{0x70, 0x00, 0x00}, size/3))))},
+		{"imports", size / len(imp), g.Module(g.Sec(1, g.Vec(1, typ)), g.Sec(2, g.Vec(size/len(imp), bytes.Repeat(imp, size/len(imp)))))},
+		{"exports", size / 3, g.Module(g.Sec(1, g.Vec(1, typ)), g.Sec(3, g.Vec(1, g.U(0))), g.Sec(7, g.Vec(size/3, bytes.Repeat([]byte{0, 0, 0}, size/3))), g.Sec(10, g.Vec(1, g.Body(g.U(0)))))},
+	} {
+		var a, b goruntime.MemStats
+		goruntime.ReadMemStats(&a)
+		_, err := r.Compile(ctx, "m.wasm", c.wasm)
+		goruntime.ReadMemStats(&b)
+		got := b.TotalAlloc - a.TotalAlloc
+		t.Logf("%d %s in %d MiB: %d KiB allocated", c.n, c.what, len(c.wasm)>>20, got>>10)
+		if want := fmt.Sprintf("m.wasm: declares %d %s, more than", c.n, c.what); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%d %s: %v, want %q", c.n, c.what, err, want)
+		}
+		if got > 1<<20 {
+			t.Errorf("%d %s: %d KiB allocated refusing them, want under 1 MiB", c.n, c.what, got>>10)
+		}
+	}
+}
