@@ -16,7 +16,8 @@ import (
 // 0.5 µs of instantiation, which nothing interrupts). These caps bound
 // what one instance can hold that way (SECURITY.md, row 16); real
 // plugins sit far below them (a Go plugin of 6 MB: 1 table, 8 globals,
-// under 4,000 elements, 50 imports, 10 exports).
+// under 4,000 elements, 50 imports, 10 exports, at most 100,000 data
+// segments, as its linker writes no more).
 const (
 	// MaxTables bounds the number of a module's tables. Growth shares
 	// MaxTableElements among them: table.grow fails past
@@ -37,7 +38,19 @@ const (
 	// and about 7 µs of compiling (10^6 types, 4 MB, took 11 s), and is
 	// held once per module, not per instance.
 	MaxTypes = 1 << 15
+	// MaxDataSegments bounds a module's data segments: each is a slice
+	// header (24 bytes) in every instance, and an empty passive one is
+	// 2 bytes of the file. 100,000 is the limit of V8 (a module over it
+	// runs in no browser) and of Go's linker, which merges a plugin's
+	// symbols into at most that many.
+	MaxDataSegments = 100000
 )
+
+// MaxSections bounds a module's sections, custom ones included (1,024):
+// real modules have a few dozen at most, and a module of empty custom
+// sections, 3 bytes each, cost the host 32 bytes each in every pass over
+// its sections before anything was checked.
+const MaxSections = wasmbin.MaxSections
 
 // checkDeclarations refuses a module whose declarations would cost
 // each instance more than the caps above, naming the count and the cap.
@@ -55,6 +68,7 @@ func checkDeclarations(c wasmbin.Counts, tables, types int) error {
 		{"imports", uint64(c.Imports), MaxImports, "runtime.MaxImports"},
 		{"exports", uint64(c.Exports), MaxExports, "runtime.MaxExports"},
 		{"function types", uint64(types), MaxTypes, "runtime.MaxTypes"},
+		{"data segments", uint64(c.DataSegments), MaxDataSegments, "runtime.MaxDataSegments"},
 	} {
 		if d.n > d.at {
 			return fmt.Errorf("declares %d %s, more than the host's limit of %d (%s)", d.n, d.what, d.at, d.cap)

@@ -36,6 +36,7 @@ var declarations = []declaration{
 	{"imports", MaxImports, func(m *declaredModule, n int) { m.imports = n }},
 	{"exports", MaxExports, func(m *declaredModule, n int) { m.exports = max(n-1, 0) }},    // and "run"
 	{"function types", MaxTypes, func(m *declaredModule, n int) { m.types = max(n-2, 0) }}, // and the two used
+	{"data segments", MaxDataSegments, func(m *declaredModule, n int) { m.data = n }},
 }
 
 // declaredModule is a module exporting "run" (() -> i32, returns 0) with
@@ -46,6 +47,7 @@ type declaredModule struct {
 	entries           int      // in one passive segment
 	imports, exports  int      // exports besides "run"
 	types             int      // besides the two used
+	data              int      // empty passive data segments
 }
 
 func (m declaredModule) wasm() []byte {
@@ -76,6 +78,9 @@ func (m declaredModule) wasm() []byte {
 	if len(m.tables) > 0 {
 		secs = append(secs, g.Sec(4, g.Vec(len(m.tables), tables)))
 	}
+	if m.data > 0 {
+		secs = append(secs, g.Sec(5, g.Vec(1, []byte{0x00, 0x01})))
+	}
 	if m.globals > 0 {
 		secs = append(secs, g.Sec(6, g.Vec(m.globals, globals)))
 	}
@@ -83,7 +88,13 @@ func (m declaredModule) wasm() []byte {
 	if nelems > 0 {
 		secs = append(secs, g.Sec(9, g.Vec(nelems, elems)))
 	}
+	if m.data > 0 {
+		secs = append(secs, g.Sec(12, g.U(uint32(m.data))))
+	}
 	secs = append(secs, g.Sec(10, g.Vec(1, g.Body(g.U(0), 0x41, 0x00))))
+	if m.data > 0 {
+		secs = append(secs, g.Sec(11, g.Vec(m.data, bytes.Repeat([]byte{0x01, 0x00}, m.data))))
+	}
 	return g.Module(secs...)
 }
 
@@ -132,8 +143,8 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 	}
 	for range 2000 {
 		var c wasmbin.Counts
-		var n [8]int
-		var over [8]bool
+		var n [9]int
+		var over [9]bool
 		for i, d := range declarations {
 			if rng.IntN(2) == 0 {
 				n[i], over[i] = draw(d.cap)
@@ -142,6 +153,7 @@ func TestDeclarationCapsJudgeEveryCount(t *testing.T) {
 		tables := n[0]
 		c.TableElements, c.Globals, c.ElementSegments = uint64(n[1]), n[2], n[3]
 		c.Elements, c.Imports, c.Exports = uint64(n[4]), n[5], n[6]
+		c.DataSegments = n[8]
 		err := checkDeclarations(c, tables, n[7])
 		first := slices.Index(over[:], true)
 		if first < 0 {
@@ -170,6 +182,7 @@ func TestDeclaredStateMemoryBound(t *testing.T) {
 	m.tables = append(make([]uint32, MaxTables-1), MaxTableElements)
 	m.globals, m.segments, m.entries = MaxGlobals, MaxElementSegments-1, MaxElements
 	m.imports, m.exports, m.types = MaxImports, MaxExports-1, MaxTypes-2
+	m.data = MaxDataSegments
 	ctx := context.Background()
 	r, err := New(ctx, Options{CacheDir: "off"})
 	if err != nil {
@@ -230,5 +243,89 @@ func TestImportsCheckedBeforeCompiling(t *testing.T) {
 	}
 	if len(err.Error()) > 2*MaxMessageBytes {
 		t.Fatalf("the refusal is %d bytes", len(err.Error()))
+	}
+}
+
+// A module of more than MaxSections sections is refused before its
+// sections are listed whole, naming the cap; at the cap it passes. On
+// the old main a module of 16 MiB of empty custom sections (3 bytes
+// each) made the host allocate 3 GB and take 10 s listing them, three
+// times over, before anything was checked; here one of 4 MiB allocates
+// almost nothing.
+func TestSectionsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	module := func(customs int) []byte {
+		base := g.Module(g.Sec(1, g.Vec(1, []byte{0x60, 0, 1, 0x7f})), g.Sec(3, g.Vec(1, g.U(0))),
+			g.Sec(7, g.Vec(1, g.Str("run"), []byte{0}, g.U(0))), g.Sec(10, g.Vec(1, g.Body(g.U(0), 0x41, 0x00))))
+		return append(base, bytes.Repeat([]byte{0, 1, 0}, customs)...) // empty custom sections
+	}
+	if _, err := r.Compile(ctx, "at.wasm", module(MaxSections-4)); err != nil {
+		t.Fatalf("%d sections: %v", MaxSections, err)
+	}
+	_, err = r.Compile(ctx, "over.wasm", module(MaxSections-3))
+	if want := "over.wasm: has more than 1024 sections, custom ones included: over the host's limit (runtime.MaxSections)"; err == nil || err.Error() != want {
+		t.Fatalf("%d sections: %v, want %q", MaxSections+1, err, want)
+	}
+	if raceEnabled {
+		return // (the race detector's allocations are not what the bound is about)
+	}
+	big := module(4 << 20 / 3)
+	var a, b goruntime.MemStats
+	goruntime.ReadMemStats(&a)
+	_, err = r.Compile(ctx, "big.wasm", big)
+	goruntime.ReadMemStats(&b)
+	got := b.TotalAlloc - a.TotalAlloc
+	t.Logf("a module of %d MiB of empty custom sections: %v; %d KiB allocated", len(big)>>20, err, got>>10)
+	if err == nil || got > 1<<20 {
+		t.Fatalf("a module of %d MiB of empty custom sections: %v, %d KiB allocated; want it refused, with under 1 MiB allocated", len(big)>>20, err, got>>10)
+	}
+}
+
+// A vector of declarations far over its cap (function types, tables,
+// imports, exports) is refused by its count, before its entries are
+// read: each costs the host tens of bytes once read, for 2 to 6 in the
+// file. On the old main each vector of 4 MiB was read whole before its
+// count was judged: function types 322 MiB allocated (and 2 s), tables
+// 623 MiB, exports 132 MiB, imports 31 MiB; now under 2 KiB each.
+func TestOverCapVectorsAreNotRead(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's allocations are not what the bound is about")
+	}
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	const size = 4 << 20
+	typ := []byte{0x60, 0, 0}
+	imp := append(append(g.Str("extism:host/env"), g.Str("input_length")...), 0x00, 0x00)
+	for _, c := range []struct {
+		what string
+		n    int
+		wasm []byte
+	}{
+		{"function types", size / 3, g.Module(g.Sec(1, g.Vec(size/3, bytes.Repeat(typ, size/3))))},
+		{"tables", size / 3, g.Module(g.Sec(4, g.Vec(size/3, bytes.Repeat([]byte{0x70, 0x00, 0x00}, size/3))))},
+		{"imports", size / len(imp), g.Module(g.Sec(1, g.Vec(1, typ)), g.Sec(2, g.Vec(size/len(imp), bytes.Repeat(imp, size/len(imp)))))},
+		{"exports", size / 3, g.Module(g.Sec(1, g.Vec(1, typ)), g.Sec(3, g.Vec(1, g.U(0))), g.Sec(7, g.Vec(size/3, bytes.Repeat([]byte{0, 0, 0}, size/3))), g.Sec(10, g.Vec(1, g.Body(g.U(0)))))},
+	} {
+		var a, b goruntime.MemStats
+		goruntime.ReadMemStats(&a)
+		_, err := r.Compile(ctx, "m.wasm", c.wasm)
+		goruntime.ReadMemStats(&b)
+		got := b.TotalAlloc - a.TotalAlloc
+		t.Logf("%d %s in %d MiB: %d KiB allocated", c.n, c.what, len(c.wasm)>>20, got>>10)
+		if want := fmt.Sprintf("m.wasm: declares %d %s, more than", c.n, c.what); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%d %s: %v, want %q", c.n, c.what, err, want)
+		}
+		if got > 1<<20 {
+			t.Errorf("%d %s: %d KiB allocated refusing them, want under 1 MiB", c.n, c.what, got>>10)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 )
 
@@ -179,4 +180,31 @@ func WASIFunctionTypes(r *Runtime) map[string][2][]byte {
 		out["wasi_snapshot_preview1."+name] = [2][]byte{ps, rs}
 	}
 	return out
+}
+
+// KernelScript runs steps operations on a kernel of limit bytes: next
+// says whether to allocate (n bytes) or to free (the pick-th live block,
+// modulo their number). It returns how the invariant broke (the bytes in
+// use and BlockCost per live block stay within the limit), or "".
+func KernelScript(limit uint64, next func() (alloc bool, n uint64, pick int), steps int) string {
+	k := newKernel(limit, 1<<40)
+	defer k.release()
+	var live []uint64
+	for i := range steps {
+		alloc, n, pick := next()
+		switch {
+		case alloc:
+			if off, f := k.alloc(n); f == nil && n > 0 {
+				live = append(live, off)
+			}
+		case len(live) > 0:
+			j := pick % len(live)
+			k.free(live[j])
+			live = append(live[:j], live[j+1:]...)
+		}
+		if held := uint64(len(k.mem)) + BlockCost*uint64(len(k.blocks)); held > limit {
+			return fmt.Sprintf("step %d: %d bytes in use and %d blocks count %d bytes, over the limit", i, len(k.mem), len(k.blocks), held)
+		}
+	}
+	return ""
 }

@@ -40,8 +40,10 @@ type Grants struct {
 	// Config values are read by the plugin with Extism's config_get.
 	Config map[string]string
 	// MemoryPages caps the plugin's linear memory, and separately the
-	// host-side memory of its Extism calls, in 64 KiB pages (default 2048,
-	// 128 MiB; at most the Runtime's MaxMemoryPages).
+	// host-side memory of its Extism calls (each block counting BlockCost
+	// bytes beside its size, and each directory entry read through an
+	// open descriptor DirentCost beside its name), in 64 KiB pages
+	// (default 2048, 128 MiB; at most the Runtime's MaxMemoryPages).
 	MemoryPages uint32
 	// Timeout bounds each call (default 60 s). Instantiation, which the
 	// pool usually does ahead of the call, has a bound of its own: this
@@ -54,7 +56,8 @@ type Grants struct {
 	MaxOutputBytes int
 	// MaxHTTPResponseBytes bounds one HTTP response body (default 8 MiB).
 	MaxHTTPResponseBytes int64
-	// MaxVarBytes bounds the Extism variables of one call (default 1 MiB).
+	// MaxVarBytes bounds the Extism variables of one call (default 1 MiB),
+	// each counting VarCost bytes beside its name and value.
 	MaxVarBytes int
 	// Per-call caps on work done in host functions, so that a call's cost
 	// is bounded by more than its fuel checks. Going over ends the call
@@ -70,7 +73,8 @@ type Grants struct {
 	MaxUpdates     int
 	MaxUpdateBytes int64
 	// MaxLogBytes bounds what a call logs, at the levels passed on
-	// (default 1 MiB). Each line is also cut to 4 KiB.
+	// (default 1 MiB), each line counting LogLineCost bytes beside its
+	// text. Each line is also cut to 4 KiB.
 	MaxLogBytes int
 	// MaxVarWriteBytes bounds the bytes a call writes with var_set in all
 	// (default 64 MiB); MaxVarBytes bounds what the variables hold.

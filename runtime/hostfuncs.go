@@ -120,7 +120,7 @@ var envFunctions = map[string]hostFunc{
 		name := string(key)
 		st.free(s[0])
 		if old, ok := st.vars[name]; ok {
-			st.varBytes -= len(name) + len(old)
+			st.varBytes -= VarCost + len(name) + len(old)
 			delete(st.vars, name)
 		}
 		if s[1] == 0 {
@@ -131,14 +131,14 @@ var envFunctions = map[string]hostFunc{
 		if st.varWriteBytes += int64(len(name) + len(v)); st.varWriteBytes > st.p.grants.MaxVarWriteBytes {
 			st.check(capFault("MaxVarWriteBytes", st.p.grants.MaxVarWriteBytes, "var_set %q: %d bytes of variables written in this call", name, st.varWriteBytes))
 		}
-		if st.varBytes+len(name)+len(v) > st.p.grants.MaxVarBytes {
-			st.check(capFault("MaxVarBytes", st.p.grants.MaxVarBytes, "var_set %q: the variables would take %d bytes", name, st.varBytes+len(name)+len(v)))
+		if size := VarCost + len(name) + len(v); st.varBytes+size > st.p.grants.MaxVarBytes {
+			st.check(capFault("MaxVarBytes", st.p.grants.MaxVarBytes, "var_set %q: the variables would take %d bytes (each counted %d bytes beside its name and value)", name, st.varBytes+size, VarCost))
 		}
 		if st.vars == nil {
 			st.vars = map[string][]byte{}
 		}
 		st.vars[name] = append([]byte(nil), v...)
-		st.varBytes += len(name) + len(v)
+		st.varBytes += VarCost + len(name) + len(v)
 		st.free(s[1])
 	}},
 	"http_request":     {sig(i64, i64), sig(i64), func(st *callState, s []uint64) { s[0] = st.httpRequest(s[0], s[1]) }},
@@ -189,6 +189,13 @@ var userFunctions = map[string]hostFunc{
 	}},
 }
 
+// VarCost is what each Extism variable counts against Grants.MaxVarBytes
+// beside its name and value: the host's map entry and the headers of
+// their copies. Without it, variables of one byte under distinct names
+// made the host allocate some 24 times the cap (RATIONALE.md, "Why do blocks, variables, log lines and directory
+// entries count more than their bytes?").
+const VarCost = 64
+
 // logLevels are Extism's levels as get_log_level reports them.
 var logLevels = map[string]int32{"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "off": math.MaxInt32}
 
@@ -198,13 +205,21 @@ var slogLevels = [...]slog.Level{slog.LevelDebug - 4, slog.LevelDebug, slog.Leve
 // in all is bounded by Grants.MaxLogBytes.
 const maxLogLine = 4096
 
+// LogLineCost is what each log line counts against Grants.MaxLogBytes
+// beside its bytes: the host writes a time, a level and the plugin's
+// name with it. Without it, empty lines counted nothing, and a plugin
+// could write lines to the host's log for as long as its deadline
+// allowed (RATIONALE.md, "Why do blocks, variables, log lines and directory
+// entries count more than their bytes?").
+const LogLineCost = 64
+
 func logFunc(level int32) hostFunc {
 	return hostFunc{sig(i64), nil, func(st *callState, s []uint64) {
 		b, f := st.block(s[0], "log")
 		st.check(f)
 		if level >= logLevels[st.p.grants.LogLevel] {
-			if st.logBytes += len(b); st.logBytes > st.p.grants.MaxLogBytes {
-				st.check(capFault("MaxLogBytes", st.p.grants.MaxLogBytes, "log: %d bytes logged in this call", st.logBytes))
+			if st.logBytes += len(b) + LogLineCost; st.logBytes > st.p.grants.MaxLogBytes {
+				st.check(capFault("MaxLogBytes", st.p.grants.MaxLogBytes, "log: %d bytes logged in this call (each line counted %d bytes more)", st.logBytes, LogLineCost))
 			}
 			msg := string(b[:min(len(b), maxLogLine)])
 			if !utf8.ValidString(msg) {

@@ -96,11 +96,7 @@ func (p hostPattern) allows(u *url.URL) bool {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	if p.port == "" {
-		if port != "80" && port != "443" {
-			return false
-		}
-	} else if port != p.port {
+	if !p.admitsPort(port) {
 		return false
 	}
 	switch {
@@ -111,6 +107,15 @@ func (p hostPattern) allows(u *url.URL) bool {
 	default:
 		return host == p.name
 	}
+}
+
+// admitsPort reports whether p grants port: its own, or 80 and 443 when
+// it names none.
+func (p hostPattern) admitsPort(port string) bool {
+	if p.port == "" {
+		return port == "80" || port == "443"
+	}
+	return port == p.port
 }
 
 // CheckHostGrant reports what is wrong with a host grant as written in
@@ -157,12 +162,29 @@ func (pl *Plugin) checkURL(u *url.URL) error {
 	return fmt.Errorf("HTTP request to %s is not allowed: the plugin's granted hosts are %s", u.Redacted(), granted)
 }
 
+// MaxHTTPRequestBytes bounds the JSON that describes one http_request
+// (its URL, method and headers; the body is a block of its own, bounded
+// by Grants.MaxOutputBytes): 1 MiB, what Go's HTTP server reads of a
+// request's headers (http.DefaultMaxHeaderBytes). It is checked before
+// the JSON is decoded, and before the URL is judged: decoded, a map of
+// headers costs the host about 12 times its size, in one host step that
+// nothing interrupts (RATIONALE.md, "Why are an HTTP request's and
+// response's headers capped?").
+const MaxHTTPRequestBytes = 1 << 20
+
+// MaxHTTPResponseHeaderBytes bounds the headers of one HTTP response
+// (redirects and informational responses each have their own): 256 KiB,
+// what Chromium accepts. Go's default is 10 MiB, and the headers are not
+// part of the body that Grants.MaxHTTPResponseBytes bounds.
+const MaxHTTPResponseHeaderBytes = 256 << 10
+
 // newHTTPClient is a plugin's client: no proxy from the host's
 // environment, every redirect checked against the grants, every address
 // connected to checked (dialGuard), and credentials added by the host.
 func (pl *Plugin) newHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
+	tr.MaxResponseHeaderBytes = MaxHTTPResponseHeaderBytes
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: pl.dialGuard}
 	tr.DialContext = d.DialContext
 	return &http.Client{
@@ -186,6 +208,9 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	}
 	raw, f := st.block(reqOff, "http_request")
 	st.check(f)
+	if len(raw) > MaxHTTPRequestBytes {
+		st.check(faultf("http_request: a request of %d bytes (URL, method and headers), over the host's limit of %d (runtime.MaxHTTPRequestBytes)", len(raw), MaxHTTPRequestBytes))
+	}
 	var req struct {
 		URL     string            `json:"url"`
 		Method  string            `json:"method"`
@@ -256,10 +281,13 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 
 // dialGuard refuses to connect to a loopback, private, link-local,
 // multicast or unspecified address unless the grants name that address
-// itself (or "localhost" for loopback): a granted host name whose DNS
-// answer points inside the host's network (DNS rebinding) is refused.
+// itself (or "localhost" for loopback), with the port connected to: a
+// granted host name whose DNS answer points inside the host's network
+// (DNS rebinding) is refused, and so is one that points at a granted
+// internal address on a port the grant does not name ("127.0.0.1:11434"
+// granted beside "*" opened 127.0.0.1's ports 80 and 443 on the old main).
 func (pl *Plugin) dialGuard(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
+	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}
@@ -268,6 +296,9 @@ func (pl *Plugin) dialGuard(network, address string, _ syscall.RawConn) error {
 		return nil
 	}
 	for _, p := range pl.hosts {
+		if !p.admitsPort(port) {
+			continue
+		}
 		if g := net.ParseIP(p.name); g != nil && g.Equal(ip) {
 			return nil
 		}
@@ -275,7 +306,7 @@ func (pl *Plugin) dialGuard(network, address string, _ syscall.RawConn) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("refused to connect to %s: a loopback, private or link-local address; grant the address itself to allow it", ip)
+	return fmt.Errorf("refused to connect to %s: a loopback, private or link-local address; grant the address itself, with this port, to allow it", net.JoinHostPort(ip.String(), port))
 }
 
 // notPublic are the ranges, beyond those net.IP classifies, that reach

@@ -34,6 +34,10 @@ type kernel struct {
 	// reclaim, when non-zero, is where mem may be cut back to at the next
 	// alloc: the start of the freed blocks at its end.
 	reclaim uint64
+	// held is host memory the instance holds beside its blocks, counted
+	// against the same limit: the directory entries read through its
+	// open descriptors (dirents.go).
+	held uint64
 
 	input, inputLen   uint64
 	output, outputLen uint64
@@ -43,6 +47,16 @@ type kernel struct {
 // kernelBase is where the first block starts: offsets below it are never
 // valid, so 0 stays the null block.
 const kernelBase = 8
+
+// BlockCost is what each live block counts against the host memory
+// limit beside its bytes: the host keeps an entry for it in a map (20 to
+// 40 bytes in Go's maps, more while one grows), as Extism's kernel keeps
+// a header beside it in the same memory. Without it the limit bounded
+// the bytes of the blocks, not their number: a plugin allocating blocks
+// of one byte made the host allocate some 70 bytes of Go heap for each
+// byte of its grant (RATIONALE.md, "Why do blocks, variables, log lines and directory
+// entries count more than their bytes?").
+const BlockCost = 64
 
 func newKernel(limit, allocCap uint64) kernel {
 	lm := allocate(4096, limit)
@@ -84,8 +98,8 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 		k.reclaim = 0
 	}
 	off := uint64(len(k.mem))
-	if n > k.limit || off+n > k.limit {
-		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %d in use", n, off)
+	if n > k.limit || off+n+k.blocksCost(1)+k.held > k.limit {
+		return 0, capFault("MemoryPages", k.limit>>16, "alloc: %d bytes of host memory asked for with %s", n, k.inUse())
 	}
 	if k.allocated += n; k.allocated > k.allocCap || k.allocated < n {
 		return 0, capFault("MaxHostAllocBytes", k.allocCap, "alloc: %d bytes of host memory allocated in this call", k.allocated)
@@ -101,6 +115,19 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 	k.blocks[off] = n
 	return off, nil
 }
+
+// inUse says what holds the host memory, for a refusal.
+func (k *kernel) inUse() string {
+	s := fmt.Sprintf("%d in use by %d blocks (each block counts %d bytes more)", len(k.mem), len(k.blocks), BlockCost)
+	if k.held > 0 {
+		s += fmt.Sprintf(" and %d held for directory entries read", k.held)
+	}
+	return s
+}
+
+// blocksCost is what the live blocks and more new ones count beside
+// their bytes (BlockCost each).
+func (k *kernel) blocksCost(more int) uint64 { return BlockCost * uint64(len(k.blocks)+more) }
 
 // wrote records a write ending at end.
 func (k *kernel) wrote(end uint64) { k.dirty = max(k.dirty, end) }

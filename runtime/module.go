@@ -196,7 +196,11 @@ const MaxTableElements = fuel.MaxTableElements
 // MaxTableElements, or declarations over the caps of declared.go is
 // refused here, by name.
 func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
-	facts, err := wasmbin.ReadFacts(wasm)
+	// Vectors over their caps are not read, only counted: refused below.
+	facts, err := wasmbin.ReadFactsWithin(wasm, wasmbin.Caps{Types: MaxTypes, Tables: MaxTables, Imports: MaxImports, Exports: MaxExports})
+	if errors.Is(err, wasmbin.ErrTooManySections) {
+		return 0, 0, fmt.Errorf("has %v: over the host's limit (runtime.MaxSections)", err)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("not a valid Wasm module: %w", err)
 	}
@@ -225,7 +229,7 @@ func (r *Runtime) checkLimits(wasm []byte) (uint32, int, error) {
 			return 0, 0, fmt.Errorf("%s has %d elements at start, more than the host's limit of %d", t, t.Min, MaxTableElements)
 		}
 	}
-	if err := checkDeclarations(facts.Counts, len(facts.Tables), len(facts.Types)); err != nil {
+	if err := checkDeclarations(facts.Counts, facts.Counts.Tables, facts.Counts.Types); err != nil {
 		return 0, 0, err
 	}
 	if err := r.checkImports(facts); err != nil {

@@ -230,6 +230,11 @@ func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 	if err != nil {
 		return errno(err)
 	}
+	// The file is judged as found, through any link: the times of a
+	// protected file are the host's too (make and caches read them).
+	if id, _ := idOf(fi); r.protected[id] {
+		return errProtected
+	}
 	st := sys.NewStat_t(fi)
 	if atim == experimentalsys.UTIME_OMIT {
 		atim = st.Atim

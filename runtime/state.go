@@ -43,6 +43,10 @@ type callState struct {
 	wasiErrno     uint16  // the errno for the EIO of a refused file operation (wasiGuard)
 	hostCalls     int     // Extism and wasmagent host functions called (for tests)
 	observed      Observed
+
+	// readdirFromStart is set during an fd_readdir from cookie 0, which
+	// rewinds its directory (dirents.go).
+	readdirFromStart bool
 }
 
 type stateKey struct{}

@@ -42,7 +42,7 @@ func (s stopFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode)
 		}
 		return nil, errno
 	}
-	sf := stopFile{File: f, st: s.st, name: p, counted: new(bool)}
+	sf := stopFile{File: f, st: s.st, name: p, counted: new(bool), dirents: new(uint64)}
 	*sf.counted = true
 	if s.w != nil && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
 		sf.w, sf.appending = s.w, flag&experimentalsys.O_APPEND != 0
@@ -70,10 +70,11 @@ func (s stopFS) Readlink(p string) (string, experimentalsys.Errno) {
 type stopFile struct {
 	experimentalsys.File
 	st        *callState
-	name      string // its path in the grant
-	w         *mount // its grant, if writable and the file open for writing
-	appending bool   // opened with O_APPEND: every write lands at the end
-	counted   *bool  // it counts among the instance's open files
+	name      string  // its path in the grant
+	w         *mount  // its grant, if writable and the file open for writing
+	appending bool    // opened with O_APPEND: every write lands at the end
+	counted   *bool   // it counts among the instance's open files
+	dirents   *uint64 // what the directory entries read through it count (dirents.go)
 }
 
 func (f stopFile) Read(b []byte) (int, experimentalsys.Errno) {
@@ -86,12 +87,6 @@ func (f stopFile) Pread(b []byte, off int64) (int, experimentalsys.Errno) {
 	f.st.enter()
 	f.st.sawFiles("reads a granted directory")
 	return f.File.Pread(b, off)
-}
-
-func (f stopFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
-	f.st.enter()
-	f.st.sawFiles("reads a granted directory")
-	return f.File.Readdir(n)
 }
 
 func (f stopFile) Stat() (sys.Stat_t, experimentalsys.Errno) {

@@ -45,6 +45,7 @@ type wasiGuard struct {
 	fn       api.GoModuleFunction
 	pathLens []int // the indexes of the path length parameters
 	errnos   bool  // the host may choose its errno
+	readdir  bool  // fd_readdir: whether it reads from cookie 0 is noted (dirents.go)
 }
 
 func (g wasiGuard) Call(ctx context.Context, mod api.Module, stack []uint64) {
@@ -55,6 +56,10 @@ func (g wasiGuard) Call(ctx context.Context, mod api.Module, stack []uint64) {
 		}
 	}
 	st, _ := ctx.Value(stateKey{}).(*callState)
+	if g.readdir && st != nil {
+		st.readdirFromStart = stack[3] == 0
+		defer func() { st.readdirFromStart = false }()
+	}
 	if !g.errnos || st == nil {
 		g.fn.Call(ctx, mod, stack)
 		return
@@ -85,13 +90,13 @@ func instantiateWASI(ctx context.Context, rt wazero.Runtime) error {
 	b := rt.NewHostModuleBuilder(wasi_snapshot_preview1.ModuleName)
 	wasi_snapshot_preview1.NewFunctionExporter().ExportFunctions(b)
 	for name, def := range compiled.ExportedFunctions() {
-		g := wasiGuard{errnos: slices.Contains(wasiRefusing, name)}
+		g := wasiGuard{errnos: slices.Contains(wasiRefusing, name), readdir: name == "fd_readdir"}
 		for i, p := range def.ParamNames() {
 			if strings.HasSuffix(p, "path_len") && !strings.HasPrefix(p, "result.") {
 				g.pathLens = append(g.pathLens, i)
 			}
 		}
-		if !g.errnos && g.pathLens == nil {
+		if !g.errnos && !g.readdir && g.pathLens == nil {
 			continue
 		}
 		fn, ok := def.GoFunction().(api.GoModuleFunction)
@@ -132,5 +137,6 @@ func (f stopFile) Close() experimentalsys.Errno {
 		*f.counted = false
 		f.st.openFiles--
 	}
+	f.st.releaseDirents(f.dirents)
 	return f.File.Close()
 }

@@ -1,6 +1,7 @@
 package wasmbin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -52,6 +53,8 @@ type FuncImport struct {
 // Counts are the declarations of a module that each of its instances
 // holds in the host's memory, besides its linear memory.
 type Counts struct {
+	Types           int    // function types
+	Tables          int    // tables, imported and defined
 	Imports         int    // imports of every kind
 	Exports         int    // exports of every kind
 	Globals         int    // defined globals
@@ -77,13 +80,38 @@ func describe(kind string, i uint32, imp string, exps []string) string {
 	return fmt.Sprintf("%s %d (not exported)", kind, i)
 }
 
-// ReadFacts reads the limits of every memory and table of wasm, the
+// Caps bound what ReadFactsWithin collects of a module: a vector of
+// function types, tables, imports or exports longer than its cap is not
+// read; its length is set in Counts and reading stops there, without an
+// error, for the caller to refuse the module by that count. Each entry
+// costs tens of bytes in Facts for 2 or 3 in the file (4 MiB of empty
+// function types were 322 MiB allocated, and 2 s, 4 MiB of tables 623
+// MiB, before the count was judged). Zero is no cap.
+type Caps struct {
+	Types, Tables, Imports, Exports int
+}
+
+// maxMemories bounds the memories ReadFacts reads: wazero takes one (the
+// multi-memory proposal is not one of its features), and more are no
+// module it runs.
+const maxMemories = 1024
+
+// errOverCap stops the reading of a module at a vector over its cap.
+var errOverCap = errors.New("over a cap")
+
+// over reports whether a vector of n entries is over cap (0: no cap).
+func over(n uint32, cap int) bool { return cap > 0 && int64(n) > int64(cap) }
+
+// ReadFacts is ReadFactsWithin with no caps.
+func ReadFacts(wasm []byte) (Facts, error) { return ReadFactsWithin(wasm, Caps{}) }
+
+// ReadFactsWithin reads the limits of every memory and table of wasm, the
 // names of its function exports, its custom sections and the counts of
 // its declarations, its function types and imported functions. It reads
 // only the type, import, table, memory, global (its count), export,
 // element, data (its count) and custom sections; it does not validate the
-// rest of the module.
-func ReadFacts(wasm []byte) (Facts, error) {
+// rest of the module. It stops at a vector over its cap (Caps).
+func ReadFactsWithin(wasm []byte, caps Caps) (Facts, error) {
 	secs, err := Sections(wasm)
 	if err != nil {
 		return Facts{}, err
@@ -94,6 +122,9 @@ func ReadFacts(wasm []byte) (Facts, error) {
 		switch s.ID {
 		case SecType:
 			n := r.U32()
+			if f.Counts.Types = int(n); over(n, caps.Types) {
+				return f, nil
+			}
 			for i := uint32(0); i < n && r.Err == nil && err == nil; i++ {
 				var t FuncType
 				if t, err = r.ReadFuncType(); err == nil {
@@ -101,9 +132,12 @@ func ReadFacts(wasm []byte) (Facts, error) {
 				}
 			}
 		case SecImport:
-			err = f.readImports(r)
+			err = f.readImports(r, caps)
 		case SecTable:
 			n := r.U32()
+			if f.Counts.Tables = len(f.Tables) + int(n); caps.Tables > 0 && f.Counts.Tables > caps.Tables {
+				return f, nil
+			}
 			for i := uint32(0); i < n && r.Err == nil; i++ {
 				elem, l := r.ReadTableType()
 				f.Tables = append(f.Tables, Table{Index: uint32(len(f.Tables)), Elem: elem, Limits: l})
@@ -111,11 +145,14 @@ func ReadFacts(wasm []byte) (Facts, error) {
 			}
 		case SecMemory:
 			n := r.U32()
+			if len(f.Memories)+int(n) > maxMemories {
+				return Facts{}, fmt.Errorf("section %d: %d memories", s.ID, len(f.Memories)+int(n))
+			}
 			for i := uint32(0); i < n && r.Err == nil; i++ {
 				f.Memories = append(f.Memories, Memory{Index: uint32(len(f.Memories)), Limits: r.ReadLimits()})
 			}
 		case SecExport:
-			err = f.readExports(r)
+			err = f.readExports(r, caps)
 		case SecGlobal:
 			f.Counts.Globals = int(r.U32())
 			continue
@@ -137,6 +174,9 @@ func ReadFacts(wasm []byte) (Facts, error) {
 		default:
 			continue
 		}
+		if err == errOverCap {
+			return f, nil
+		}
 		if err == nil && r.Err == nil && r.More() {
 			err = fmt.Errorf("trailing bytes")
 		}
@@ -150,9 +190,11 @@ func ReadFacts(wasm []byte) (Facts, error) {
 	return f, nil
 }
 
-func (f *Facts) readImports(r *Reader) error {
+func (f *Facts) readImports(r *Reader, caps Caps) error {
 	n := r.U32()
-	f.Counts.Imports = int(n)
+	if f.Counts.Imports = int(n); over(n, caps.Imports) {
+		return errOverCap
+	}
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		mod, _ := r.Name()
 		name, _ := r.Name()
@@ -162,7 +204,11 @@ func (f *Facts) readImports(r *Reader) error {
 		case KindTable:
 			elem, l := r.ReadTableType()
 			f.Tables = append(f.Tables, Table{Index: uint32(len(f.Tables)), Import: mod + "." + name, Elem: elem, Limits: l})
+			f.Counts.Tables = len(f.Tables)
 		case KindMemory:
+			if len(f.Memories) == maxMemories {
+				return fmt.Errorf("import %d: more than %d memories", i, maxMemories)
+			}
 			f.Memories = append(f.Memories, Memory{Index: uint32(len(f.Memories)), Import: mod + "." + name, Limits: r.ReadLimits()})
 		case KindGlobal:
 			r.Byte()
@@ -178,9 +224,11 @@ func (f *Facts) readImports(r *Reader) error {
 	return nil
 }
 
-func (f *Facts) readExports(r *Reader) error {
+func (f *Facts) readExports(r *Reader, caps Caps) error {
 	n := r.U32()
-	f.Counts.Exports = int(n)
+	if f.Counts.Exports = int(n); over(n, caps.Exports) {
+		return errOverCap
+	}
 	for i := uint32(0); i < n && r.Err == nil; i++ {
 		name, _ := r.Name()
 		kind := r.Byte()

@@ -38,6 +38,18 @@ var ErrNotWasm = errors.New("not a WebAssembly module (bad magic or version)")
 // Header is the magic and version every module starts with.
 const Header = "\x00asm\x01\x00\x00\x00"
 
+// MaxSections bounds a module's sections, custom ones included. A valid
+// module has at most 13 others, and real ones a few dozen custom ones at
+// most (names, producers, a dozen of DWARF); but an empty custom section
+// is 3 bytes of the file and 32 of every list of sections, and the host
+// lists them three times when it loads a module: 16 MiB of them made it
+// allocate 3 GB, and take 10 s, before anything was checked.
+const MaxSections = 1024
+
+// ErrTooManySections is the error of a module of more than MaxSections
+// sections.
+var ErrTooManySections = fmt.Errorf("more than %d sections, custom ones included", MaxSections)
+
 // Section is one section of a module; Body aliases the module's bytes.
 type Section struct {
 	ID   byte
@@ -57,6 +69,9 @@ func Sections(wasm []byte) ([]Section, error) {
 		body := r.Bytes(int(size))
 		if r.Err != nil {
 			return nil, fmt.Errorf("section %d: %w", id, r.Err)
+		}
+		if len(secs) == MaxSections {
+			return nil, ErrTooManySections
 		}
 		secs = append(secs, Section{id, body})
 	}

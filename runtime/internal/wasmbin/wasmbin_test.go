@@ -134,7 +134,7 @@ func TestReadFactsCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Counts{Imports: 1, Exports: 2, Globals: 2, TableElements: 10, ElementSegments: 8, Elements: 10, DataSegments: 2}
+	want := Counts{Types: 1, Tables: 1, Imports: 1, Exports: 2, Globals: 2, TableElements: 10, ElementSegments: 8, Elements: 10, DataSegments: 2}
 	if f.Counts != want {
 		t.Fatalf("counts %+v, want %+v", f.Counts, want)
 	}
