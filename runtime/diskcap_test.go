@@ -267,7 +267,11 @@ func TestDiskCapProperty(t *testing.T) {
 		programs = 20
 	}
 	refused, fitted, refusedAdding := 0, 0, 0
-	for i := range programs {
+	// Past programs, go on (a bounded while) until the generator has made
+	// each kind the test needs: refused while only adding, refused
+	// otherwise, and fitting. A short run's 20 could miss one.
+	needKinds := func() bool { return refusedAdding == 0 || refused == refusedAdding || fitted == 0 }
+	for i := 0; i < programs || (needKinds() && i < 10*programs); i++ {
 		monotone := i%2 == 0
 		ops := genDiskProgram(rng, names, monotone)
 		maxBytes, maxFiles := int64(1+rng.IntN(300_000)), 1+rng.IntN(6)
@@ -323,7 +327,7 @@ func TestDiskCapProperty(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs refused (%d of them only adding), %d within the caps", refused, refusedAdding, fitted)
-	if refusedAdding == 0 || refused == refusedAdding || fitted == 0 {
+	if needKinds() {
 		t.Fatalf("the generator made %d refused programs (%d only adding) and %d fitting: each kind is needed", refused, refusedAdding, fitted)
 	}
 }
