@@ -72,7 +72,35 @@ func startLocalCluster(dir string, n, attempt int) ([]*Server, error) {
 			return nil, err
 		}
 	}
+	if n > 1 {
+		if err := waitPeers(servers, 30*time.Second); err != nil {
+			stop()
+			return nil, err
+		}
+	}
 	return servers, nil
+}
+
+// waitPeers waits until the meta leader counts every node as a peer a
+// replicated stream can be placed on (online, with JetStream, its stats
+// received): JetStream answers before that, and a stream of as many
+// replicas as nodes made meanwhile is refused ("no suitable peers for
+// placement"), which a loaded machine made likely.
+func waitPeers(servers []*Server, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		most := 0
+		for _, s := range servers {
+			most = max(most, len(s.ns.JetStreamClusterPeers()))
+		}
+		if most == len(servers) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cluster: the meta leader counts %d of %d nodes as JetStream peers after %s: %w", most, len(servers), timeout, ErrUnavailable)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // freePorts reserves n loopback ports and releases them for use.
