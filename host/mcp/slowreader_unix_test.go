@@ -29,7 +29,7 @@ func TestHTTPSlowReaderGetsLargeAnswer(t *testing.T) {
 		return host.ToolResult{Content: host.Text(big)}, nil
 	})
 	srv := newServer(t, &host.ToolRunner{Tools: []host.Tool{tool}})
-	addr := serveBounded(t, srv, mcp.HTTPOptions{WriteTimeout: 300 * time.Millisecond}, nil)
+	addr := serveBounded(t, srv, mcp.HTTPOptions{WriteTimeout: 2 * time.Second}, nil)
 	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10) })
 	}}
@@ -56,12 +56,14 @@ func TestHTTPSlowReaderGetsLargeAnswer(t *testing.T) {
 	res.Body.Close()
 	res = post(res.Header.Get("Mcp-Session-Id"), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
 	defer res.Body.Close()
-	// 8 KiB every 10 ms: some 800 KB/s, so the 500 KiB answer takes
-	// twice the timeout, each 32 KiB piece an eighth of it.
+	// 8 KiB every 40 ms at most: 200 KB/s, so the 500 KiB answer takes
+	// longer than the timeout (64 reads: 2.56 s at least), each 32 KiB
+	// piece a twelfth of it: a loaded machine that holds the reader for
+	// a while (300 ms did, once) does not look like a stopped one.
 	var got strings.Builder
 	buf := make([]byte, 8<<10)
 	for {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(40 * time.Millisecond)
 		n, err := res.Body.Read(buf)
 		got.Write(buf[:n])
 		if strings.Contains(got.String(), big) {

@@ -24,7 +24,7 @@ func TestSlowReaderGetsLargeEvent(t *testing.T) {
 			}
 		}
 	}})
-	h.server.streamWriteTimeout = 300 * time.Millisecond
+	h.server.streamWriteTimeout = 2 * time.Second
 	id := h.create("")
 	// Small buffers on both sides, set before the connection is made
 	// (shrinking a receive buffer later makes the kernel drop segments).
@@ -42,10 +42,12 @@ func TestSlowReaderGetsLargeEvent(t *testing.T) {
 	// message_start carries it whole.
 	big := strings.Repeat("z", 500<<10)
 	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"slow 60000 `+big+`"}`)
-	// 8 KiB every 10 ms: some 800 KB/s, so the 500 KiB event takes
-	// twice the timeout, each 32 KiB chunk an eighth of it.
+	// 8 KiB every 40 ms at most: 200 KB/s, so the 500 KiB event takes
+	// longer than the timeout (2.56 s at least), each 32 KiB chunk a
+	// twelfth of it, with room for a loaded machine to hold the reader
+	// for a while.
 	slow := &sseReader{resp: resp, r: bufio.NewReaderSize(readerFunc(func(p []byte) (int, error) {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(40 * time.Millisecond)
 		return resp.Body.Read(p[:min(len(p), 8<<10)])
 	}), 64<<10)}
 	got := 0

@@ -74,10 +74,13 @@ func dial(t *testing.T, addr string) net.Conn {
 func TestSlowReaderGetsWholeMessage(t *testing.T) {
 	for _, flushEach := range []bool{false, true} {
 		t.Run(fmt.Sprintf("flush each %v", flushEach), func(t *testing.T) {
-			// 8 KiB every 10 ms: some 800 KB/s, so the 512 KiB take
-			// twice the deadline, and each Piece an eighth of it.
+			t.Parallel()
+			// 8 KiB every 40 ms at most: 200 KB/s, so the 512 KiB take
+			// longer than the deadline (2.56 s at least), each piece a
+			// twelfth of it, with room for a loaded machine to hold the
+			// reader for a while.
 			msg := bytes.Repeat([]byte("0123456789abcdef"), 512<<10/16)
-			addr, done := server(t, msg, 300*time.Millisecond, flushEach)
+			addr, done := server(t, msg, 2*time.Second, flushEach)
 			conn := dial(t, addr)
 			res, err := http.ReadResponse(bufio.NewReaderSize(conn, 8<<10), nil)
 			if err != nil {
@@ -86,7 +89,7 @@ func TestSlowReaderGetsWholeMessage(t *testing.T) {
 			var got bytes.Buffer
 			buf := make([]byte, 8<<10)
 			for {
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(40 * time.Millisecond)
 				n, err := res.Body.Read(buf)
 				got.Write(buf[:n])
 				if err == io.EOF {
