@@ -50,7 +50,7 @@ func (g Given) SessionFile(id string, loadable bool) string {
 		add := func(name, value string) { fields = append(fields, fmt.Sprintf("%q:%s", name, value)) }
 		kind := kinds[r.IntN(len(kinds))]
 		if version == 1 {
-			kind = []string{"message", "message", "thinking_level_change", "model_change"}[r.IntN(4)]
+			kind = []string{"message", "message", "thinking_level_change", "model_change", "compaction"}[r.IntN(5)]
 		}
 		last := loadable && i == n-1
 		if last {
@@ -86,7 +86,7 @@ func (g Given) SessionFile(id string, loadable bool) string {
 				calls, call = calls+1, true
 				add("message", fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"call_%d","name":"echo","arguments":%s}],"api":"openai-completions","provider":%s,"model":"m","usage":%s,"stopReason":"toolUse","timestamp":%d}`,
 					calls, g.Pick([]string{`{}`, `{"path":"a.txt"}`}), provider, ZeroUsage, 10+i))
-			case version == 2 && g.chance(4):
+			case !loadable && g.chance(6): // pi renames the role in files older than version 3 only
 				add("message", `{"role":"hookMessage","customType":"h","content":"from a hook","display":true,"timestamp":3}`)
 			default:
 				m := g.Message("", fmt.Sprintf("call_%d", calls))
@@ -107,7 +107,11 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			add("summary", g.Pick([]string{`"what the branch did"`, `""`}))
 		case "compaction":
 			add("summary", `"the summary"`)
-			add("firstKeptEntryId", earlier())
+			if version == 1 { // an index into the file's lines, the header being 0
+				add("firstKeptEntryIndex", fmt.Sprint(r.IntN(i+2)))
+			} else {
+				add("firstKeptEntryId", earlier())
+			}
 			add("tokensBefore", "1234")
 		case "model_change":
 			add("provider", `"p"`)

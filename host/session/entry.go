@@ -163,7 +163,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		e.Message = migrateRole(m)
+		e.Message = m
 	case TypeSessionInfo:
 		e.Name = w.Name
 	case TypeThinkingLevel:
