@@ -150,10 +150,7 @@ func objectMembers(data []byte) ([]member, error) {
 		if err := json.Compact(&value, raw); err != nil {
 			return nil, err
 		}
-		v := json.RawMessage(value.Bytes())
-		if !utf8.Valid(v) {
-			v = bytes.ToValidUTF8(v, []byte("\uFFFD"))
-		}
+		v := validUTF8(value.Bytes())
 		replaced := false
 		for i := range ms {
 			if ms[i].name == name {
@@ -171,6 +168,25 @@ func objectMembers(data []byte) ([]member, error) {
 		return nil, errors.New("data after the object")
 	}
 	return ms, nil
+}
+
+// validUTF8 is b with each byte that is not UTF-8 replaced by U+FFFD, as
+// encoding/json decodes it in a string.
+func validUTF8(b []byte) json.RawMessage {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // sameJSON reports whether a and b are the same JSON value as JavaScript
