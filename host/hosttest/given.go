@@ -93,11 +93,9 @@ func (g Given) Message(prefix, toolCallID string) string {
 		add("role", `"toolResult"`)
 		add("toolCallId", fmt.Sprintf("%q", toolCallID))
 		add("toolName", `"echo"`)
-		if g.chance(4) {
-			add("content", text())
-		} else {
-			add("content", g.blocks(text, false))
-		}
+		// An array, as pi-ai's type says: a string breaks pi-ai's
+		// providers (the faux one throws on it), not a shape pi passes on.
+		add("content", g.blocks(text, false))
 		if g.chance(2) {
 			add("details", g.Pick(JSONValues))
 		}

@@ -86,7 +86,8 @@ function digest(context, options) {
   const messages = context.messages.map((m) => {
     if (m.role === "user") return "u:" + texts(m.content);
     // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
-    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
+    // isError as providers read it (a given result may have none).
+    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${!!m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
     const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
     return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
   });
