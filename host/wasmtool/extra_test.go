@@ -1,13 +1,16 @@
 package wasmtool_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
+	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 )
 
@@ -67,4 +70,50 @@ func canonical(t *testing.T, data []byte) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Through the loop, a plugin's extra members reach tool_execution_end;
+// an after hook that answers null keeps them (a pi hook returning
+// undefined), one that answers {} drops them (pi rebuilds the result);
+// the result message never has them. On the old main the result was an
+// error (unknown field) and {} and null alike rebuilt it.
+func TestPluginResultThroughTheLoop(t *testing.T) {
+	for _, c := range []struct{ after, want string }{
+		{"null", `{"content":[{"type":"text","text":"x"}],"details":null,"meta":{"a":1},"tags":[]}`},
+		{"{}", `{"content":[{"type":"text","text":"x"}],"details":null}`},
+	} {
+		t.Run(c.after, func(t *testing.T) {
+			p, err := constPlugin(t, map[string]string{
+				"describe":        `{"abi":1,"name":"x","tools":[{"name":"t","description":"d"}],"hooks":["afterToolCall"]}`,
+				"execute":         `{"content":[{"type":"text","text":"x"}],"details":null,"meta":{"a":1},"tags":[]}`,
+				"after_tool_call": c.after,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := scripted.Of(scripted.Turn{Content: host.Contents{host.ToolCall{ID: "c1", Name: "t", Arguments: json.RawMessage(`{}`)}}},
+				scripted.Turn{Content: host.Text("done")})
+			rec := hosttest.NewRecorder()
+			c2 := &host.Context{Tools: p.Tools()}
+			if _, err := host.RunLoop(context.Background(), []host.Message{&host.UserMessage{Content: host.Text("go")}}, c2,
+				&host.Config{Model: m, AfterToolCall: []host.AfterToolCallHook{p.AfterToolCall()}}, rec.Sink); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range rec.Events() {
+				switch e := e.(type) {
+				case host.ToolExecutionEndEvent:
+					b, _ := json.Marshal(e.Result)
+					if string(b) != c.want || e.IsError {
+						t.Errorf("tool_execution_end result %s (isError %t), want %s", b, e.IsError, c.want)
+					}
+				case host.MessageEndEvent:
+					if r, ok := e.Message.(*host.ToolResultMessage); ok {
+						if b, _ := json.Marshal(r); strings.Contains(string(b), "meta") || !strings.Contains(string(b), `"details":null`) {
+							t.Errorf("result message %s", b)
+						}
+					}
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package wasmtool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -117,8 +118,13 @@ type afterInput struct {
 }
 
 // parseAfter decodes an after_tool_call output. Absent fields, and null
-// ones, keep the result's value.
+// ones, keep the result's value. An output that is null answers nothing
+// (nil): the result stays as it is, the tool's extra members too, as
+// when a pi hook returns undefined; an object, even {}, rebuilds it.
 func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
+	if string(bytes.TrimSpace(out)) == "null" {
+		return nil, nil
+	}
 	var r struct {
 		Content   blockList[sdk.Content] `json:"content"`
 		Details   json.RawMessage        `json:"details"`
