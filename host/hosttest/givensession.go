@@ -69,7 +69,11 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			}
 			add("parentId", parent)
 		}
-		add("timestamp", fmt.Sprintf(`"2025-01-01T00:00:%02d.000Z"`, i+1))
+		ts := fmt.Sprintf(`"2025-01-01T00:00:%02d.000Z"`, i+1)
+		if !loadable && g.chance(10) {
+			ts = `"not a time"`
+		}
+		add("timestamp", ts)
 		earlier := func() string {
 			if len(ids) == 0 {
 				return `"none"`
@@ -97,14 +101,18 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			}
 		case "custom_message":
 			add("customType", `"note"`)
-			add("content", g.Pick([]string{`"a note"`, `[{"type":"text","text":"a note"}]`, `""`}))
-			add("display", g.Pick([]string{"true", "false"}))
+			if loadable || !g.chance(6) {
+				add("content", g.Pick([]string{`"a note"`, `[{"type":"text","text":"a note"}]`, `""`}))
+			}
+			if !g.chance(6) {
+				add("display", g.Pick([]string{"true", "false"}))
+			}
 			if g.chance(2) {
 				add("details", g.Pick(JSONValues))
 			}
 		case "branch_summary":
 			add("fromId", earlier())
-			add("summary", g.Pick([]string{`"what the branch did"`, `""`}))
+			add("summary", g.Pick([]string{`"what the branch did"`, `""`, `"what the branch did"`, `null`, `7`}))
 		case "compaction":
 			add("summary", `"the summary"`)
 			if version == 1 { // an index into the file's lines, the header being 0
@@ -112,7 +120,9 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			} else {
 				add("firstKeptEntryId", earlier())
 			}
-			add("tokensBefore", "1234")
+			if !g.chance(5) {
+				add("tokensBefore", "1234")
+			}
 		case "model_change":
 			add("provider", `"p"`)
 			add("modelId", `"m2"`)
