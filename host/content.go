@@ -117,6 +117,10 @@ func (cs Contents) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (cs *Contents) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*cs = nil
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(data, &s); err == nil {
 		*cs = Contents{TextContent{Text: s}}

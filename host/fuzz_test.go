@@ -65,7 +65,8 @@ func FuzzPrepareArguments(f *testing.F) {
 }
 
 // FuzzDecodeMessage: any bytes decode to a message or an error, and a
-// decoded message encodes and decodes to the same role.
+// decoded message encodes to the same JSON value it was given (pi passes
+// a message on untouched: docs/loop.md 1.9) and decodes to the same role.
 func FuzzDecodeMessage(f *testing.F) {
 	for _, seed := range []string{
 		`{"role":"user","content":"hi","timestamp":1}`,
@@ -73,6 +74,8 @@ func FuzzDecodeMessage(f *testing.F) {
 		`{"role":"assistant","content":[{"type":"toolCall","id":"1","name":"x","arguments":{"a":1}}],"stopReason":"toolUse"}`,
 		`{"role":"toolResult","toolCallId":"1","toolName":"x","content":[],"isError":true}`,
 		`{"role":"note","text":"custom"}`, `{"role":"assistant","content":[{"type":"bogus"}]}`, `[]`, `{}`,
+		`{"role":"user","content":null,"timestamp":"2025","meta":{"a":[1,2.50]},"meta":1}`, `{"role":"toolResult","details":null,"isError":"yes"}`,
+		`{"role":"assistant","usage":{"input":1.5},"errorMessage":"","api":7}`,
 	} {
 		f.Add(seed)
 	}
@@ -84,6 +87,9 @@ func FuzzDecodeMessage(f *testing.F) {
 		b, err := json.Marshal(m)
 		if err != nil {
 			t.Fatalf("decoded message does not encode: %v", err)
+		}
+		if g, w := canonicalValue(t, b), canonicalValue(t, []byte(data)); g != w {
+			t.Fatalf("given %s\nencodes as %s", w, g)
 		}
 		m2, err := host.DecodeMessage(b)
 		if err != nil || m2.MessageRole() != m.MessageRole() {

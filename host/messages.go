@@ -42,9 +42,18 @@ func (r StopReason) Valid() bool {
 }
 
 // UserMessage is a prompt, steering or follow-up message.
+//
+// A message decoded from JSON (DecodeMessage, json.Unmarshal) encodes
+// back to that JSON, as pi passes a message on untouched: a content given
+// as a string stays a string, members the type does not know stay, and
+// a member absent stays absent, as long as its fields hold what was
+// decoded; a field changed since is written as it is now, and the other
+// members as they were. The same holds for the other messages.
 type UserMessage struct {
 	Content   Contents `json:"content"`
 	Timestamp int64    `json:"timestamp"`
+
+	src *source // the JSON decoded, where the fields do not say it all
 }
 
 // Cost is the price of a response, in dollars.
@@ -78,6 +87,8 @@ type AssistantMessage struct {
 	StopReason    StopReason `json:"stopReason"`
 	ErrorMessage  string     `json:"errorMessage,omitempty"`
 	Timestamp     int64      `json:"timestamp"`
+
+	src *source
 }
 
 // ToolResultMessage carries a tool's result back to the model.
@@ -88,6 +99,8 @@ type ToolResultMessage struct {
 	Details    any      `json:"details,omitempty"`
 	IsError    bool     `json:"isError"`
 	Timestamp  int64    `json:"timestamp"`
+
+	src *source
 }
 
 // CustomMessage is a message of a role the host does not know, kept as the
@@ -118,6 +131,14 @@ var (
 
 // MarshalJSON implements json.Marshaler.
 func (m *UserMessage) MarshalJSON() ([]byte, error) {
+	b, err := m.fieldsJSON()
+	if err != nil || m.src == nil {
+		return b, err
+	}
+	return m.src.encode(b)
+}
+
+func (m *UserMessage) fieldsJSON() ([]byte, error) {
 	type plain UserMessage
 	return encodeJSON(struct {
 		Role string `json:"role"`
@@ -125,8 +146,25 @@ func (m *UserMessage) MarshalJSON() ([]byte, error) {
 	}{RoleUser, (*plain)(m)})
 }
 
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *UserMessage) UnmarshalJSON(data []byte) error {
+	type plain UserMessage
+	*m = UserMessage{}
+	src, err := decodeKeeping(data, (*plain)(m), m.fieldsJSON)
+	m.src = src
+	return err
+}
+
 // MarshalJSON implements json.Marshaler.
 func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
+	b, err := m.fieldsJSON()
+	if err != nil || m.src == nil {
+		return b, err
+	}
+	return m.src.encode(b)
+}
+
+func (m *AssistantMessage) fieldsJSON() ([]byte, error) {
 	type plain AssistantMessage
 	return encodeJSON(struct {
 		Role string `json:"role"`
@@ -134,13 +172,39 @@ func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
 	}{RoleAssistant, (*plain)(m)})
 }
 
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
+	type plain AssistantMessage
+	*m = AssistantMessage{}
+	src, err := decodeKeeping(data, (*plain)(m), m.fieldsJSON)
+	m.src = src
+	return err
+}
+
 // MarshalJSON implements json.Marshaler.
 func (m *ToolResultMessage) MarshalJSON() ([]byte, error) {
+	b, err := m.fieldsJSON()
+	if err != nil || m.src == nil {
+		return b, err
+	}
+	return m.src.encode(b)
+}
+
+func (m *ToolResultMessage) fieldsJSON() ([]byte, error) {
 	type plain ToolResultMessage
 	return encodeJSON(struct {
 		Role string `json:"role"`
 		*plain
 	}{RoleToolResult, (*plain)(m)})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *ToolResultMessage) UnmarshalJSON(data []byte) error {
+	type plain ToolResultMessage
+	*m = ToolResultMessage{}
+	src, err := decodeKeeping(data, (*plain)(m), m.fieldsJSON)
+	m.src = src
+	return err
 }
 
 // MarshalJSON implements json.Marshaler.

@@ -12,7 +12,7 @@ import (
 
 // TestMatchesPi compares every golden event stream of ours with the one
 // pi-agent-core 0.73.1 produced for the same scenario (testdata/pi, made by
-// `make golden-pi` from record.mjs), after normalizePiLine.
+// `make golden-pi` from record.mjs), after normalizeGoldenLine.
 func TestMatchesPi(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "pi", "*.jsonl"))
 	if err != nil || len(files) == 0 {
@@ -38,7 +38,7 @@ func normalizedLines(t *testing.T, path string) []string {
 	}
 	var out []string
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		n, err := normalizePiLine(line)
+		n, err := normalizeGoldenLine(line)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

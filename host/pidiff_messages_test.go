@@ -28,8 +28,16 @@ func piHistory(on bool) []host.Message {
 
 // piMessage is a user message, a "note" (a custom message) for a text
 // starting "@note ", a text and an image for one starting "@image ", an
-// assistant message for "@assistant ", a result of call h1 for "@result ".
+// assistant message for "@assistant ", a result of call h1 for "@result ",
+// and the message given as JSON for "@json ".
 func piMessage(text string) host.Message {
+	if given, ok := strings.CutPrefix(text, "@json "); ok {
+		m, err := host.DecodeMessage([]byte(given))
+		if err != nil {
+			panic(fmt.Sprintf("a given message: %v: %s", err, given)) // the generator's own JSON
+		}
+		return m
+	}
 	if note, ok := strings.CutPrefix(text, "@note "); ok {
 		raw, _ := json.Marshal(struct {
 			Role      string `json:"role"`
@@ -108,4 +116,15 @@ func piSeenBy(ctx context.Context, c *host.ToolCallContext) string {
 	}
 	return fmt.Sprintf("ctx=%s system=%s tools=%s msg=%s/%d aborted=%t", piRoles(c.Context.Messages), c.Context.SystemPrompt,
 		strings.Join(tools, ","), c.AssistantMessage.StopReason, len(c.AssistantMessage.Content), ctx.Err() != nil)
+}
+
+// piStringify is JSON.stringify of v: no HTML escapes.
+func piStringify(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/wasmagent/wasmagent/host"
 )
@@ -164,11 +165,16 @@ func rawEvents(t *piTurn) ([]host.AssistantMessageEvent, *host.AssistantMessage,
 		if err != nil {
 			return nil, err
 		}
-		var out host.AssistantMessage
+		var out struct {
+			Content      host.Contents
+			StopReason   host.StopReason
+			ErrorMessage string
+		}
 		if err := json.Unmarshal(b, &out); err != nil {
 			return nil, fmt.Errorf("raw message %s: %w", b, err)
 		}
-		return &out, nil
+		// Stamped as diff.mjs stamps it (and the comparison removes).
+		return &host.AssistantMessage{Content: out.Content, StopReason: out.StopReason, ErrorMessage: out.ErrorMessage, Timestamp: time.Now().UnixMilli()}, nil
 	}
 	var out []host.AssistantMessageEvent
 	for _, e := range t.Raw {

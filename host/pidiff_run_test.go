@@ -366,6 +366,7 @@ func (h *piHarness) execute(ctx context.Context, id string, args json.RawMessage
 	if b.Details != nil {
 		r.Details = b.Details
 	}
+	r.Extra = b.Extra
 	return r, nil
 }
 
@@ -404,7 +405,8 @@ func (h *piHarness) after(ctx context.Context, c *host.AfterToolCallContext) (*h
 	r := &host.AfterToolCallResult{IsError: a.IsError, Terminate: a.Terminate}
 	if a.Echo {
 		details, _ := json.Marshal(c.Result.Details)
-		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s", c.Args, c.IsError, piTexts(c.Result.Content), details, piSeenBy(ctx, &c.ToolCallContext)))
+		r.Content = host.Text(fmt.Sprintf("saw %s %t %s %s %s result=%s", c.Args, c.IsError, piTexts(c.Result.Content), details,
+			piSeenBy(ctx, &c.ToolCallContext), piStringify(c.Result)))
 	}
 	if a.Content != nil {
 		r.Content = host.Contents{}

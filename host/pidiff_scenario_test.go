@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // A piScenario is one run that both pi-agent-core (testdata/pi/diff.mjs)
@@ -135,6 +137,7 @@ type piCall struct {
 	Empty     bool              `json:"empty,omitempty"` // no content at all (before the image)
 	Details   json.RawMessage   `json:"details,omitempty"`
 	Terminate *bool             `json:"terminate,omitempty"`
+	Extra     json.RawMessage   `json:"extra,omitempty"` // members returned beyond content, details and terminate (an object)
 	Before    *piBefore         `json:"before,omitempty"`
 	After     *piAfter          `json:"after,omitempty"`
 }
@@ -256,8 +259,9 @@ var (
 		"when": {`"2020-01-01T00:00:00Z"`, `"2020-01-01"`}, "mail": {`"a@b.co"`, `"nope"`}, "tup": {`[1,"a"]`, `["2",3]`, `[1,"a",3]`},
 		"pat": {`"ok"`, `""`}, "kind": {`1`, `"x"`},
 	}
-	piJSON      = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
-	piSamples   = []string{"ok", "", "done with é", "multi\nline text", "中文 text longer than four chars", "a", "The answer is 42."}
+	piJSON    = hosttest.JSONValues
+	piSamples = hosttest.Texts
+
 	piReasons   = []string{"", "not allowed", "policy says no"}
 	piErrors    = []string{"disk full", "", "boom: nested error"}
 	piToolNames = []string{"echo", "calc", "read", "list"}
@@ -324,7 +328,7 @@ func generatePiScenario(seed uint64) *piScenario {
 	}
 	if sc.Agent && len(sc.Prompts) == 1 && g.chance(5) {
 		// prompt(text) or prompt(text, images): a user message the Agent makes.
-		if p := sc.Prompts[0]; !strings.HasPrefix(p, "@note ") && !strings.HasPrefix(p, "@assistant ") && !strings.HasPrefix(p, "@result ") {
+		if p := sc.Prompts[0]; !strings.HasPrefix(p, "@note ") && !strings.HasPrefix(p, "@assistant ") && !strings.HasPrefix(p, "@result ") && !strings.HasPrefix(p, "@json ") {
 			sc.PromptText = true
 		}
 	}
@@ -443,10 +447,12 @@ func (g *piGen) updatingCalls() []string {
 	return ids
 }
 
-// text is a user message's text: now and then a note (a custom message)
-// or a text with an image.
+// text is a user message's text: now and then a note (a custom message),
+// a text with an image, or a message given as JSON (hosttest.Given).
 func (g *piGen) text(prefix string) string {
-	switch g.r.IntN(16) {
+	switch g.r.IntN(18) {
+	case 5, 6:
+		return "@json " + hosttest.Given{R: g.r}.Message(prefix, "h1")
 	case 0, 1:
 		return "@note " + prefix + g.pick(piSamples)
 	case 2:
@@ -571,6 +577,9 @@ func (g *piGen) call() piBlock {
 	}
 	if g.chance(3) {
 		c.Terminate = g.boolPtr()
+	}
+	if g.chance(4) {
+		c.Extra = json.RawMessage(hosttest.Given{R: g.r}.ExtraObject())
 	}
 	if g.sc.BeforeHook && g.chance(3) {
 		c.Before = &piBefore{Block: !g.chance(4), Echo: g.chance(3), Abort: g.chance(12)}

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // ExecutionMode says whether a tool's calls may run beside other calls of
@@ -58,6 +59,56 @@ type ToolResult struct {
 	Content   Contents `json:"content"`
 	Details   any      `json:"details,omitempty"`
 	Terminate *bool    `json:"terminate,omitempty"`
+	// Extra holds the members a tool returned beyond these, as one JSON
+	// object (nil: none). pi passes a tool's result on as the object the
+	// tool returned, so they show in tool_execution_end's result and in
+	// what after hooks see; never in the result message, so never to the
+	// model nor in the session; and an after hook that answers anything
+	// drops them, as pi's rebuilding of the result does (docs/loop.md
+	// 6.6). Members named content, details or terminate are left out: the
+	// fields say those. A value that is not a JSON object makes the call
+	// an error result saying so.
+	Extra json.RawMessage `json:"-"`
+}
+
+// MarshalJSON implements json.Marshaler: the fields, then the members of
+// Extra.
+func (r ToolResult) MarshalJSON() ([]byte, error) {
+	type plain ToolResult
+	b, err := encodeJSON(plain(r))
+	if err != nil || len(r.Extra) == 0 {
+		return b, err
+	}
+	extra, err := extraMembers(r.Extra)
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) == 0 {
+		return b, nil
+	}
+	more := writeMembers(extra)
+	out := make([]byte, 0, len(b)+len(more))
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, ',')
+	return append(out, more[1:]...), nil
+}
+
+// extraMembers returns the members of a result's Extra that are not its
+// fields'.
+func extraMembers(extra json.RawMessage) ([]member, error) {
+	ms, err := objectMembers(extra)
+	if err != nil {
+		return nil, fmt.Errorf("the result's extra members: %w", err)
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		switch m.name {
+		case "content", "details", "terminate":
+		default:
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // UpdateFunc sends a partial result; each becomes a tool_execution_update

@@ -158,6 +158,11 @@ func (tr *ToolRunner) Execute(ctx context.Context, p *PreparedCall, onUpdate Upd
 	if err != nil {
 		return immediate(p.Call, err.Error())
 	}
+	if len(res.Extra) > 0 {
+		if _, err := extraMembers(res.Extra); err != nil {
+			return immediate(p.Call, fmt.Sprintf("tool %s: %v", p.Call.Name, err))
+		}
+	}
 	return &CallOutcome{Call: p.Call, Result: res}
 }
 
@@ -221,9 +226,12 @@ func (tr *ToolRunner) report(r HookReport) {
 	}
 }
 
-// mergeAfter is pi's field-by-field `??` merge: absent (nil) keeps.
+// mergeAfter is pi's field-by-field `??` merge: absent (nil) keeps. The
+// result is rebuilt of its three fields, as pi rebuilds it: the tool's
+// extra members are dropped, whatever the hook answered.
 func mergeAfter(cur ToolResult, o *AfterToolCallResult) ToolResult {
 	out := cur
+	out.Extra = nil
 	if o.Content != nil {
 		out.Content = o.Content
 	}

@@ -199,10 +199,13 @@ func Rewrite(args any) (*BeforeOutput, error) {
 	return &BeforeOutput{Arguments: raw}, nil
 }
 
-// ResultData is the result an after_tool_call hook is shown.
+// ResultData is the result an after_tool_call hook is shown: the object
+// the tool returned, as pi's hooks see it (a host also writes the members
+// the tool returned beyond these, which this type does not keep).
 type ResultData struct {
-	Content []Content       `json:"content"`
-	Details json.RawMessage `json:"details,omitempty"`
+	Content   []Content       `json:"content"`
+	Details   json.RawMessage `json:"details,omitempty"`
+	Terminate *bool           `json:"terminate,omitempty"`
 }
 
 // AfterInput is the input of after_tool_call.

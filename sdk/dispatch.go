@@ -186,7 +186,9 @@ func after(env Env, input []byte) ([]byte, error) {
 		return nil, err
 	}
 	if out == nil {
-		out = &AfterOutput{}
+		// No answer: the host keeps the result as it is, the tool's own
+		// members too (an object, even {}, would rebuild it, as pi does).
+		return []byte("null"), nil
 	}
 	return encodeAfter(out)
 }

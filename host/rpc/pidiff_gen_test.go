@@ -18,7 +18,9 @@ func generateRPCSeq(seed uint64) *diffSeq {
 		s.Steps = append(s.Steps, diffStep{Ops: []diffOp{cmd("set_auto_retry", "enabled", false)}})
 	}
 	for range 2 + rng.IntN(5) {
-		switch rng.IntN(7) {
+		switch rng.IntN(8) {
+		case 7:
+			s.Steps = append(s.Steps, g.load())
 		case 0, 1:
 			s.Steps = append(s.Steps, g.run(retry))
 		case 2:
@@ -241,4 +243,25 @@ func (g *rpcGen) switchTo() diffStep {
 		st.Ops = append(st.Ops, cmd("switch_session", "sessionPath", fmt.Sprintf("$FILE:%d", g.rng.IntN(3))))
 	}
 	return diffStep{Ops: append(st.Ops, cmd("get_state"), cmd("get_messages"))}
+}
+
+// load switches to a session file written by hand in pi's format
+// (hosttest.Given.SessionFile, loadable): messages in the shapes pi
+// passes on untouched (string contents, members no type declares,
+// timestamps of other types…), every entry type; then asks what the
+// session holds, and now and then prompts on it.
+func (g *rpcGen) load() diffStep {
+	st := diffStep{Ops: []diffOp{cmd("switch_session", "sessionPath", fmt.Sprintf("$GIVEN:%d", g.rng.IntN(1000))), cmd("get_messages"), cmd("get_state")}}
+	for _, c := range []string{"get_session_stats", "get_last_assistant_text", "get_fork_messages"} {
+		if g.rng.IntN(2) == 0 {
+			st.Ops = append(st.Ops, cmd(c))
+		}
+	}
+	if g.rng.IntN(2) == 0 {
+		p := g.message("prompt")
+		p.Ends = 1
+		st.Turns = g.answer(false)
+		st.Ops = append(st.Ops, p, cmd("get_messages"))
+	}
+	return st
 }

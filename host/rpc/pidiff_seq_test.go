@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // diffSeq is one generated session of TestRPCMatchesPi: steps, each some
@@ -151,6 +154,8 @@ func (s *diffSeq) run(p *rpcProc) error {
 //	           answers named that holds an answer ($MISSING when none)
 //	$MISSING   a session file that does not exist
 //	$GARBAGE   a file that is not a session (written by the driver)
+//	$GIVEN:n   the session file of seed n that hosttest.Given writes in
+//	           pi's format (written by the driver)
 func (p *rpcProc) resolve(v any) any {
 	s, ok := v.(string)
 	if !ok || !strings.HasPrefix(s, "$") {
@@ -179,6 +184,15 @@ func (p *rpcProc) resolve(v any) any {
 		return written[n%len(written)]
 	case "$MISSING":
 		return filepath.Join(p.dir, "sessions", "missing.jsonl")
+	case "$GIVEN":
+		// each side its own copy, written once (the side may append)
+		f := filepath.Join(p.dir, fmt.Sprintf("given-%d.jsonl", n))
+		if _, err := os.Stat(f); err != nil {
+			id := fmt.Sprintf("0190a000-0000-7000-8000-%012d", n)
+			file := hosttest.Given{R: rand.New(rand.NewPCG(uint64(n), 7))}.SessionFile(id, true)
+			os.WriteFile(f, []byte(strings.ReplaceAll(file, "$PROVIDER", p.provider)), 0o644)
+		}
+		return f
 	case "$GARBAGE":
 		f := filepath.Join(p.dir, "garbage.jsonl")
 		os.WriteFile(f, []byte("not a session\n{\"type\":\"message\"}\n"), 0o644)

@@ -283,15 +283,17 @@ type ForkPoint struct {
 	Text    string `json:"text"`
 }
 
-// ForkPoints lists the user messages of the current branch.
+// ForkPoints lists the user messages with text of every branch, in the
+// file's order, as pi's getUserMessagesForForking does.
 func (s *Session) ForkPoints() []ForkPoint {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.transcriptLocked()
 	var out []ForkPoint
-	for _, e := range t.Branch(s.leaf) {
-		if u, ok := e.Message.(*host.UserMessage); ok {
-			out = append(out, ForkPoint{e.ID, u.Content.TextOf()})
+	for _, e := range s.entries {
+		if u, ok := e.Message.(*host.UserMessage); ok && e.Type == TypeMessage {
+			if text := u.Content.TextOf(); text != "" {
+				out = append(out, ForkPoint{e.ID, text})
+			}
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -44,9 +45,7 @@ func (t *Transcript) View(leaf string) View {
 		TokensBefore     int    `json:"tokensBefore"`
 	}
 	json.Unmarshal(path[compaction].Raw, &c)
-	v.Messages = append(v.Messages, custom(map[string]any{
-		"role": "compactionSummary", "summary": c.Summary, "tokensBefore": c.TokensBefore, "timestamp": millis(path[compaction].Timestamp),
-	}))
+	v.Messages = append(v.Messages, custom("compactionSummary", path[compaction], "summary", "tokensBefore"))
 	v.EntryIDs = append(v.EntryIDs, path[compaction].ID)
 	kept := false
 	for _, e := range path[:compaction] {
@@ -67,24 +66,16 @@ func (v *View) add(e Entry) {
 	case TypeMessage:
 		m = e.Message
 	case TypeCustomMessage:
-		var c struct {
-			CustomType string          `json:"customType"`
-			Content    json.RawMessage `json:"content"`
-			Display    bool            `json:"display"`
-			Details    json.RawMessage `json:"details,omitempty"`
-		}
-		json.Unmarshal(e.Raw, &c)
-		m = custom(map[string]any{"role": "custom", "customType": c.CustomType, "content": c.Content, "display": c.Display, "details": c.Details, "timestamp": millis(e.Timestamp)})
+		m = custom("custom", e, "customType", "content", "display", "details")
 	case TypeBranchSummary:
 		var b struct {
-			Summary string `json:"summary"`
-			FromID  string `json:"fromId"`
+			Summary any `json:"summary"`
 		}
 		json.Unmarshal(e.Raw, &b)
-		if b.Summary == "" {
+		if !truthy(b.Summary) {
 			return
 		}
-		m = custom(map[string]any{"role": "branchSummary", "summary": b.Summary, "fromId": b.FromID, "timestamp": millis(e.Timestamp)})
+		m = custom("branchSummary", e, "summary", "fromId")
 	default:
 		return
 	}
@@ -92,23 +83,44 @@ func (v *View) add(e Entry) {
 	v.EntryIDs = append(v.EntryIDs, e.ID)
 }
 
-func custom(fields map[string]any) *host.CustomMessage {
-	if d, ok := fields["details"].(json.RawMessage); ok && len(d) == 0 {
-		delete(fields, "details")
+// custom is the message pi makes of entry e (createCustomMessage and
+// its kin): role, then the entry's members named (those it has, as they
+// are), then the entry's time in milliseconds (null when it is no time,
+// as JavaScript's getTime gives NaN).
+func custom(role string, e Entry, names ...string) *host.CustomMessage {
+	var all map[string]json.RawMessage
+	json.Unmarshal(e.Raw, &all)
+	b := []byte(`{"role":`)
+	r, _ := json.Marshal(role)
+	b = append(b, r...)
+	for _, n := range names {
+		if v, ok := all[n]; ok {
+			k, _ := json.Marshal(n)
+			b = append(append(append(append(b, ','), k...), ':'), v...)
+		}
 	}
-	if c, ok := fields["content"].(json.RawMessage); ok && len(c) == 0 {
-		fields["content"] = ""
+	b = append(b, `,"timestamp":`...)
+	if t, err := parseTime(e.Timestamp); err == nil {
+		b = strconv.AppendInt(b, t.UnixMilli(), 10)
+	} else {
+		b = append(b, "null"...)
 	}
-	raw, _ := json.Marshal(fields)
-	return &host.CustomMessage{Role: fields["role"].(string), Raw: raw}
+	return &host.CustomMessage{Role: role, Raw: append(b, '}')}
 }
 
-func millis(iso string) int64 {
-	t, err := parseTime(iso)
-	if err != nil {
-		return 0
+// truthy is JavaScript's truthiness of a decoded JSON value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0
 	}
-	return t.UnixMilli()
+	return true
 }
 
 // InterruptedText is the content of the error result given to a tool call

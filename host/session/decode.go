@@ -89,28 +89,62 @@ func decodeHeader(line []byte) (Header, error) {
 	return h, nil
 }
 
-// migrate gives version-1 entries (no ids) a linear tree, and makes every
-// id unique, so the tree can be walked. The file is rewritten only when
-// it is opened for writing.
+// migrate is pi's migration of an older version, and makes every id
+// unique, so the tree can be walked: version 1's entries (no ids) get new
+// ids and a linear tree, and its compactions' firstKeptEntryIndex (an
+// index into the file's entries, the header being 0) becomes the
+// firstKeptEntryId of the entry there, as far as that entry has an id by
+// then; a message of role "hookMessage" in a version before 3 becomes
+// "custom". The file is rewritten only when it is opened for writing.
 func (t *Transcript) migrate() {
+	v := t.Header.Version
 	seen := make(map[string]bool, len(t.Entries))
 	prev := ""
 	for i := range t.Entries {
 		e := &t.Entries[i]
-		if e.ID == "" || seen[e.ID] {
-			if e.ID != "" {
+		if v < 2 || e.ID == "" || seen[e.ID] {
+			if v >= 2 && e.ID != "" {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("entry id %s repeated; renamed", e.ID))
 			}
 			e.ID = newEntryID(func(id string) bool { return seen[id] })
-			if t.Header.Version < 2 {
+			if v < 2 {
 				e.ParentID = prev
 			}
 			e.Raw = withTree(e.Raw, e.ID, e.ParentID)
+		}
+		if v < 2 && e.Type == TypeCompaction {
+			e.Raw = keptIndexToID(e.Raw, t.Entries)
+		}
+		if v < 3 {
+			e.Message = migrateRole(e.Message)
 		}
 		seen[e.ID] = true
 		prev = e.ID
 	}
 	t.Header.Version = Version
+}
+
+// keptIndexToID replaces a version-1 compaction's firstKeptEntryIndex by
+// the id of the entry at that index (entries[index-1]: index 0 is the
+// header), as pi does; an entry without an id yet leaves none.
+func keptIndexToID(raw json.RawMessage, entries []Entry) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	var index float64
+	if json.Unmarshal(obj["firstKeptEntryIndex"], &index) != nil {
+		return raw // not a number: pi leaves it
+	}
+	delete(obj, "firstKeptEntryIndex")
+	if i := int(index); float64(i) == index && i >= 1 && i <= len(entries) && entries[i-1].ID != "" {
+		obj["firstKeptEntryId"], _ = json.Marshal(entries[i-1].ID)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // withTree sets the id and parentId of a raw entry, keeping its other

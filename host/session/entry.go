@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -47,6 +49,11 @@ type Entry struct {
 	Name          string
 	ThinkingLevel string
 	Raw           json.RawMessage
+
+	// extra holds the members of a message, session_info or
+	// thinking_level_change line beyond the ones its type writes, as pi
+	// keeps them when it rewrites a file (an upgrade).
+	extra map[string]json.RawMessage
 }
 
 // entryJSON is the wire form of the entries this package writes.
@@ -82,7 +89,43 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	case TypeSessionInfo:
 		w.Name = &e.Name
 	}
-	return json.Marshal(w)
+	b, err := json.Marshal(w)
+	if err != nil || len(e.extra) == 0 {
+		return b, err
+	}
+	keys := slices.Sorted(maps.Keys(e.extra))
+	b = b[:len(b)-1]
+	for _, k := range keys {
+		name, _ := json.Marshal(k)
+		b = append(append(append(append(b, ','), name...), ':'), e.extra[k]...)
+	}
+	return append(b, '}'), nil
+}
+
+// entryFields are the members each type of entry writes (entryJSON).
+var entryFields = map[string][]string{
+	TypeMessage:       {"type", "id", "parentId", "timestamp", "message"},
+	TypeSessionInfo:   {"type", "id", "parentId", "timestamp", "name"},
+	TypeThinkingLevel: {"type", "id", "parentId", "timestamp", "thinkingLevel"},
+}
+
+// extraMembers returns the members of line that an entry of its type does
+// not write, or nil.
+func extraMembers(typ string, line []byte) map[string]json.RawMessage {
+	if !otherNames(line, entryFields[typ]) {
+		return nil // the usual line: no second decoding
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(line, &all) != nil {
+		return nil
+	}
+	for _, k := range entryFields[typ] {
+		delete(all, k)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return all
 }
 
 // decodeEntry decodes one line after the header.
@@ -106,6 +149,9 @@ func decodeEntry(line []byte) (Entry, error) {
 	if w.ParentID != nil {
 		e.ParentID = *w.ParentID
 	}
+	if entryFields[w.Type] != nil {
+		e.extra = extraMembers(w.Type, line)
+	}
 	switch w.Type {
 	case TypeSession:
 		return Entry{}, fmt.Errorf("a second session header")
@@ -117,7 +163,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		e.Message = migrateRole(m)
+		e.Message = m
 	case TypeSessionInfo:
 		e.Name = w.Name
 	case TypeThinkingLevel:
@@ -151,3 +197,43 @@ func migrateRole(m host.Message) host.Message {
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func parseTime(iso string) (time.Time, error) { return time.Parse(time.RFC3339Nano, iso) }
+
+// otherNames reports whether the JSON object line may have a member not
+// named in known: one pass over its bytes, no decoding. A name written
+// with escapes counts as another (extraMembers then decodes it).
+func otherNames(line []byte, known []string) bool {
+	depth, inString, key, start := 0, false, false, 0
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+				if key && !slices.Contains(known, string(line[start:i])) { // no allocation: a conversion in a comparison
+					return true
+				}
+				key = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString, start = true, i+1
+		case '{', '[':
+			depth++
+			key = depth == 1
+			continue
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+			continue
+		}
+		if c != '"' {
+			key = key && (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package wasmtool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,28 +73,23 @@ func parseBefore(out []byte) (*host.BeforeToolCallResult, error) {
 }
 
 func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
-	content := make([]sdk.Content, 0, len(c.Result.Content))
+	// The result as pi's hook sees it: the object the tool returned, its
+	// terminate and extra members too, with the ABI's content blocks.
+	result := host.ToolResult{Content: host.Contents{}, Terminate: c.Result.Terminate, Extra: c.Result.Extra}
 	for _, b := range c.Result.Content {
-		switch b := b.(type) {
-		case host.TextContent:
-			content = append(content, sdk.Content{Type: "text", Text: b.Text})
-		case host.ImageContent:
-			content = append(content, sdk.Content{Type: "image", Data: b.Data, MimeType: b.MimeType})
+		switch b.(type) {
+		case host.TextContent, host.ImageContent:
+			result.Content = append(result.Content, b)
 		}
 	}
-	var details json.RawMessage
 	if c.Result.Details != nil {
 		d, err := json.Marshal(c.Result.Details)
 		if err != nil {
 			return nil, fmt.Errorf("after_tool_call: the result's details: %w", err)
 		}
-		details = d
+		result.Details = json.RawMessage(d)
 	}
-	in, err := json.Marshal(sdk.AfterInput{
-		ToolCall: wireCall(&c.ToolCallContext), Args: c.Args,
-		Result:  sdk.ResultData{Content: content, Details: details},
-		IsError: c.IsError,
-	})
+	in, err := json.Marshal(afterInput{ToolCall: wireCall(&c.ToolCallContext), Args: c.Args, Result: result, IsError: c.IsError})
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +108,23 @@ func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext
 	return res, nil
 }
 
+// afterInput is the input of after_tool_call (sdk.AfterInput, whose
+// result a host writes whole: its terminate and extra members too).
+type afterInput struct {
+	ToolCall sdk.ToolCall    `json:"toolCall"`
+	Args     json.RawMessage `json:"args"`
+	Result   host.ToolResult `json:"result"`
+	IsError  bool            `json:"isError"`
+}
+
 // parseAfter decodes an after_tool_call output. Absent fields, and null
-// ones, keep the result's value.
+// ones, keep the result's value. An output that is null answers nothing
+// (nil): the result stays as it is, the tool's extra members too, as
+// when a pi hook returns undefined; an object, even {}, rebuilds it.
 func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
+	if string(bytes.TrimSpace(out)) == "null" {
+		return nil, nil
+	}
 	var r struct {
 		Content   blockList[sdk.Content] `json:"content"`
 		Details   json.RawMessage        `json:"details"`

@@ -32,7 +32,6 @@ func TestErrorsQuoteOutputsCut(t *testing.T) {
 		outputs map[string]string
 		run     string // "load", "execute", "before", "after"
 	}{
-		{"unknown field in a result", map[string]string{"execute": `{"` + huge + `":1}`}, "execute"},
 		{"content type", map[string]string{"execute": `{"content":[{"type":"` + huge + `"}]}`}, "execute"},
 		{"image MIME type", map[string]string{"execute": `{"content":[{"type":"image","mimeType":"image/` + huge + `","data":""}]}`}, "execute"},
 		{"unknown field in a content block", map[string]string{"execute": `{"content":[{"type":"text","` + huge + `":1}]}`}, "execute"},

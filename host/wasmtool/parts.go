@@ -18,7 +18,8 @@ import (
 // U+FFFD), so a result means the same whichever way it came.
 func parseResultParts(head []byte, parts []string) (res host.ToolResult, isError bool, err error) {
 	var h headResult
-	if err := decodeStrict(head, &h); err != nil {
+	extra, err := decodeResult(head, &h)
+	if err != nil {
 		return res, false, err
 	}
 	if h.Content == nil {
@@ -61,7 +62,7 @@ func parseResultParts(head []byte, parts []string) (res host.ToolResult, isError
 			return res, false, fmt.Errorf("part %d of %d is named by no block", i, len(parts))
 		}
 	}
-	return toolResult(&wireResult{Content: blocks, Details: h.Details, IsError: h.IsError, Terminate: h.Terminate})
+	return toolResult(&wireResult{Content: blocks, Details: h.Details, IsError: h.IsError, Terminate: h.Terminate}, extra)
 }
 
 // headResult is the head of an execute output in parts.

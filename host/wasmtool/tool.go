@@ -80,7 +80,7 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 	var parts []string
 	opts := &runtime.CallOptions{Parts: &parts, OnUpdate: func(payload []byte) error {
 		var r wireResult
-		if err := decodeStrict(payload, &r); err != nil {
+		if _, err := decodeResult(payload, &r); err != nil {
 			return clipErr(fmt.Errorf("the update is not a result: %w", err))
 		}
 		if _, err := HostContent(r.Content); err != nil {
@@ -120,23 +120,25 @@ func (t *tool) Execute(ctx context.Context, id string, args json.RawMessage, onU
 // parseResult decodes an execute output.
 func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
 	var r wireResult
-	if err := decodeStrict(out, &r); err != nil {
+	extra, err := decodeResult(out, &r)
+	if err != nil {
 		return res, false, err
 	}
 	if r.Content == nil {
 		return res, false, errors.New(`the result has no "content"`)
 	}
-	return toolResult(&r)
+	return toolResult(&r, extra)
 }
 
-// toolResult checks and converts a decoded result.
-func toolResult(r *wireResult) (res host.ToolResult, isError bool, err error) {
+// toolResult checks and converts a decoded result; extra are its members
+// beyond the ABI's. Details given as null stay null, as pi keeps them.
+func toolResult(r *wireResult, extra json.RawMessage) (res host.ToolResult, isError bool, err error) {
 	content, err := HostContent(r.Content)
 	if err != nil {
 		return res, false, err
 	}
-	res = host.ToolResult{Content: content, Terminate: r.Terminate}
-	if len(r.Details) > 0 && string(r.Details) != "null" {
+	res = host.ToolResult{Content: content, Terminate: r.Terminate, Extra: extra}
+	if len(r.Details) > 0 {
 		res.Details = r.Details
 	}
 	return res, r.IsError, nil

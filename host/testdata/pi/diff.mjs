@@ -13,10 +13,12 @@ const user = (text) => ({ role: "user", content: [{ type: "text", text }], times
 const llmRoles = ["user", "assistant", "toolResult"];
 // A text starting "@note " is a custom message of role "note"; one
 // starting "@image " a user message with an image after the text; one
-// starting "@assistant " an assistant message, "@result " a result of h1.
+// starting "@assistant " an assistant message, "@result " a result of h1;
+// one starting "@json " the message given as JSON.
 const zeroUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const image = { type: "image", data: "aGk=", mimeType: "image/png" };
 function message(text) {
+  if (text.startsWith("@json ")) return JSON.parse(text.slice(6));
   if (text.startsWith("@note ")) return { role: "note", text: text.slice(6), timestamp: 1 };
   if (text.startsWith("@assistant ")) return { role: "assistant", content: [{ type: "text", text: text.slice(11) }], api: "faux", provider: "faux", model: "faux-1", usage: zeroUsage, stopReason: "stop", timestamp: 1 };
   if (text.startsWith("@result ")) return { role: "toolResult", toolCallId: "h1", toolName: "echo", content: [{ type: "text", text: text.slice(8) }], isError: false, timestamp: 1 };
@@ -66,7 +68,7 @@ function rawStreamFn(sc) {
   return (model, context, options) => {
     const t = sc.turns[n++];
     if (!t?.raw) return streamSimple(model, context, options);
-    const fill = (m) => m && { ...m, api: model.api, provider: model.provider, model: model.id, usage: zeroUsage, timestamp: 1 };
+    const fill = (m) => m && { ...m, api: model.api, provider: model.provider, model: model.id, usage: zeroUsage, timestamp: Date.now() };
     const stream = createAssistantMessageEventStream();
     for (const e of t.raw) stream.push({ ...e, ...(e.partial ? { partial: fill(e.partial) } : {}), ...(e.message ? { message: fill(e.message) } : {}), ...(e.error ? { error: fill(e.error) } : {}) });
     const end = t.raw.find((e) => (e.type === "done" && e.message) || (e.type === "error" && e.error));
@@ -84,7 +86,8 @@ function digest(context, options) {
   const messages = context.messages.map((m) => {
     if (m.role === "user") return "u:" + texts(m.content);
     // The per-error lines of validation messages are the validator's words (docs/loop.md 15.4).
-    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
+    // isError as providers read it (a given result may have none).
+    if (m.role === "toolResult") return `r:${m.toolCallId}:${m.toolName}:${!!m.isError}:${texts(m.content).replace(validationLines, "$1  - …$2")}`;
     const blocks = m.content.map((b) => (b.type === "toolCall" ? `call ${b.id} ${b.name} ${JSON.stringify(b.arguments)}` : b.type === "text" ? "text " + b.text : "thinking " + b.thinking));
     return `a:${m.stopReason}:${m.errorMessage ?? ""}:${blocks.join("|")}`;
   });
@@ -201,6 +204,7 @@ async function run(sc) {
       if (b.image) r.content.push(image);
       if (b.details !== undefined) r.details = b.details;
       if (b.terminate !== undefined) r.terminate = b.terminate;
+      Object.assign(r, b.extra ?? {});
       return r;
     },
   }));
@@ -230,7 +234,7 @@ async function run(sc) {
       if (h.abort) abort();
       if (h.throw !== undefined) throw new Error(h.throw);
       const r = {};
-      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest, signal)}` }];
+      if (h.echo) r.content = [{ type: "text", text: `saw ${JSON.stringify(args)} ${isError} ${texts(result.content)} ${JSON.stringify(result.details ?? null)} ${seenBy(rest, signal)} result=${JSON.stringify(result)}` }];
       if (h.content !== undefined) r.content = h.content.map((text) => ({ type: "text", text }));
       if (h.details !== undefined) r.details = h.details;
       if (h.isError !== undefined) r.isError = h.isError;

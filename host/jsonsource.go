@@ -1,0 +1,256 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A message decoded from JSON keeps that JSON when its Go fields cannot
+// say all of it: a user message whose content is a string, members the
+// type does not know (a client's own fields, a newer pi's), a member
+// absent (no timestamp, no usage) or of another type than the field's (a
+// timestamp that is a string). pi keeps a message as the object it was
+// given, in its events, its transcript, its session file and its RPC
+// answers; so does wasmagent, as long as the Go fields still hold what
+// was decoded (docs/loop.md 1).
+type source struct {
+	members []member // the object as given
+	fields  []byte   // the encoding of the Go fields as decoded
+}
+
+// member is one member of a JSON object: its name and its value, compact
+// and valid UTF-8.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// decodeKeeping decodes the JSON object data into v (a pointer to the
+// fields of a message, without its JSON methods), then returns what must
+// be kept of data for encode to give it back: nil when the fields say it
+// all. A member of another type than its field's leaves the field zero
+// and is kept (pi takes any JSON); every other error is returned.
+// encodeFields encodes the fields as decoded.
+func decodeKeeping(data []byte, v any, encodeFields func() ([]byte, error)) (*source, error) {
+	if err := json.Unmarshal(data, v); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			return nil, err
+		}
+	}
+	fields, err := encodeFields()
+	if err != nil {
+		return nil, err
+	}
+	if sameJSON(data, fields) {
+		return nil, nil
+	}
+	members, err := objectMembers(data)
+	if err != nil {
+		return nil, err
+	}
+	return &source{members: members, fields: fields}, nil
+}
+
+// encode returns the message's JSON given its fields' encoding now: the
+// object as given while the fields hold what was decoded; else the object
+// as given with each member whose field changed as the field says now
+// (a field that became zero, and so omitted, drops its member), and then
+// the changed fields it did not have.
+func (s *source) encode(fields []byte) ([]byte, error) {
+	if bytes.Equal(fields, s.fields) {
+		return writeMembers(s.members), nil
+	}
+	now, err := objectMembers(fields)
+	if err != nil {
+		return nil, err
+	}
+	then, err := objectMembers(s.fields)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]member, 0, len(s.members)+len(now))
+	given := make(map[string]bool, len(s.members))
+	for _, m := range s.members {
+		given[m.name] = true
+		n, inNow := find(now, m.name)
+		t, inThen := find(then, m.name)
+		switch {
+		case !inNow && !inThen, inNow == inThen && bytes.Equal(n, t):
+			out = append(out, m) // not a field's, or its field did not change
+		case inNow:
+			out = append(out, member{m.name, n})
+		}
+	}
+	for _, n := range now {
+		if t, inThen := find(then, n.name); !given[n.name] && (!inThen || !bytes.Equal(n.value, t)) {
+			out = append(out, n)
+		}
+	}
+	return writeMembers(out), nil
+}
+
+func find(ms []member, name string) (json.RawMessage, bool) {
+	for _, m := range ms {
+		if m.name == name {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// writeMembers writes members as one JSON object.
+func writeMembers(ms []member) []byte {
+	n := 2
+	for _, m := range ms {
+		n += len(m.name) + len(m.value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendQuoted(b, m.name)
+		b = append(b, ':')
+		b = append(b, m.value...)
+	}
+	return escapeSeparators(append(b, '}'))
+}
+
+// objectMembers splits a JSON object into its members, in order; a name
+// given twice keeps its first place and its last value, as JSON.parse
+// does. Each value is made compact and valid UTF-8 (invalid bytes, which
+// valid JSON can hold only inside strings, become U+FFFD as they do when
+// decoded).
+func objectMembers(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var ms []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		var value bytes.Buffer
+		if err := json.Compact(&value, raw); err != nil {
+			return nil, err
+		}
+		v := validUTF8(value.Bytes())
+		replaced := false
+		for i := range ms {
+			if ms[i].name == name {
+				ms[i].value, replaced = v, true
+			}
+		}
+		if !replaced {
+			ms = append(ms, member{name, v})
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the object")
+	}
+	return ms, nil
+}
+
+// validUTF8 is b with each byte that is not UTF-8 replaced by U+FFFD, as
+// encoding/json decodes it in a string.
+func validUTF8(b []byte) json.RawMessage {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
+}
+
+// sameJSON reports whether a and b are the same JSON value as JavaScript
+// reads them: objects whatever their key order, numbers by their value.
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, err := decodeNumbers(a)
+	if err != nil {
+		return false
+	}
+	vb, err := decodeNumbers(b)
+	if err != nil {
+		return false
+	}
+	return sameValue(va, vb)
+}
+
+func decodeNumbers(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !sameValue(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		fx, errX := strconv.ParseFloat(string(x), 64)
+		fy, errY := strconv.ParseFloat(string(y), 64)
+		return errX == nil && errY == nil && fx == fy
+	default:
+		return a == b
+	}
+}

@@ -1,0 +1,22 @@
+// Loads session files with pi-coding-agent's SessionManager, one path a
+// line on stdin, and prints for each one JSON line: what pi sees (the
+// messages of the current branch, its thinking level, the session's
+// name) and the file as pi left it (it rewrites a file of an older
+// version). host/session's TestSessionMatchesPiGenerated loads the same
+// files with wasmagent and compares.
+import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+
+for await (const path of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+  if (!path) continue;
+  let out;
+  try {
+    const sm = SessionManager.open(path);
+    const ctx = sm.buildSessionContext();
+    out = { name: sm.getSessionName() ?? "", thinkingLevel: ctx.thinkingLevel, messages: ctx.messages, file: readFileSync(path, "utf8") };
+  } catch (err) {
+    out = { error: String(err?.stack ?? err) };
+  }
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
