@@ -68,7 +68,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	// ends chat while plugins compile (in raw mode it was a byte nobody
 	// read until the load ended). The renderer exists before any retry.
 	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x openai.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
-	s, code := loadInterruptibly(ctx, l, env)
+	s, code := loadConfig(ctx, l, env)
 	if s == nil {
 		return code
 	}
