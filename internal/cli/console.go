@@ -58,6 +58,7 @@ type consoleScreen struct {
 	busy   bool
 	asking bool // a hook's question waits for the line typed
 	status string
+	shown  string // the prompt the editor has
 }
 
 // The prompt's styles: bold when it waits for a line, faint while the
@@ -72,10 +73,11 @@ func newConsoleScreen(in io.Reader, out io.Writer, width, height int, noStyle bo
 		width, height = 80, 24
 	}
 	c := &consoleScreen{width: width, noStyle: noStyle}
+	c.shown = c.prompt()
 	c.t = term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{&ctrlCReader{r: in}, out}, c.prompt())
+	}{&ctrlCReader{r: in}, out}, c.shown)
 	c.t.SetSize(width, height)
 	return c
 }
@@ -95,6 +97,7 @@ func (c *consoleScreen) resize(width, height int) {
 	c.mu.Lock()
 	c.width = width
 	p := c.prompt()
+	c.shown = p
 	c.mu.Unlock()
 	c.t.SetPrompt(p)
 	c.t.SetSize(width, height)
@@ -172,10 +175,19 @@ func (c *consoleScreen) setBusy(busy bool) {
 	c.repaint()
 }
 
+// repaint redraws the prompt row when the prompt changed, and only then:
+// an idle prompt is written once, not at every tick of the spinner (over
+// SSH, a redraw ten times a second is a stream that never stops, and a
+// terminal's selection or scrollback is disturbed by each).
 func (c *consoleScreen) repaint() {
 	c.mu.Lock()
 	p := c.prompt()
+	same := p == c.shown
+	c.shown = p
 	c.mu.Unlock()
+	if same {
+		return
+	}
 	c.t.SetPrompt(p)
 	c.t.Write(nil)
 }
