@@ -49,6 +49,7 @@ type chatSession struct {
 	// quitWhenIdle: piped input ended during a run; chat quits when the
 	// runs are over.
 	quitWhenIdle bool
+	quit         bool // /quit was typed
 }
 
 func chatCmd(ctx context.Context, args []string, env Env) int {
@@ -179,6 +180,10 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			default:
 				lastInterrupt = false
 				c.handle(in.line)
+				if c.quit {
+					c.stop()
+					return ExitOK
+				}
 			}
 		case err := <-c.running:
 			if c.finish(err, &lastInterrupt) {
@@ -262,6 +267,10 @@ func (c *chatSession) handle(line string) {
 	}
 	if cmd, arg, ok := findSlash(text); ok {
 		cmd.run(c, arg)
+		return
+	}
+	if note, ok := unknownSlash(text); ok {
+		c.r.note(printable(note))
 		return
 	}
 	if c.running != nil {
