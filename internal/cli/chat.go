@@ -321,6 +321,13 @@ func readConsole(c *consoleScreen, out chan<- input) {
 		if key != ctrlCKey {
 			return "", 0, false
 		}
+		if c.loading.Load() {
+			select {
+			case c.ctrlC <- struct{}{}:
+			default:
+			}
+			return "", 0, true
+		}
 		out <- input{interrupt: true, cleared: line != ""}
 		return "", 0, true
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -59,6 +60,12 @@ type consoleScreen struct {
 	asking bool // a hook's question waits for the line typed
 	status string
 	shown  string // the prompt the editor has
+
+	// loading: chat waits for a load (/reload), and a Ctrl-C typed goes
+	// to ctrlC, which the load heeds, not to the line reader's inputs,
+	// which nobody reads until it ends.
+	loading atomic.Bool
+	ctrlC   chan struct{}
 }
 
 // The prompt's styles: bold when it waits for a line, faint while the
@@ -72,7 +79,7 @@ func newConsoleScreen(in io.Reader, out io.Writer, width, height int, noStyle bo
 	if width <= 0 || height <= 0 {
 		width, height = 80, 24
 	}
-	c := &consoleScreen{width: width, noStyle: noStyle}
+	c := &consoleScreen{width: width, noStyle: noStyle, ctrlC: make(chan struct{}, 1)}
 	c.shown = c.prompt()
 	c.t = term.NewTerminal(struct {
 		io.Reader
@@ -255,4 +262,16 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// whileLoading runs load with Ctrl-C typed on the terminal sent to the
+// channel it is given, for the load to heed.
+func (c *consoleScreen) whileLoading(load func(ctrlC <-chan struct{})) {
+	select {
+	case <-c.ctrlC: // (one typed before)
+	default:
+	}
+	c.loading.Store(true)
+	defer c.loading.Store(false)
+	load(c.ctrlC)
 }
