@@ -223,6 +223,7 @@ FUZZ_TARGETS = \
 	./internal/cli:FuzzPrintable \
 	./internal/cli:FuzzQuestionShown \
 	./internal/cli:FuzzTermWriter \
+	./internal/cli:FuzzUnknownSlash \
 	./internal/safetext:FuzzCleanClip \
 	./internal/testrun:FuzzParseArgs \
 	./plugins/calc:FuzzEval \

@@ -40,7 +40,7 @@ func slashQuit(c *chatSession, _ string) { c.quit = true }
 // A line with more in it ("/etc/hosts: what is this?") is a prompt.
 func unknownSlash(text string) (string, bool) {
 	name, ok := strings.CutPrefix(text, "/")
-	if !ok || name == "" {
+	if _, _, known := findSlash(text); !ok || name == "" || known {
 		return "", false
 	}
 	for _, r := range name {
