@@ -104,3 +104,36 @@ func TestChatInterruptWhileLoading(t *testing.T) {
 	// terminal to the screen.
 	c.waitText("(interrupted while loading)")
 }
+
+// Ctrl-C on chat's terminal during /reload ends the reload (plugins that
+// compile for tens of seconds, here one that never loads) and keeps the
+// configuration chat had: in raw mode Ctrl-C is a key, which waited
+// unread until the load ended. The reload says what it loads once it is
+// slow.
+func TestChatReloadInterrupt(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "slow.wasm")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	c := startChatOn(t, `{"turns":[{"content":"still here"}]}`, "", 80)
+	c.waitPrompt("")
+	cfg := c.cmd.Args[len(c.cmd.Args)-1]
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[[tool]]\nplugin = " + strconv.Quote(fifo) + "\n")
+	f.Close()
+	c.keys("/reload\r")
+	c.waitText("loading 1 plugin (slow.wasm)")
+	c.keys("\x03")
+	c.waitText("(reload interrupted: the previous configuration stays)")
+	c.waitPrompt("")
+	c.keys("hi\r")
+	c.waitText("still here")
+	c.waitPrompt("")
+	c.keys("\x04")
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
+	}
+}

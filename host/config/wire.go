@@ -119,11 +119,15 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	if s.Runtime, s.closeRuntime, err = rtshare.New(ctx, rtOpts); err != nil {
 		return nil, err
 	}
-	// Every problem of the file at once, as Load reports them.
+	// Every problem of the plugins at once, as Load reports the file's.
 	var errs []error
 	if !opts.NoModel {
+		// A model that cannot be made (no API key, a script missing)
+		// fails at once: loading the plugins may compile them for tens
+		// of seconds, and the command cannot run without it. (config
+		// validate makes no model and reports every other problem.)
 		if s.Model, err = f.model(opts); err != nil {
-			errs = append(errs, err)
+			return nil, err
 		}
 	}
 	if opts.Background && opts.HoldLoads && s.Model != nil {

@@ -77,13 +77,23 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return f.fail("%v", err)
 	}
-	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc, CacheDir: defaultCache(env, true, noCacheFix)})
+	cache := defaultCache(env, true, noCacheFix)
+	rt, err := runtime.New(ctx, runtime.Options{Logger: newLogger(env, level), MaxCompileCost: mc, CacheDir: cache})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed
 	}
 	defer rt.Close(ctx)
-	p, err := wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
+	var p *wasmtool.Plugin
+	if whileLoading(env, loadNotice([]string{c.path()}, cache == "off"), func(Env) {
+		p, err = wasmtool.Load(ctx, rt, c.path(), wasmtool.Options{Grants: g})
+	}, func() {
+		if p != nil {
+			p.Close()
+		}
+	}) {
+		return ExitAborted
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err)} {

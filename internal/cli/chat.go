@@ -49,6 +49,7 @@ type chatSession struct {
 	// quitWhenIdle: piped input ended during a run; chat quits when the
 	// runs are over.
 	quitWhenIdle bool
+	quit         bool // /quit was typed
 }
 
 func chatCmd(ctx context.Context, args []string, env Env) int {
@@ -68,7 +69,7 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	// ends chat while plugins compile (in raw mode it was a byte nobody
 	// read until the load ended). The renderer exists before any retry.
 	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x provider.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
-	s, code := loadInterruptibly(ctx, l, env)
+	s, code := loadConfig(ctx, l, env)
 	if s == nil {
 		return code
 	}
@@ -179,6 +180,10 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			default:
 				lastInterrupt = false
 				c.handle(in.line)
+				if c.quit {
+					c.stop()
+					return ExitOK
+				}
 			}
 		case err := <-c.running:
 			if c.finish(err, &lastInterrupt) {
@@ -264,6 +269,10 @@ func (c *chatSession) handle(line string) {
 		cmd.run(c, arg)
 		return
 	}
+	if note, ok := unknownSlash(text); ok {
+		c.r.note(printable(note))
+		return
+	}
 	if c.running != nil {
 		c.a.Steer(&host.UserMessage{Content: host.Text(text)})
 		c.r.note("(steering)")
@@ -311,6 +320,13 @@ func readConsole(c *consoleScreen, out chan<- input) {
 	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
 		if key != ctrlCKey {
 			return "", 0, false
+		}
+		if c.loading.Load() {
+			select {
+			case c.ctrlC <- struct{}{}:
+			default:
+			}
+			return "", 0, true
 		}
 		out <- input{interrupt: true, cleared: line != ""}
 		return "", 0, true

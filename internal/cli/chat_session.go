@@ -54,8 +54,16 @@ func (c *chatStore) resume(ctx context.Context, ref string, say func(string, ...
 	say("(resumed %s: %d messages)", c.sess.State().SessionID, len(c.sess.Messages()))
 }
 
-func (c *chatStore) reload(ctx context.Context, say func(string, ...any)) {
-	s, code := loadConfig(ctx, c.load, c.env)
+// reload loads the configuration again; an interrupt (or Ctrl-C typed
+// on chat's terminal: interrupt) ends the load, as at chat's start.
+func (c *chatStore) reload(ctx context.Context, say func(string, ...any), interrupt <-chan struct{}) {
+	env := c.env
+	env.Interrupt = interrupt
+	s, code := loadConfig(ctx, c.load, env)
+	if code == ExitAborted {
+		say("(reload interrupted: the previous configuration stays)")
+		return
+	}
 	if s == nil || code != ExitOK {
 		say("(reload failed: the previous configuration stays)")
 		return
@@ -118,7 +126,12 @@ func slashResume(c *chatSession, arg string) {
 
 func slashReload(c *chatSession, arg string) {
 	if c.idle("reload", func() { slashReload(c, arg) }) {
-		c.store.reload(c.ctx, c.say)
+		if c.console != nil {
+			// In raw mode Ctrl-C is a key the editor reads, not SIGINT.
+			c.console.whileLoading(func(ctrlC <-chan struct{}) { c.store.reload(c.ctx, c.say, ctrlC) })
+		} else {
+			c.store.reload(c.ctx, c.say, c.env.Interrupt)
+		}
 		c.setApprover()
 	}
 }

@@ -142,8 +142,24 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 // ("wasmagent --config x.toml run") is said to belong after it.
 func (g *group) unknown(name string, env Env) int {
 	if strings.HasPrefix(name, "-") && len(name) > 1 {
-		fmt.Fprintf(env.Stderr, "%s: unknown flag %s: flags go after the command (%s COMMAND [flags])\n", g.path, name, g.path)
+		bare, _, _ := strings.Cut(strings.TrimLeft(name, "-"), "=")
+		if advice := agentFlagAdvice(bare); advice != "" && g == rootGroup && bare != "c" {
+			// (A flag of pi or Claude Code: after the command it is
+			// unknown too.)
+			fmt.Fprintf(env.Stderr, "%s: unknown flag %s%s\n", g.path, name, advice)
+		} else {
+			fmt.Fprintf(env.Stderr, "%s: unknown flag %s: flags go after the command (%s COMMAND [flags])\n", g.path, name, g.path)
+		}
 		fmt.Fprintf(env.Stderr, "Run \"%s --help\" for the commands.\n", g.path)
+		return ExitUsage
+	}
+	if g == rootGroup && promptLike(name) {
+		// pi and claude take a prompt as their first argument.
+		example := "'PROMPT'"
+		if len(name) <= 60 {
+			example = shellQuote(printable(name))
+		}
+		fmt.Fprintf(env.Stderr, "%s: unknown command %q: a prompt goes to run, which prints the answer (wasmagent run %s), or type it in wasmagent chat\n", g.path, printable(clip(name, 60)), example)
 		return ExitUsage
 	}
 	names := make([]string, len(g.commands))

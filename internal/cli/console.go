@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -58,6 +59,13 @@ type consoleScreen struct {
 	busy   bool
 	asking bool // a hook's question waits for the line typed
 	status string
+	shown  string // the prompt the editor has
+
+	// loading: chat waits for a load (/reload), and a Ctrl-C typed goes
+	// to ctrlC, which the load heeds, not to the line reader's inputs,
+	// which nobody reads until it ends.
+	loading atomic.Bool
+	ctrlC   chan struct{}
 }
 
 // The prompt's styles: bold when it waits for a line, faint while the
@@ -71,11 +79,12 @@ func newConsoleScreen(in io.Reader, out io.Writer, width, height int, noStyle bo
 	if width <= 0 || height <= 0 {
 		width, height = 80, 24
 	}
-	c := &consoleScreen{width: width, noStyle: noStyle}
+	c := &consoleScreen{width: width, noStyle: noStyle, ctrlC: make(chan struct{}, 1)}
+	c.shown = c.prompt()
 	c.t = term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{&ctrlCReader{r: in}, out}, c.prompt())
+	}{&ctrlCReader{r: in}, out}, c.shown)
 	c.t.SetSize(width, height)
 	return c
 }
@@ -95,6 +104,7 @@ func (c *consoleScreen) resize(width, height int) {
 	c.mu.Lock()
 	c.width = width
 	p := c.prompt()
+	c.shown = p
 	c.mu.Unlock()
 	c.t.SetPrompt(p)
 	c.t.SetSize(width, height)
@@ -172,10 +182,19 @@ func (c *consoleScreen) setBusy(busy bool) {
 	c.repaint()
 }
 
+// repaint redraws the prompt row when the prompt changed, and only then:
+// an idle prompt is written once, not at every tick of the spinner (over
+// SSH, a redraw ten times a second is a stream that never stops, and a
+// terminal's selection or scrollback is disturbed by each).
 func (c *consoleScreen) repaint() {
 	c.mu.Lock()
 	p := c.prompt()
+	same := p == c.shown
+	c.shown = p
 	c.mu.Unlock()
+	if same {
+		return
+	}
 	c.t.SetPrompt(p)
 	c.t.Write(nil)
 }
@@ -243,4 +262,16 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// whileLoading runs load with Ctrl-C typed on the terminal sent to the
+// channel it is given, for the load to heed.
+func (c *consoleScreen) whileLoading(load func(ctrlC <-chan struct{})) {
+	select {
+	case <-c.ctrlC: // (one typed before)
+	default:
+	}
+	c.loading.Store(true)
+	defer c.loading.Store(false)
+	load(c.ctrlC)
 }

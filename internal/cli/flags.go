@@ -87,7 +87,11 @@ func (f *flags) explain(err error) string {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		var names []string
 		f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
-		return fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, names, func(s string) string { return "--" + s }))
+		hint := didYouMean(name, names, func(s string) string { return "--" + s })
+		if hint == "" && (name != "c" || f.Lookup("continue") != nil) {
+			hint = agentFlagAdvice(name)
+		}
+		return fmt.Sprintf("unknown flag %s%s", flagName(name), hint)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		arg := "VALUE"

@@ -14,8 +14,8 @@ import (
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
-func newRuntime(ctx context.Context, maxCompileCost int64, env Env) (*runtime.Runtime, error) {
-	return runtime.New(ctx, runtime.Options{MaxCompileCost: maxCompileCost, CacheDir: defaultCache(env, true, noCacheFix)})
+func newRuntime(ctx context.Context, maxCompileCost int64, cache string) (*runtime.Runtime, error) {
+	return runtime.New(ctx, runtime.Options{MaxCompileCost: maxCompileCost, CacheDir: cache})
 }
 
 // noCacheFix is what makes a compilation cache for the commands that take
@@ -36,13 +36,19 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return f.fail("takes one FILE.wasm")
 	}
 	path := f.Arg(0)
-	rt, err := newRuntime(ctx, mc, env)
+	cache := defaultCache(env, true, noCacheFix)
+	rt, err := newRuntime(ctx, mc, cache)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitFailed
 	}
 	defer rt.Close(ctx)
-	m, err := rt.CompileFile(ctx, path)
+	// The compile is the long part; the load below finds the module
+	// compiled.
+	var m *runtime.Module
+	if whileLoading(env, loadNotice([]string{path}, cache == "off"), func(Env) { m, err = rt.CompileFile(ctx, path) }, nil) {
+		return ExitAborted
+	}
 	if err != nil {
 		// As plugin call: a file that is not there, or not a plugin, is
 		// bad input (exit 2), named once.

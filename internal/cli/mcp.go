@@ -41,15 +41,6 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 	if *client != "" {
 		return printClientConfig(ctx, *client, *cfg, *addr, *logLevel, env)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-env.Interrupt:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	f, err := config.LoadTools(*cfg) // no model needed
 	if err != nil {
 		printLoadError(env, *cfg, err)
@@ -60,6 +51,16 @@ func mcpCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
+	// (Taken only now: while the plugins load, wireConfig takes it.)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-env.Interrupt:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	srv, err := newMCPServer(s)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)

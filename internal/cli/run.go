@@ -36,7 +36,7 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	}
 	r, done := newRenderer(*jsonOut, env)
 	defer done()
-	s, code := loadInterruptibly(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
+	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
 	if s == nil {
 		return code
 	}

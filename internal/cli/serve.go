@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -59,6 +60,15 @@ func serveCmd(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "wasmagent serve:", err)
 		return ExitUsage
+	}
+	// The sessions are kept there (the embedded JetStream's files): a
+	// directory this process cannot write is said now, naming it, not as
+	// an embedded server that "did not start within 10s".
+	if !s.File.Cluster.Joins() {
+		if err := writableDir(o.dir); err != nil {
+			fmt.Fprintf(env.Stderr, "wasmagent serve: sessions cannot be kept (%v): set [serve] dir or [sessions] dir in %s, or XDG_STATE_HOME\n", err, s.File.Path)
+			return ExitUsage
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	backend, err := serveBackend(ctx, s.File, serve.LocalOptions{
@@ -217,4 +227,18 @@ func hashToken(env Env) int {
 	}
 	fmt.Fprintf(env.Stdout, "NAME %s\n", serve.HashToken(tok))
 	return ExitOK
+}
+
+// writableDir makes dir if it is not there and checks that a file can be
+// made in it.
+func writableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".wasmagent-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

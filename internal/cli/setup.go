@@ -47,36 +47,6 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	return wireConfig(ctx, f, l, env)
 }
 
-// loadInterruptibly is loadConfig, ended by an interrupt while it runs
-// (ExitAborted, said on stderr): loading may compile plugins, tens of
-// seconds on a cold cache, and Ctrl-C or SIGTERM must not wait for it (it
-// was taken only once the command's own loop began). What loads after an
-// interrupt is closed once loaded.
-func loadInterruptibly(ctx context.Context, l load, env Env) (*config.Setup, int) {
-	var (
-		s     *config.Setup
-		code  int
-		ready = make(chan struct{})
-	)
-	go func() {
-		defer close(ready)
-		s, code = loadConfig(ctx, l, env)
-	}()
-	select {
-	case <-ready:
-		return s, code
-	case <-env.Interrupt:
-		go func() {
-			<-ready
-			if s != nil {
-				s.Close()
-			}
-		}()
-		fmt.Fprintln(env.Stderr, "(interrupted while loading)")
-		return nil, ExitAborted
-	}
-}
-
 // printLoadError reports a configuration that did not load; a file that
 // is not there says where it was looked for and how to give one.
 func printLoadError(env Env, path string, err error) {
@@ -111,8 +81,37 @@ The agent.toml at the root of the wasmagent repository explains every key.
 }
 
 // wireConfig wires a configuration read, as loadConfig does (l.path is
-// not read again).
+// not read again). Wiring loads the plugins, which may compile them for
+// tens of seconds: an interrupt ends it (ExitAborted), and a slow one
+// says what it loads (whileLoading).
 func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.Setup, int) {
+	if f.Runtime.CacheDir == "" {
+		f.Runtime.CacheDir = defaultCache(env, len(f.Tools)+len(f.Hooks) > 0, fmt.Sprintf("set [runtime] cache_dir in %s, or XDG_CACHE_HOME", f.Path))
+	}
+	var files []string
+	for _, t := range f.Tools {
+		files = append(files, t.Plugin.Plugin)
+	}
+	for _, h := range f.Hooks {
+		files = append(files, h.Plugin.Plugin)
+	}
+	var (
+		s    *config.Setup
+		code int
+	)
+	notice := loadNotice(files, f.Runtime.CacheDir == "off")
+	if whileLoading(env, notice, func(env Env) { s, code = wireNow(ctx, f, l, env) }, func() {
+		if s != nil {
+			s.Close()
+		}
+	}) {
+		return nil, ExitAborted
+	}
+	return s, code
+}
+
+// wireNow is wireConfig's work.
+func wireNow(ctx context.Context, f *config.File, l load, env Env) (*config.Setup, int) {
 	name := l.logLevel
 	if name == "" {
 		name = f.Runtime.LogLevel
@@ -121,9 +120,6 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
-	}
-	if f.Runtime.CacheDir == "" {
-		f.Runtime.CacheDir = defaultCache(env, len(f.Tools)+len(f.Hooks) > 0, fmt.Sprintf("set [runtime] cache_dir in %s, or XDG_CACHE_HOME", f.Path))
 	}
 	// Commands that run a model list cached tools at once and load
 	// plugins behind (docs/runtime.md, "Startup"); the ones that only look
@@ -139,6 +135,10 @@ func wireConfig(ctx context.Context, f *config.File, l load, env Env) (*config.S
 		fmt.Fprintln(env.Stderr, err)
 		if d := f.Runtime.CacheDir; d != "off" && strings.Contains(err.Error(), "compilation cache") {
 			fmt.Fprintf(env.Stderr, "hint: the compilation cache is [runtime] cache_dir in %s: a directory wasmagent can write, or \"off\"\n", f.Path)
+		}
+		var problem *config.Error
+		if errors.As(err, &problem) && problem.Key == "model.api_key_env" && f.Model.APIKeyEnv != "" {
+			fmt.Fprintf(env.Stderr, "hint: export %s=… (your key), or for a local server that needs none (Ollama, llama.cpp) set base_url in %s\n", f.Model.APIKeyEnv, f.Path)
 		}
 		return nil, ExitUsage
 	}

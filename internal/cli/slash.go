@@ -26,7 +26,34 @@ func init() {
 		{"session", "", "file, id, messages and tokens of this session", slashSession},
 		{"reload", "", "re-read agent.toml and the plugins (the transcript stays)", slashReload},
 		{"help", "", "list these commands", slashHelp},
+		{"quit", "", "quit (also /exit, as in pi and Claude Code; or Ctrl-D)", slashQuit},
+		{"exit", "", "", slashQuit},
 	}
+}
+
+// slashQuit quits chat as Ctrl-D does: a run going is aborted.
+func slashQuit(c *chatSession, _ string) { c.quit = true }
+
+// unknownSlash says so when text is one word written as a command
+// ("/clear", "/model") that is none of chat's: such a line was sent to the
+// model as a prompt, a surprise for a user of another agent's commands.
+// A line with more in it ("/etc/hosts: what is this?") is a prompt.
+func unknownSlash(text string) (string, bool) {
+	name, ok := strings.CutPrefix(text, "/")
+	if _, _, known := findSlash(text); !ok || name == "" || known {
+		return "", false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return "", false
+		}
+	}
+	var names []string
+	for _, s := range slashCommands {
+		names = append(names, s.name)
+	}
+	hint := didYouMean(name, names, func(s string) string { return "/" + s })
+	return fmt.Sprintf("(/%s is not a command%s: /help lists them. It was not sent; a prompt of more words is.)", name, hint), true
 }
 
 // findSlash reads "/name arg" when name is a known command. Other lines
@@ -60,6 +87,9 @@ func slashHelp(c *chatSession, _ string) {
 	var b strings.Builder
 	b.WriteString("A line typed while the agent works steers it. Commands:")
 	for _, s := range slashCommands {
+		if s.help == "" { // another name of the one above
+			continue
+		}
 		fmt.Fprintf(&b, "\n  /%-14s %s", strings.TrimSpace(s.name+" "+s.args), s.help)
 	}
 	b.WriteString("\nWhen a hook asks about a call, the next line answers: y(es), n(o) or a(lways for that tool).")
