@@ -1,17 +1,16 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmagent/wasmagent/internal/cli"
+	"github.com/wasmagent/wasmagent/internal/syncbuf"
 )
 
 // scriptedConfig writes a configuration with a scripted model and no
@@ -25,22 +24,7 @@ func scriptedConfig(t *testing.T, script string) string {
 }
 
 // lockedBuffer is a bytes.Buffer safe to read while the command writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = syncbuf.Buffer
 
 func waitFor(t *testing.T, b *lockedBuffer, s string) {
 	t.Helper()

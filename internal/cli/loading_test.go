@@ -7,29 +7,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/syncbuf"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while a command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a bytes.Buffer safe to read while the command writes.
+type syncBuffer = syncbuf.Buffer
 
 // slowPlugin is a plugin file that holds whoever loads it for ever, as a
 // long compile would: a named pipe with no writer. Its cleanup lets
