@@ -105,7 +105,7 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 		return buildAll(builds, before, stderr)
 	}
 	flags := []string{"-test.count=1", "-test.paniconexit0", "-test.timeout=" + opts.timeout.String()}
-	p := &pool{jobs: jobs, slots: opts.parallel, flags: flags, run: runOne, print: func(r result) { printResult(r, stdout) },
+	p := &pool{jobs: jobs, slots: opts.parallel, cpus: goruntime.NumCPU(), flags: flags, run: runOne, print: func(r result) { printResult(r, stdout) },
 		say: func(s string) { fmt.Fprint(stdout, s) }, before: before, stop: stop}
 	results := p.schedule(builds)
 	history.save(results)

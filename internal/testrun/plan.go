@@ -33,6 +33,7 @@ type job struct {
 	env    []string
 	flags  []string // test flags of its group
 	binary string   // the test binary's path
+	procs  int      // its GOMAXPROCS, set when it starts (0: Go's default)
 	// weight orders the jobs: the seconds it took before (timed), or
 	// an estimate from its package's test code (see order).
 	timed  bool
