@@ -119,8 +119,8 @@ const usage = `usage: testrun [-c] [-p N] [-o DIR] [-timeout D] [-vet all|off] [
   -o DIR      keep the binaries in DIR/race and DIR/plain (default: under the user cache directory)
   -timeout D  each test binary's -test.timeout (default 10m)
   -vet all    vet every package named, with or without tests, with go vet's analyzers,
-              in the first build (the first group's flavour); later builds vet nothing (default)
-  -vet off    vet nothing
+              in the first build (the first group's flavour); later builds vet nothing
+  -vet off    vet nothing (default: make check vets)
   -before CMD run CMD with sh while the binaries build; no test starts before it has succeeded
   -race       build the group's binaries with the race detector
   -skip RE    leave out the packages whose import path matches RE
