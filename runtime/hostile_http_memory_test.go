@@ -97,6 +97,10 @@ func TestHTTPResponseCountsAgainstMemory(t *testing.T) {
 	const pages = 32 // 2 MiB of host memory
 	p := pluginOf(t, "request.wasm", requestModule(), runtime.PluginOptions{Grants: runtime.Grants{
 		Hosts: []string{u.Host}, MemoryPages: pages, MaxHTTPResponseBytes: 2 * size}})
+	// A HEAD's Content-Length is no body: the request succeeds.
+	if _, err := p.Call(context.Background(), "request", []byte(fmt.Sprintf(`{"url":"%s/?length=1","method":"HEAD"}`, srv.URL)), nil); err != nil {
+		t.Fatalf("HEAD, Content-Length %d: %v", size, err)
+	}
 	for _, q := range []string{"", "?length=1"} {
 		var err error
 		got := allocatedBy(func() {

@@ -34,10 +34,15 @@ type response struct {
 // and only then refused).
 func (st *callState) readResponse(resp *http.Response, what string) *response {
 	limit := st.p.grants.MaxHTTPResponseBytes
+	r := &response{}
+	if resp.Body == http.NoBody {
+		// A HEAD's Content-Length (or a 204's, a 304's) says what a GET
+		// would get: there is nothing to read.
+		return r
+	}
 	if resp.ContentLength > limit {
 		st.check(capFault("MaxHTTPResponseBytes", limit, "http_request %s: a response body of %d bytes (Content-Length)", what, resp.ContentLength))
 	}
-	r := &response{}
 	if resp.ContentLength > 0 {
 		st.holdResponse(r, uint64(resp.ContentLength), what)
 		st.releaseResponse(r)
