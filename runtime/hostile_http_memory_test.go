@@ -74,12 +74,10 @@ func postModule() []byte {
 // was read, with or without a Content-Length. On the old main the body
 // was read whole into the Go heap, up to MaxHTTPResponseBytes (here
 // 64 MiB, for a host memory of 2 MiB), growing a slice by copies, and
-// only then refused: some 150 MiB allocated per request, 100 requests a
-// call.
+// only then refused: 157 MiB allocated per request, 100 requests a
+// call. (The allocations are checked without -race only: the race
+// detector's are not what the bound is about.)
 func TestHTTPResponseCountsAgainstMemory(t *testing.T) {
-	if runtime.RaceEnabled {
-		t.Skip("the race detector's allocations are not what the bound is about")
-	}
 	const size = 64 << 20
 	chunk := bytes.Repeat([]byte("r"), 64<<10)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -107,7 +105,7 @@ func TestHTTPResponseCountsAgainstMemory(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Cap != "MemoryPages" || !strings.Contains(err.Error(), "http_request") {
 			t.Fatalf("%q: err = %v, want the MemoryPages cap of http_request", q, err)
 		}
-		if bound := uint64(pages<<16) + 8<<20; got > bound {
+		if bound := uint64(pages<<16) + 8<<20; got > bound && !runtime.RaceEnabled {
 			t.Fatalf("%q: the call allocated %d MiB, over %d MiB (the host memory and a little)", q, got>>20, bound>>20)
 		}
 	}
