@@ -93,14 +93,15 @@ type harness struct {
 }
 
 type harnessOpts struct {
-	root   string
-	tokens []Token
-	quota  Quota
-	server func(*Options)
-	wrap   func(http.Handler) http.Handler
-	idle   time.Duration      // IdleClose; 0: never (the tests look at live sessions)
-	events eventwire.Options  // what the journals' updates may cost
-	http   func(*http.Server) // sets the test server's timeouts before it starts
+	root     string
+	tokens   []Token
+	quota    Quota
+	server   func(*Options)
+	wrap     func(http.Handler) http.Handler
+	idle     time.Duration      // IdleClose; 0: never (the tests look at live sessions)
+	events   eventwire.Options  // what the journals' updates may cost
+	maxEvent int                // LocalOptions.MaxEventBytes
+	http     func(*http.Server) // sets the test server's timeouts before it starts
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -113,10 +114,11 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 		ho.idle = -1
 	}
 	b, err := NewLocal(LocalOptions{
-		Root:      ho.root,
-		NoSync:    true,
-		IdleClose: ho.idle,
-		Events:    ho.events,
+		Root:          ho.root,
+		NoSync:        true,
+		IdleClose:     ho.idle,
+		Events:        ho.events,
+		MaxEventBytes: ho.maxEvent,
 		Session: session.Options{
 			Agent:  host.AgentOptions{Model: m, Tools: []host.Tool{sleepEcho, floodUpdates}, SystemPrompt: "test"},
 			Models: []session.Model{{Info: m.ModelInfo(), Model: m}},

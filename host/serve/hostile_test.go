@@ -297,3 +297,38 @@ func TestJournalOpenReadsLineByLine(t *testing.T) {
 		t.Fatalf("opening a journal of 4 MiB allocated %d KiB, want at most 1 MiB", got>>10)
 	}
 }
+
+// An event over LocalOptions.MaxEventBytes is journaled as a stand-in
+// naming its type and size, as the cluster backend publishes it, and
+// the transcript keeps it whole. On the old main every event was
+// journaled whole: a run's turn_end and agent_end carry all its tool
+// results (128 calls of a plugin's 8 MiB made a line of a GiB), and each
+// stream reading the journal held the line while it sent it.
+func TestLargeEventsAreStandIns(t *testing.T) {
+	h := newHarness(t, harnessOpts{maxEvent: 32 << 10})
+	id := h.create("")
+	big := strings.Repeat("z", 100<<10)
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"slow 1 `+big+`"}`)
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	standIns := 0
+	for _, e := range ev.until(t, "agent_end") {
+		if len(e.Data) > 32<<10 {
+			t.Fatalf("an event of %d bytes in the stream, over the bound of %d", len(e.Data), 32<<10)
+		}
+		var s struct {
+			Type    string
+			Omitted int `json:"omittedBytes"`
+		}
+		json.Unmarshal([]byte(e.Data), &s)
+		if s.Omitted > 100<<10 && s.Type != "" {
+			standIns++
+		}
+	}
+	if standIns < 3 { // the user's message_start and message_end, agent_end
+		t.Fatalf("%d stand-ins, want the user message's start and end and agent_end", standIns)
+	}
+	if body := h.must(200, "GET", "/v1/sessions/"+id+"/messages", "", ""); !strings.Contains(string(body), big) {
+		t.Fatalf("the transcript lost the prompt (%d bytes)", len(body))
+	}
+}

@@ -87,6 +87,29 @@ func splitLine(line []byte) (time.Time, []byte, bool) {
 	return time.UnixMilli(n), obj, true
 }
 
+// fitEvent returns data, or, when it is over max bytes, a stand-in with
+// its type, its call's id and the size left out (as the cluster backend
+// publishes one): every stream reading the journal holds an event whole
+// while it sends it, and a run's turn_end and agent_end carry all its
+// tool results, which plugins choose the size of (128 calls of 8 MiB
+// made one line of a GiB). The transcript keeps them whole.
+func fitEvent(data []byte, max int) []byte {
+	if len(data) <= max {
+		return data
+	}
+	var ev struct {
+		Type       string `json:"type"`
+		ToolCallID string `json:"toolCallId,omitempty"`
+	}
+	json.Unmarshal(data, &ev) // what cannot be read stays empty
+	out, _ := json.Marshal(struct {
+		Type         string `json:"type"`
+		ToolCallID   string `json:"toolCallId,omitempty"`
+		OmittedBytes int    `json:"omittedBytes"`
+	}{ev.Type, ev.ToolCallID, len(data)})
+	return out
+}
+
 // openJournal opens (creating if need be) the journal at path.
 func openJournal(path string, sync bool) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
