@@ -47,10 +47,10 @@ func (c *toolLines) send(obj []byte) error {
 // size, at every moment; updates of calls within their budget (small
 // arguments, progress that grows) all go out, as pi sends them. Calls
 // are generated: 1–3 at once, arguments of 0–8 KB, 1–100 updates each
-// of 0–1 KB (WASMAGENT_TOOLUPDATES_N sequences, default 8). On the old
+// of 0–1 KB (WASMAGENT_TOOLUPDATES_N sequences, default 5). On the old
 // main every update went out.
 func TestToolUpdatesAreBounded(t *testing.T) {
-	n := 8
+	n := 5
 	if v, err := strconv.Atoi(os.Getenv("WASMAGENT_TOOLUPDATES_N")); err == nil {
 		n = v
 	}
