@@ -1,7 +1,10 @@
 // Writes host/session/testdata/pi-written.jsonl with pi-coding-agent's own
 // SessionManager: a tool call and its result, a branch, a name and a
 // thinking level. Run by `make pi-session-fixture`.
-import { SessionManager } from "@mariozechner/pi-coding-agent";
+// pi-coding-agent's own SessionManager, from the file its index re-exports it
+// from: the index loads the whole coding agent (about 2 s of CPU a
+// process, most of a test's cost), this file only what the class needs.
+import { SessionManager } from "./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { mkdtempSync, renameSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";

@@ -4,7 +4,10 @@
 // message_update (message, partial, text deltas) and message_end still
 // makes up the whole answer. Prints "ok" and a count, or what differed
 // and exits 1.
-import { RpcClient } from "@mariozechner/pi-coding-agent";
+// pi-coding-agent's own RpcClient, from the file its index re-exports it
+// from: the index loads the whole coding agent (about 2 s of CPU a
+// process, most of a test's cost), this file only what the class needs.
+import { RpcClient } from "./node_modules/@mariozechner/pi-coding-agent/dist/modes/rpc/rpc-client.js";
 
 const [shim, config, size] = process.argv.slice(2);
 const client = new RpcClient({ cliPath: shim, args: ["--config", config, "--no-session"] });

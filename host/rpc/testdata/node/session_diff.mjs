@@ -6,7 +6,10 @@
 // files with wasmagent and compares.
 import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
-import { SessionManager } from "@mariozechner/pi-coding-agent";
+// pi-coding-agent's own SessionManager, from the file its index re-exports it
+// from: the index loads the whole coding agent (about 2 s of CPU a
+// process, most of a test's cost), this file only what the class needs.
+import { SessionManager } from "./node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 
 for await (const path of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
   if (!path) continue;
