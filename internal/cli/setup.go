@@ -34,6 +34,9 @@ type load struct {
 	// plugins' background loads wait until it is written
 	// (config.WireOptions.HoldLoads).
 	holdLoads bool
+	// over: values the command line gives over agent.toml's (--model,
+	// --thinking, --session-dir), or nil.
+	over *overrides
 }
 
 // loadConfig reads the configuration and wires it, reporting problems on
@@ -42,6 +45,10 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	f, err := config.Load(l.path)
 	if err != nil {
 		printLoadError(env, l.path, err)
+		return nil, ExitUsage
+	}
+	if err := l.over.apply(f); err != nil {
+		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
 	return wireConfig(ctx, f, l, env)
