@@ -96,7 +96,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err)} {
+		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err), notWasmHint(err, c.path())} {
 			if hint != "" {
 				fmt.Fprintln(env.Stderr, hint)
 			}

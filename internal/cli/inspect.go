@@ -54,8 +54,10 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		// bad input (exit 2), named once.
 		msg := (&wasmtool.LoadError{Path: path, Err: err}).Error()
 		fmt.Fprintln(env.Stderr, printable(msg))
-		if hint := compileCostHint(err); hint != "" {
-			fmt.Fprintln(env.Stderr, hint)
+		for _, hint := range []string{compileCostHint(err), notWasmHint(err, path)} {
+			if hint != "" {
+				fmt.Fprintln(env.Stderr, hint)
+			}
 		}
 		return ExitUsage
 	}

@@ -143,6 +143,16 @@ func wireNow(ctx context.Context, f *config.File, l load, env Env) (*config.Setu
 		if d := f.Runtime.CacheDir; d != "off" && strings.Contains(err.Error(), "compilation cache") {
 			fmt.Fprintf(env.Stderr, "hint: the compilation cache is [runtime] cache_dir in %s: a directory wasmagent can write, or \"off\"\n", f.Path)
 		}
+		var files []string
+		for _, t := range f.Tools {
+			files = append(files, t.Plugin.Plugin)
+		}
+		for _, h := range f.Hooks {
+			files = append(files, h.Plugin.Plugin)
+		}
+		if hint := notWasmHint(err, files...); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
+		}
 		var problem *config.Error
 		if errors.As(err, &problem) && problem.Key == "model.api_key_env" && f.Model.APIKeyEnv != "" {
 			fmt.Fprintf(env.Stderr, "hint: export %s=… (your key), or for a local server that needs none (Ollama, llama.cpp) set base_url in %s\n", f.Model.APIKeyEnv, f.Path)
