@@ -58,6 +58,8 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	logLevel := logLevelFlag(f)
 	over := addModelFlags(f)
 	sf := addSessionFlags(f)
+	resume := f.Bool("resume", false, "list this directory's sessions at the start, to resume one with /resume ID (pi's --resume picker)")
+	f.alias("r", "resume")
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
@@ -114,6 +116,9 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.a.Subscribe(audit)
 	}
 	c.r.note("wasmagent chat: type a prompt (Ctrl-D to quit, /help for commands)")
+	if *resume {
+		c.store.resume(ctx, "", c.say)
+	}
 	if c.console != nil {
 		go readConsole(c.console, inputs)
 	} else {

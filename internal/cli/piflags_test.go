@@ -61,11 +61,19 @@ func TestPiFlags(t *testing.T) {
 			t.Errorf("%q: the session records --model in %d answers, want %d:\n%s", args, got, i+1, b)
 		}
 	}
-	if out, errOut, code := runMain("sessions", "ls", "--session-dir", sessions); code != ExitOK || strings.Count(out, "\n") != 2 {
+	out, errOut, code := runMain("sessions", "ls", "--session-dir", sessions)
+	if code != ExitOK || strings.Count(out, "\n") != 2 {
 		t.Errorf("sessions ls --session-dir: exit %d, stdout %q\n%s", code, out, errOut)
 	}
 	scripted := writeTOML(t, "[model]\nprovider = \"scripted\"\nscript = \"s.json\"\n")
 	os.WriteFile(filepath.Join(filepath.Dir(scripted), "s.json"), []byte(`{"turns":[{"content":"hi"}]}`), 0o644)
+	// chat -r: the sessions to pick from, as pi's --resume, and how to
+	// pick one.
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+	if _, errOut, code := runMain("chat", "-r", "--session-dir", sessions, "--config", scripted); code != ExitOK ||
+		!strings.Contains(errOut, id) || !strings.Contains(errOut, "(/resume ID resumes one") {
+		t.Errorf("chat -r: exit %d, does not list %s to resume:\n%s", code, id, errOut)
+	}
 	for _, c := range []struct {
 		args []string
 		say  string
