@@ -12,7 +12,8 @@ import (
 // and how to build one, when err says a file is no Wasm module: a plugin
 // built for this machine (go build without GOOS=wasip1 GOARCH=wasm makes
 // an ELF, Mach-O or PE executable the loader calls "bad magic"), or
-// WebAssembly text. It is "" for any other error or file.
+// WebAssembly text. It is "" for any other error or file. (The error
+// above it names the file: the hint does not again.)
 func notWasmHint(err error, files ...string) string {
 	if err == nil || !strings.Contains(err.Error(), "not a valid Wasm module") {
 		return ""
@@ -35,13 +36,13 @@ func notWasmHint(err error, files ...string) string {
 			{"\xca\xfe\xba\xbe", "a Mach-O executable"}, {"MZ", "a Windows executable"},
 		} {
 			if bytes.HasPrefix(head, []byte(native.magic)) {
-				return fmt.Sprintf("hint: %s is %s for this machine, not WebAssembly: %s", path, native.what, build)
+				return fmt.Sprintf("hint: the file is %s for this machine, not WebAssembly: %s", native.what, build)
 			}
 		}
 		if bytes.HasPrefix(bytes.TrimSpace(head), []byte("(module")) {
-			return fmt.Sprintf("hint: %s is WebAssembly text: compile it to a module first (wat2wasm)", path)
+			return "hint: the file is WebAssembly text: compile it to a module first (wat2wasm)"
 		}
-		return fmt.Sprintf("hint: %s does not start as a WebAssembly module does (\\0asm): %s", path, build)
+		return fmt.Sprintf("hint: the file does not start as a WebAssembly module does (\\0asm): %s", build)
 	}
 	return ""
 }

@@ -28,7 +28,7 @@ func TestNotWasmSaysWhatItIs(t *testing.T) {
 		os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[runtime]\ncache_dir = \"off\"\n[[tool]]\nplugin = "+strconv.Quote(plugin)+"\n"), 0o644)
 		for _, args := range [][]string{{"plugin", "call", plugin, "t"}, {"plugin", "inspect", plugin}, {"config", "validate", cfg}, {"tools", "--config", cfg}} {
 			_, errOut, code := runMain(args...)
-			if code != ExitUsage || !strings.Contains(errOut, "hint: "+plugin+" "+c.say) {
+			if code != ExitUsage || !strings.Contains(errOut, "hint: the file "+c.say) || strings.Count(errOut, plugin) != 1 {
 				t.Errorf("%q on %q: exit %d, want 2 saying %q:\n%s", args, c.head[:4], code, c.say, errOut)
 			}
 		}
