@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -220,15 +218,19 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		st.check(faultf("http_request: the request is not valid JSON: %v", err))
 	}
 	st.free(reqOff)
-	var body io.Reader
+	// The body is read where the plugin left it, in its host memory
+	// (counted against its grant), not copied: the block is freed once
+	// the response is read, and the transport may read no more of it
+	// after that (src.close).
+	var src *guestBody
 	if bodyOff != 0 {
 		b, f := st.block(bodyOff, "http_request body")
 		st.check(f)
 		if len(b) > st.p.grants.MaxOutputBytes {
 			st.check(capFault("MaxOutputBytes", st.p.grants.MaxOutputBytes, "http_request: a request body of %d bytes", len(b)))
 		}
-		body = bytes.NewReader(append([]byte(nil), b...))
-		st.free(bodyOff)
+		src = &guestBody{b: b}
+		defer src.close()
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
@@ -241,9 +243,14 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	if method == "" {
 		method = http.MethodGet
 	}
-	hreq, err := http.NewRequestWithContext(st.ctx, method, u.String(), body)
+	hreq, err := http.NewRequestWithContext(st.ctx, method, u.String(), nil)
 	if err != nil {
 		st.check(faultf("http_request: %v", err))
+	}
+	if src != nil && len(src.b) > 0 {
+		hreq.Body, _ = src.reader()
+		hreq.GetBody = src.reader
+		hreq.ContentLength = int64(len(src.b))
 	}
 	for k, v := range req.Headers {
 		hreq.Header.Set(k, v)
@@ -254,14 +261,8 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 		st.check(faultf("http_request %s %s failed after %v: %v", method, u.Redacted(), time.Since(start).Round(time.Millisecond), err))
 	}
 	defer resp.Body.Close()
-	limit := st.p.grants.MaxHTTPResponseBytes
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		st.check(faultf("http_request %s %s: reading the response: %v", method, u.Redacted(), err))
-	}
-	if int64(len(data)) > limit {
-		st.check(capFault("MaxHTTPResponseBytes", limit, "http_request %s %s: a response body over the limit", method, u.Redacted()))
-	}
+	data := st.readResponse(resp, method+" "+u.Redacted())
+	defer st.releaseResponse(data)
 	st.httpStatus = int32(resp.StatusCode)
 	headers := make(map[string]string, len(resp.Header))
 	for k, v := range resp.Header {
@@ -271,11 +272,22 @@ func (st *callState) httpRequest(reqOff, bodyOff uint64) uint64 {
 	// came from, after redirects.
 	headers[":url"] = resp.Request.URL.Redacted()
 	st.httpHeaders, _ = json.Marshal(headers)
-	if len(data) == 0 {
+	if src != nil {
+		src.close()
+		st.free(bodyOff)
+	}
+	if data.n == 0 {
 		return 0
 	}
-	off, f := st.allocBytes(data)
+	st.releaseResponse(data)
+	off, f := st.alloc(uint64(data.n))
 	st.check(f)
+	at := off
+	for i, c := range data.chunks {
+		at += uint64(copy(st.mem[at:], c))
+		data.chunks[i] = nil
+	}
+	st.wrote(at)
 	return off
 }
 

@@ -36,7 +36,8 @@ type kernel struct {
 	reclaim uint64
 	// held is host memory the instance holds beside its blocks, counted
 	// against the same limit: the directory entries read through its
-	// open descriptors (dirents.go).
+	// open descriptors (dirents.go), an HTTP response being read
+	// (http_body.go).
 	held uint64
 
 	input, inputLen   uint64
@@ -120,7 +121,7 @@ func (k *kernel) alloc(n uint64) (uint64, *fault) {
 func (k *kernel) inUse() string {
 	s := fmt.Sprintf("%d in use by %d blocks (each block counts %d bytes more)", len(k.mem), len(k.blocks), BlockCost)
 	if k.held > 0 {
-		s += fmt.Sprintf(" and %d held for directory entries read", k.held)
+		s += fmt.Sprintf(" and %d held beside them (directory entries read, an HTTP response being read)", k.held)
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // DefaultMaxModuleBytes is the default of Options.MaxModuleBytes: above
@@ -41,19 +42,35 @@ func (r *Runtime) ReadModule(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	limit := r.opts.MaxModuleBytes
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if fi.Size() > limit {
-		return nil, &ModuleSizeError{Size: fi.Size(), Max: limit}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > limit {
-		return nil, &ModuleSizeError{Size: int64(len(b)), Max: limit}
+	if fi.Size() > limit {
+		return nil, &ModuleSizeError{Size: fi.Size(), Max: limit}
 	}
-	return b, nil
+	// One buffer of the size the file said, and a byte more to see it
+	// end there: io.ReadAll grows from 512 bytes, copying a module of
+	// megabytes a dozen times over on every load.
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):min(int64(cap(b)), limit+1)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > limit {
+			return nil, &ModuleSizeError{Size: int64(len(b)), Max: limit}
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			// Longer than it said when opened: go on, a bounded step
+			// at a time, to the limit.
+			b = slices.Grow(b, int(min(limit+1-int64(len(b)), max(int64(len(b)), 4096))))
+		}
+	}
 }
 
 // checkModuleSize refuses a module over Options.MaxModuleBytes.

@@ -33,6 +33,13 @@
 //  3. ModeAll: every event as pi sends it, without a bound (to diff a run
 //     against pi's own, and to measure what the bound saves).
 //
+// In ModePi and ModeDeltas a tool call's tool_execution_update lines have
+// a budget of their own, Floor + Ratio × P, P the bytes of the partial
+// results the tool has sent in that call: each line carries the call's
+// arguments, and an update past the budget is dropped (the next one
+// supersedes it; tool_execution_end carries the result). ModeAll sends
+// every one.
+//
 // An Encoder is safe for concurrent use; events must come in the order the
 // agent emits them (one Agent's listener does that).
 package eventwire

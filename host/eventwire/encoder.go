@@ -52,6 +52,8 @@ type Encoder struct {
 	held      *host.MessageUpdateEvent // ModePi: an update not sent yet
 	heldDelta strings.Builder          // its delta: the held deltas, concatenated
 	deltas    []*heldDelta             // ModeDeltas: held deltas, one per block, in order
+
+	tools map[string]*toolBudget // the running tool calls' update budgets, by id
 }
 
 // heldDelta is the deltas of one block not sent yet (ModeDeltas).
@@ -87,7 +89,7 @@ func NewLines(w io.Writer, opts Options) *Encoder {
 var _ host.Listener = (*Encoder)(nil).Event
 
 // Event encodes e, or holds it back (a message_update over its message's
-// budget). It has the signature of a host.Listener. After send fails once,
+// budget), or drops it (a tool_execution_update over its call's budget). It has the signature of a host.Listener. After send fails once,
 // Event returns that error without sending again.
 func (w *Encoder) Event(_ context.Context, e host.Event) error {
 	w.mu.Lock()
@@ -99,6 +101,13 @@ func (w *Encoder) Event(_ context.Context, e host.Event) error {
 		return w.write(host.MarshalEvent(e))
 	}
 	switch e := e.(type) {
+	case host.ToolExecutionUpdateEvent:
+		w.toolUpdate(e)
+		return w.err
+	case host.ToolExecutionEndEvent:
+		delete(w.tools, e.ToolCallID)
+	case host.AgentStartEvent:
+		clear(w.tools)
 	case host.MessageUpdateEvent:
 		if w.opts.Mode == ModeDeltas {
 			w.updateDeltas(e)

@@ -10,10 +10,15 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 )
 
-// maxPendingUpdates bounds the partial results waiting to be sent to a
-// slow client; later ones are dropped (progress is advice, the result is
-// what counts).
+// maxPendingUpdates and maxPendingBytes bound the partial results
+// waiting to be sent to a slow client, in number and in the bytes of
+// their text; later ones are dropped (progress is advice, the result is
+// what counts). A count alone let a call's updates, each up to the
+// plugin's output cap (8 MiB by default), hold 512 MiB for a client that
+// read slowly.
 const maxPendingUpdates = 64
+
+var maxPendingBytes = 8 << 20 // tests make it small
 
 // progress turns a tool's partial results into notifications/progress,
 // sent in order by one goroutine so that the plugin never waits for the
@@ -25,6 +30,7 @@ type progress struct {
 
 	mu      sync.Mutex
 	pending []string
+	bytes   int // of pending
 	closed  bool
 	wake    chan struct{}
 	done    chan struct{}
@@ -45,9 +51,11 @@ func (p *progress) update(partial any) {
 	if p.wake == nil {
 		return
 	}
+	text := updateText(partial)
 	p.mu.Lock()
-	if !p.closed && len(p.pending) < maxPendingUpdates {
-		p.pending = append(p.pending, updateText(partial))
+	if !p.closed && len(p.pending) < maxPendingUpdates && p.bytes+len(text) <= maxPendingBytes {
+		p.pending = append(p.pending, text)
+		p.bytes += len(text)
 	}
 	p.mu.Unlock()
 	select {
@@ -78,7 +86,7 @@ func (p *progress) send() {
 	for {
 		p.mu.Lock()
 		batch, closed := p.pending, p.closed
-		p.pending = nil
+		p.pending, p.bytes = nil, 0
 		p.mu.Unlock()
 		for _, msg := range batch {
 			n++

@@ -89,7 +89,10 @@ func FuzzJournal(f *testing.F) {
 	f.Add([]byte("garbage\n{\"x\":1}\n\n17 {\"y\":2}\n"), []byte(`{"y":"\u2028"}`))
 	f.Add([]byte("x {}\n999999999999999999 {}\n 1 {}\n"), []byte("{\"a\":\n1}"))
 	f.Fuzz(func(t *testing.T, content, event []byte) {
-		offs, bad, whole := scanJournal(content)
+		offs, bad, whole, err := scanJournal(bytes.NewReader(content))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if whole > int64(len(content)) || (whole > 0 && content[whole-1] != '\n') || bytes.IndexByte(content[whole:], '\n') >= 0 {
 			t.Fatalf("whole %d of %q", whole, content)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/eventwire"
 	"github.com/wasmagent/wasmagent/host/hosttest"
 	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/session"
@@ -49,6 +50,11 @@ func echoTurn(req *host.Request) scripted.Turn {
 		}
 		return scripted.Turn{Content: c}
 	}
+	var size int
+	if k, _ := fmt.Sscanf(text, "flood %d %d", &n, &size); k == 2 {
+		args := fmt.Sprintf(`{"n":%d,"pad":%q}`, n, strings.Repeat("p", size))
+		return scripted.Turn{Content: host.Contents{host.ToolCall{ID: "f", Name: "flood", Arguments: json.RawMessage(args)}}}
+	}
 	if k, _ := fmt.Sscanf(text, "slow %d", &ms); k == 1 {
 		return scripted.Turn{Content: host.Contents{host.TextContent{Text: "slept"}}, DelayMs: ms}
 	}
@@ -68,6 +74,16 @@ var sleepEcho = hosttest.Tool("echo", "", func(ctx context.Context, _ string, ar
 	return host.ToolResult{Content: host.Text(string(args))}, nil
 })
 
+// floodUpdates sends "n" empty partial results, then answers "done".
+var floodUpdates = hosttest.Tool("flood", "", func(ctx context.Context, _ string, args json.RawMessage, onUpdate host.UpdateFunc) (host.ToolResult, error) {
+	var a struct{ N int }
+	json.Unmarshal(args, &a)
+	for range a.N {
+		onUpdate(json.RawMessage(`{"content":[]}`))
+	}
+	return host.ToolResult{Content: host.Text("done")}, nil
+})
+
 type harness struct {
 	t       testing.TB
 	root    string
@@ -77,13 +93,15 @@ type harness struct {
 }
 
 type harnessOpts struct {
-	root   string
-	tokens []Token
-	quota  Quota
-	server func(*Options)
-	wrap   func(http.Handler) http.Handler
-	idle   time.Duration      // IdleClose; 0: never (the tests look at live sessions)
-	http   func(*http.Server) // sets the test server's timeouts before it starts
+	root     string
+	tokens   []Token
+	quota    Quota
+	server   func(*Options)
+	wrap     func(http.Handler) http.Handler
+	idle     time.Duration      // IdleClose; 0: never (the tests look at live sessions)
+	events   eventwire.Options  // what the journals' updates may cost
+	maxEvent int                // LocalOptions.MaxEventBytes
+	http     func(*http.Server) // sets the test server's timeouts before it starts
 }
 
 func newHarness(t testing.TB, ho harnessOpts) *harness {
@@ -96,11 +114,13 @@ func newHarness(t testing.TB, ho harnessOpts) *harness {
 		ho.idle = -1
 	}
 	b, err := NewLocal(LocalOptions{
-		Root:      ho.root,
-		NoSync:    true,
-		IdleClose: ho.idle,
+		Root:          ho.root,
+		NoSync:        true,
+		IdleClose:     ho.idle,
+		Events:        ho.events,
+		MaxEventBytes: ho.maxEvent,
 		Session: session.Options{
-			Agent:  host.AgentOptions{Model: m, Tools: []host.Tool{sleepEcho}, SystemPrompt: "test"},
+			Agent:  host.AgentOptions{Model: m, Tools: []host.Tool{sleepEcho, floodUpdates}, SystemPrompt: "test"},
 			Models: []session.Model{{Info: m.ModelInfo(), Model: m}},
 		},
 	})

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmagent/wasmagent/host/eventwire"
 )
 
 // TestStreamOutlivesReadTimeout: an event stream lasts past the HTTP
@@ -188,4 +193,142 @@ func bodyOf(path string) string {
 		return "{}"
 	}
 	return `{"message":"x"}`
+}
+
+// A tool's updates reach a session's journal within their budget
+// (eventwire): 2,000 empty updates on 16 KB of arguments, which each
+// update line repeats, wrote 32 MB into the journal on the old main,
+// and a plugin's default grant allows 10,000 a call, 128 calls a
+// message. The journal holds at most the updates' floor (64 KiB here),
+// the budget of the message that made the call (twice its floor and 4
+// times its 16 KB), and the run's other events.
+func TestToolUpdatesBoundedInJournal(t *testing.T) {
+	const floor = 64 << 10
+	h := newHarness(t, harnessOpts{events: eventwire.Options{Floor: floor}})
+	id := h.create("")
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"flood 2000 16384"}`)
+	ends := 0
+	for _, e := range ev.until(t, "agent_end") {
+		if eventType(e.Data) == "tool_execution_end" {
+			ends++
+		}
+	}
+	if ends != 1 {
+		t.Fatalf("%d tool_execution_end events, want 1", ends)
+	}
+	paths, _ := filepath.Glob(filepath.Join(h.root, "*", "events", id+".jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("journals of %s: %v", id, paths)
+	}
+	fi, err := os.Stat(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("journal: %d bytes", fi.Size())
+	if bound := int64(3*floor + 12*16<<10 + 256<<10); fi.Size() > bound {
+		t.Fatalf("the journal holds %d bytes after 2,000 empty updates, over %d (the budgets and the run's other events)", fi.Size(), bound)
+	}
+}
+
+// A journal is scanned through a buffer smaller than some of its lines:
+// lines longer than it, a bad line among them and a torn last line are
+// found as when the journal was read whole.
+func TestJournalLongLines(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i, n := range []int{10, 70_000, 200_000, 0, 65_536 - 24, 5} {
+		obj := `{"type":"x","pad":"` + strings.Repeat("p", n) + `"}`
+		if i == 3 {
+			b.WriteString("bad line\n")
+			want = append(want, "")
+			continue
+		}
+		b.WriteString(strconv.Itoa(1000+i) + " " + obj + "\n")
+		want = append(want, obj)
+	}
+	b.WriteString(`17 {"torn":`)
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := openJournal(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.f.Close()
+	if j.count() != len(want) {
+		t.Fatalf("%d events, want %d", j.count(), len(want))
+	}
+	for i, w := range want {
+		ev, bad, _, err := j.get(i + 1)
+		if err != nil || bad != (w == "") || (w != "" && string(ev.Data) != w) {
+			t.Fatalf("event %d: bad %v, err %v, %d bytes; want %d bytes", i+1, bad, err, len(ev.Data), len(w))
+		}
+	}
+	if fi, _ := os.Stat(path); fi.Size() != int64(len(b.String())-len(`17 {"torn":`)) {
+		t.Fatalf("the torn line was not cut: %d bytes", fi.Size())
+	}
+}
+
+// Opening a journal holds one line at a time, not the file: on the old
+// main a journal of 4 MiB was read whole (9 MiB allocated, and some
+// GB for a session whose runs made a journal that large, at every
+// open).
+func TestJournalOpenReadsLineByLine(t *testing.T) {
+	line := "1000 " + `{"type":"x","pad":"` + strings.Repeat("p", 4000) + `"}` + "\n"
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 1024)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	j, err := openJournal(path, false)
+	goruntime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.f.Close()
+	if j.count() != 1024 {
+		t.Fatalf("%d events, want 1024", j.count())
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Fatalf("opening a journal of 4 MiB allocated %d KiB, want at most 1 MiB", got>>10)
+	}
+}
+
+// An event over LocalOptions.MaxEventBytes is journaled as a stand-in
+// naming its type and size, as the cluster backend publishes it, and
+// the transcript keeps it whole. On the old main every event was
+// journaled whole: a run's turn_end and agent_end carry all its tool
+// results (128 calls of a plugin's 8 MiB made a line of a GiB), and each
+// stream reading the journal held the line while it sent it.
+func TestLargeEventsAreStandIns(t *testing.T) {
+	h := newHarness(t, harnessOpts{maxEvent: 32 << 10})
+	id := h.create("")
+	big := strings.Repeat("z", 100<<10)
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"slow 1 `+big+`"}`)
+	ev := h.openEvents(id, "", "")
+	defer ev.close()
+	standIns := 0
+	for _, e := range ev.until(t, "agent_end") {
+		if len(e.Data) > 32<<10 {
+			t.Fatalf("an event of %d bytes in the stream, over the bound of %d", len(e.Data), 32<<10)
+		}
+		var s struct {
+			Type    string
+			Omitted int `json:"omittedBytes"`
+		}
+		json.Unmarshal([]byte(e.Data), &s)
+		if s.Omitted > 100<<10 && s.Type != "" {
+			standIns++
+		}
+	}
+	if standIns < 3 { // the user's message_start and message_end, agent_end
+		t.Fatalf("%d stand-ins, want the user message's start and end and agent_end", standIns)
+	}
+	if body := h.must(200, "GET", "/v1/sessions/"+id+"/messages", "", ""); !strings.Contains(string(body), big) {
+		t.Fatalf("the transcript lost the prompt (%d bytes)", len(body))
+	}
 }

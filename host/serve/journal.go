@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -34,28 +35,40 @@ type journal struct {
 	refs  int
 }
 
-// scanJournal reads a journal's bytes: the offsets of its lines, which of
-// them are not JSON objects (by index), and how many bytes are whole
-// lines (a torn last line is after them).
-func scanJournal(data []byte) (offs []int64, bad map[int]bool, whole int64) {
-	var pos int64
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break // torn
+// scanJournal reads a journal: the offsets of its lines, which of them
+// are not JSON objects (by index), and how many bytes are whole lines (a
+// torn last line is after them). It holds one line at a time, not the
+// journal: a session's journal grows with every run, and was read whole
+// into memory each time the session opened.
+func scanJournal(r io.Reader) (offs []int64, bad map[int]bool, whole int64, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer, so far
+	for {
+		part, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, part...)
+			continue
 		}
-		line := data[:i]
-		if _, _, ok := splitLine(line); !ok {
+		if err == io.EOF {
+			return offs, bad, whole, nil // a torn line, or none
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		line := part
+		if long != nil {
+			line = append(long, part...)
+			long = nil
+		}
+		if _, _, ok := splitLine(line[:len(line)-1]); !ok {
 			if bad == nil {
 				bad = map[int]bool{}
 			}
 			bad[len(offs)] = true
 		}
-		offs = append(offs, pos)
-		pos += int64(i) + 1
-		data = data[i+1:]
+		offs = append(offs, whole)
+		whole += int64(len(line))
 	}
-	return offs, bad, pos
 }
 
 // splitLine splits a journal line into its time and its event.
@@ -74,19 +87,46 @@ func splitLine(line []byte) (time.Time, []byte, bool) {
 	return time.UnixMilli(n), obj, true
 }
 
+// fitEvent returns data, or, when it is over max bytes, a stand-in with
+// its type, its call's id and the size left out (as the cluster backend
+// publishes one): every stream reading the journal holds an event whole
+// while it sends it, and a run's turn_end and agent_end carry all its
+// tool results, which plugins choose the size of (128 calls of 8 MiB
+// made one line of a GiB). The transcript keeps them whole.
+func fitEvent(data []byte, max int) []byte {
+	if len(data) <= max {
+		return data
+	}
+	var ev struct {
+		Type       string `json:"type"`
+		ToolCallID string `json:"toolCallId,omitempty"`
+	}
+	json.Unmarshal(data, &ev) // what cannot be read stays empty
+	out, _ := json.Marshal(struct {
+		Type         string `json:"type"`
+		ToolCallID   string `json:"toolCallId,omitempty"`
+		OmittedBytes int    `json:"omittedBytes"`
+	}{ev.Type, ev.ToolCallID, len(data)})
+	return out
+}
+
 // openJournal opens (creating if need be) the journal at path.
 func openJournal(path string, sync bool) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("event journal: %w", err)
 	}
-	data, err := io.ReadAll(f)
+	offs, bad, whole, err := scanJournal(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("event journal %s: %w", path, err)
 	}
-	offs, bad, whole := scanJournal(data)
-	if whole < int64(len(data)) {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("event journal %s: %w", path, err)
+	}
+	if whole < st.Size() {
 		if err := f.Truncate(whole); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("event journal %s: cutting a torn last line: %w", path, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,12 @@ type LocalOptions struct {
 	// Events bound what the agent's message_update events cost, as for
 	// "wasmagent run --json".
 	Events eventwire.Options
+	// MaxEventBytes bounds one journaled event: a larger one (a huge
+	// tool result, a run's agent_end) is journaled as a stand-in
+	// {"type","toolCallId","omittedBytes"}, as the cluster backend
+	// publishes it; the transcript keeps it whole. 0 is
+	// DefaultMaxEventBytes; negative, no bound.
+	MaxEventBytes int
 	// NoSync skips fsync (of session files and journals).
 	NoSync bool
 	// IdleClose closes a session that has had no command and no run for
@@ -349,7 +356,7 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 	l := &live{id: id, sess: sess, j: j, meta: meta}
 	l.used.Store(time.Now().UnixNano())
 	enc := eventwire.New(func(obj []byte) error {
-		_, err := j.append(obj, false)
+		_, err := j.append(fitEvent(obj, b.maxEvent()), false)
 		return err
 	}, b.opts.Events)
 	l.unsub = sess.Subscribe(func(ctx context.Context, e session.Event) error {
@@ -372,7 +379,7 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		if err != nil {
 			return err
 		}
-		_, err = j.append(line, false)
+		_, err = j.append(fitEvent(line, b.maxEvent()), false)
 		return err
 	})
 	o.live[id] = l
@@ -380,6 +387,21 @@ func (b *Local) attachLocked(o *owner, id string, sess *session.Session, meta se
 		b.opts.OnOpen(o.name, id, sess)
 	}
 	return l, nil
+}
+
+// DefaultMaxEventBytes is LocalOptions.MaxEventBytes's default: the
+// cluster backend's, its NATS server's message limit.
+const DefaultMaxEventBytes = 8 << 20
+
+func (b *Local) maxEvent() int {
+	switch n := b.opts.MaxEventBytes; {
+	case n == 0:
+		return DefaultMaxEventBytes
+	case n < 0:
+		return math.MaxInt
+	default:
+		return n
+	}
 }
 
 // journalLocked returns id's journal, opening it if need be; the caller

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/writedeadline"
 )
 
 // Options configure a Server.
@@ -135,7 +137,27 @@ func New(o Options) (*Server, error) {
 }
 
 // Handler returns the server's handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+//
+// Every response is written through internal/writedeadline, as event
+// streams are: a client that stops reading an answer (a session's
+// transcript, which a plugin's results can make large) fails the write
+// once it has made no progress for the streams' write timeout, which
+// frees the handler and what it holds. The server has no WriteTimeout
+// (event streams last), so on the old main such a client held both
+// until the connection died.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mux.ServeHTTP(writedeadline.New(w, s.writeTimeout()), r)
+	})
+}
+
+// writeTimeout is how long a response may make no progress.
+func (s *Server) writeTimeout() time.Duration {
+	if s.streamWriteTimeout > 0 {
+		return s.streamWriteTimeout
+	}
+	return sseWriteTimeout
+}
 
 // StopRuns makes the server refuse new sessions and runs with 503 and
 // reason (the backend's Drain does the rest).

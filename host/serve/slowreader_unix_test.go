@@ -66,3 +66,74 @@ func TestSlowReaderGetsLargeEvent(t *testing.T) {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// A client that asks for a large answer (a session's transcript) and
+// stops reading is cut off once the answer makes no progress for the
+// write timeout, and the handler returns, freeing what it holds. On the
+// old main only event streams had a write deadline, and the server none
+// (streams last): the handler held the answer and its goroutine until
+// the connection died.
+func TestStalledReaderOfAnswerIsCut(t *testing.T) {
+	returned := make(chan string, 16)
+	h := newHarness(t, harnessOpts{
+		http: func(s *http.Server) {
+			s.ConnState = func(c net.Conn, st http.ConnState) {
+				if tc, ok := c.(*net.TCPConn); ok && st == http.StateNew {
+					tc.SetWriteBuffer(8 << 10)
+				}
+			}
+		},
+		wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				next.ServeHTTP(w, r)
+				returned <- r.URL.Path
+			})
+		},
+	})
+	h.server.streamWriteTimeout = 300 * time.Millisecond
+	id := h.create("")
+	// A prompt of 256 KiB, answered in a word ("slept").
+	big := strings.Repeat("z", 256<<10)
+	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"slow 1 `+big+`"}`)
+	ev := h.openEvents(id, "", "")
+	ev.until(t, "agent_end")
+	ev.close()
+	drain := func() {
+		for {
+			select {
+			case <-returned:
+			default:
+				return
+			}
+		}
+	}
+	drain()
+	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10) })
+	}}
+	addr := strings.TrimPrefix(h.http.URL, "http://")
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	path := "/v1/sessions/" + id + "/messages"
+	if _, err := c.Write([]byte("GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// Never read. A safety bound, many times the write timeout: the
+	// handler returns well within it, or never.
+	for deadline := time.After(20 * time.Second); ; {
+		select {
+		case p := <-returned:
+			if p == path {
+				if line, _ := bufio.NewReader(c).ReadString('\n'); !strings.Contains(line, " 200 ") {
+					t.Fatalf("GET %s: %q, want 200", path, line)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the handler of %s still writes to a client that stopped reading, 20 s on (write timeout 300 ms)", path)
+		}
+	}
+}

@@ -67,11 +67,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	timeout := s.streamWriteTimeout
-	if timeout <= 0 {
-		timeout = sseWriteTimeout
-	}
-	out := writedeadline.New(w, timeout)
+	out := writedeadline.New(w, s.writeTimeout())
 	write := func(b []byte) bool {
 		_, err := out.Write(b)
 		return err == nil && out.FlushError() == nil

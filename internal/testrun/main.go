@@ -105,7 +105,7 @@ func run(dir string, args []string, stdout, stderr io.Writer) int {
 		return buildAll(builds, before, stderr)
 	}
 	flags := []string{"-test.count=1", "-test.paniconexit0", "-test.timeout=" + opts.timeout.String()}
-	p := &pool{jobs: jobs, slots: opts.parallel, flags: flags, run: runOne, print: func(r result) { printResult(r, stdout) },
+	p := &pool{jobs: jobs, slots: opts.parallel, cpus: goruntime.NumCPU(), flags: flags, run: runOne, print: func(r result) { printResult(r, stdout) },
 		say: func(s string) { fmt.Fprint(stdout, s) }, before: before, stop: stop}
 	results := p.schedule(builds)
 	history.save(results)
@@ -119,8 +119,8 @@ const usage = `usage: testrun [-c] [-p N] [-o DIR] [-timeout D] [-vet all|off] [
   -o DIR      keep the binaries in DIR/race and DIR/plain (default: under the user cache directory)
   -timeout D  each test binary's -test.timeout (default 10m)
   -vet all    vet every package named, with or without tests, with go vet's analyzers,
-              in the first build (the first group's flavour); later builds vet nothing (default)
-  -vet off    vet nothing
+              in the first build (the first group's flavour); later builds vet nothing
+  -vet off    vet nothing (default: make check vets)
   -before CMD run CMD with sh while the binaries build; no test starts before it has succeeded
   -race       build the group's binaries with the race detector
   -skip RE    leave out the packages whose import path matches RE

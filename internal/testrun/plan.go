@@ -33,6 +33,7 @@ type job struct {
 	env    []string
 	flags  []string // test flags of its group
 	binary string   // the test binary's path
+	procs  int      // its GOMAXPROCS, set when it starts (0: Go's default)
 	// weight orders the jobs: the seconds it took before (timed), or
 	// an estimate from its package's test code (see order).
 	timed  bool
@@ -41,7 +42,7 @@ type job struct {
 
 // parseArgs reads the run's flags and its groups.
 func parseArgs(args []string) (options, []group, error) {
-	opts := options{parallel: defaultParallel, timeout: 10 * time.Minute, vet: "all"}
+	opts := options{parallel: defaultParallel, timeout: 10 * time.Minute, vet: "off"}
 	var groups []group
 	for i, part := range splitGroups(args) {
 		fs := flag.NewFlagSet("testrun", flag.ContinueOnError)

@@ -13,7 +13,7 @@ func TestParseArgsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.parallel != 3 || opts.out != "/x" || opts.vet != "all" || opts.before != "" || len(groups) != 3 {
+	if opts.parallel != 3 || opts.out != "/x" || opts.vet != "off" || opts.before != "" || len(groups) != 3 {
 		t.Fatalf("opts %+v, %d groups", opts, len(groups))
 	}
 	g0, g1, g2 := groups[0], groups[1], groups[2]

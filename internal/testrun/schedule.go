@@ -18,6 +18,10 @@ import (
 type pool struct {
 	jobs  []*job
 	slots int
+	// cpus, if more than 0, are the cores the jobs share: a job started
+	// while others will run beside it gets its share of them as its
+	// GOMAXPROCS (see procsFor).
+	cpus  int
 	flags []string // before each job's own test flags
 	run   func(j *job, flags []string) result
 	print func(result)
@@ -105,6 +109,7 @@ func (p *pool) scheduleWith(builds []builder) []result {
 				continue
 			}
 			started[i], running = true, running+1
+			j.procs = p.procsFor(left)
 			go func() {
 				r := p.run(j, append(append([]string(nil), p.flags...), j.flags...))
 				events <- poolEvent{done: &r, index: i}
@@ -159,6 +164,22 @@ func (p *pool) scheduleWith(builds []builder) []result {
 	return results
 }
 
+// procsFor is the GOMAXPROCS of a job started while left jobs have not
+// ended (it, those running and those waiting): the cores shared among
+// as many of them as run at once, at least 1; 0 (the Go default, every
+// core) when the pool was not told the cores. Test processes run as
+// several jobs on each core (slots) spend a tenth or more of their CPU,
+// with GOMAXPROCS at every core, in schedulers spinning for work that
+// another process's thread holds the core for; at one each, that CPU
+// goes to the tests. The last jobs, alone, get the cores they would
+// otherwise leave idle.
+func (p *pool) procsFor(left int) int {
+	if p.cpus <= 0 {
+		return 0
+	}
+	return max(1, p.cpus/max(1, min(p.slots, left)))
+}
+
 // runOne runs a job's test binary in its package's directory.
 func runOne(j *job, flags []string) result {
 	start := time.Now()
@@ -170,6 +191,7 @@ func runOne(j *job, flags []string) result {
 		// PATH, for tests that run go themselves.
 		cmd.Env = append(cmd.Env, "PATH="+filepath.Join(goroot, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	}
+	cmd.Env = append(cmd.Env, runtimeEnv(j.procs)...)
 	cmd.Env = append(cmd.Env, j.env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -179,6 +201,24 @@ func runOne(j *job, flags []string) result {
 		r.user, r.sys = st.UserTime(), st.SystemTime()
 	}
 	return r
+}
+
+// runtimeEnv is what a job's environment sets for the Go runtime, where
+// the user's environment did not: GOMAXPROCS (procs, unless 0), and the
+// race detector's atexit_sleep_ms=0. By default a process built with the
+// race detector sleeps a second before it exits, so that goroutines
+// still running can report their races; a test binary has waited for
+// its tests by then, and the sleep was a second of wall time for every
+// job and for every race-built child process a test runs.
+func runtimeEnv(procs int) []string {
+	var env []string
+	if procs > 0 && os.Getenv("GOMAXPROCS") == "" {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", procs))
+	}
+	if r := os.Getenv("GORACE"); !strings.Contains(r, "atexit_sleep_ms") {
+		env = append(env, "GORACE="+strings.TrimSpace(r+" atexit_sleep_ms=0"))
+	}
+	return env
 }
 
 // goroot is the GOROOT of the go command that builds the tests, or "".

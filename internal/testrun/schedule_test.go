@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -35,12 +37,20 @@ type recorder struct {
 	started  []string
 	flags    map[string]string
 	now, max int
-	startedC chan string
-	hold     map[string]chan struct{} // jobs that wait to be let go
+	// procs is the GOMAXPROCS of each job started; running, at each
+	// start, the sum of the running jobs' and how many ran.
+	procs    map[string]int
+	procsNow int
+	running  [][2]int
+	// releaseAt, if more than 0: when that many jobs have started,
+	// every held job is let go.
+	releaseAt int
+	startedC  chan string
+	hold      map[string]chan struct{} // jobs that wait to be let go
 }
 
 func newRecorder() *recorder {
-	return &recorder{flags: map[string]string{}, startedC: make(chan string, 100), hold: map[string]chan struct{}{}}
+	return &recorder{flags: map[string]string{}, procs: map[string]int{}, startedC: make(chan string, 100), hold: map[string]chan struct{}{}}
 }
 
 func (r *recorder) run(j *job, flags []string) result {
@@ -49,6 +59,15 @@ func (r *recorder) run(j *job, flags []string) result {
 	r.flags[j.name] = strings.Join(flags, " ")
 	r.now++
 	r.max = max(r.max, r.now)
+	r.procs[j.name] = j.procs
+	r.procsNow += j.procs
+	r.running = append(r.running, [2]int{r.procsNow, r.now})
+	if r.releaseAt > 0 && len(r.started) >= r.releaseAt {
+		for name, h := range r.hold {
+			close(h)
+			delete(r.hold, name)
+		}
+	}
 	h := r.hold[j.name]
 	r.mu.Unlock()
 	r.startedC <- j.name
@@ -57,6 +76,7 @@ func (r *recorder) run(j *job, flags []string) result {
 	}
 	r.mu.Lock()
 	r.now--
+	r.procsNow -= j.procs
 	r.mu.Unlock()
 	var err error
 	if strings.HasPrefix(j.name, "bad") {
@@ -250,5 +270,92 @@ func TestPoolWaitsForTheBuild(t *testing.T) {
 	p.scheduleWith([]builder{build})
 	if len(said) != 1 || said[0] != "built\n" {
 		t.Errorf("said %q, want the build's line once", said)
+	}
+}
+
+// Jobs share the cores: whatever the cores, slots and jobs, the jobs
+// running at once never have more GOMAXPROCS between them than the
+// cores (or one each, where more jobs than cores run), each has at
+// least one, and a job that starts alone has every core; a pool not
+// told the cores leaves GOMAXPROCS to Go.
+func TestPoolSharesTheCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 13))
+	for c := range 200 {
+		cpus, slots, n := rng.IntN(9), 1+rng.IntN(12), 1+rng.IntN(15)
+		var names []string
+		for i := range n {
+			names = append(names, fmt.Sprintf("j%d", i))
+		}
+		rec := newRecorder()
+		// Some jobs are held until the slots are full, so that several
+		// run at once whatever the goroutines' timing.
+		last := names[n-1]
+		rec.releaseAt = min(n, slots)
+		for _, name := range names {
+			if rng.IntN(2) == 0 {
+				rec.hold[name] = make(chan struct{})
+			}
+		}
+		build := &fakeBuild{steps: []func(func(string)){func(ready func(string)) {
+			for _, name := range names {
+				ready("/bin/" + name)
+			}
+		}}}
+		p := &pool{jobs: jobsNamed(names...), slots: slots, cpus: cpus, run: rec.run, print: func(result) {}, say: func(string) {}}
+		p.scheduleWith([]builder{build})
+		for _, at := range rec.running {
+			if sum, running := at[0], at[1]; cpus > 0 && sum > max(cpus, running) {
+				t.Fatalf("case %d (cpus %d, slots %d, %d jobs): %d jobs running with GOMAXPROCS %d between them", c, cpus, slots, n, running, sum)
+			}
+		}
+		for name, procs := range rec.procs {
+			if cpus == 0 && procs != 0 || cpus > 0 && procs < 1 {
+				t.Fatalf("case %d (cpus %d): %s got GOMAXPROCS %d", c, cpus, name, procs)
+			}
+		}
+		if n == 1 && rec.procs[last] != cpus {
+			t.Fatalf("case %d: the only job got GOMAXPROCS %d of %d cores", c, rec.procs[last], cpus)
+		}
+	}
+	p := &pool{slots: 4, cpus: 2}
+	if got := []int{p.procsFor(9), p.procsFor(2), p.procsFor(1)}; fmt.Sprint(got) != "[1 1 2]" {
+		t.Errorf("2 cores, 4 slots: GOMAXPROCS %v for 9, 2, 1 jobs left, want [1 1 2]", got)
+	}
+}
+
+// A job's process gets the GOMAXPROCS the pool gave it and the race
+// detector's exit without a sleep, unless the user's environment set
+// them.
+func TestRunOneSetsTheRuntimesEnvironment(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh:", err)
+	}
+	env := func(procs int) string {
+		t.Helper()
+		r := runOne(&job{name: "env", binary: sh, procs: procs, pkg: pkg{Dir: t.TempDir()}}, []string{"-c", `printf '%s|%s' "$GOMAXPROCS" "$GORACE"`})
+		if r.err != nil {
+			t.Fatalf("%v: %s", r.err, r.out)
+		}
+		return string(r.out)
+	}
+	t.Setenv("GOMAXPROCS", "")
+	os.Unsetenv("GOMAXPROCS")
+	t.Setenv("GORACE", "")
+	os.Unsetenv("GORACE")
+	if got := env(1); got != "1|atexit_sleep_ms=0" {
+		t.Errorf("got %q, want GOMAXPROCS 1 and atexit_sleep_ms=0", got)
+	}
+	if got := env(0); got != "|atexit_sleep_ms=0" {
+		t.Errorf("procs 0: got %q, want GOMAXPROCS unset", got)
+	}
+	t.Setenv("GOMAXPROCS", "3")
+	t.Setenv("GORACE", "halt_on_error=1")
+	if got := env(1); got != "3|halt_on_error=1 atexit_sleep_ms=0" {
+		t.Errorf("user's GOMAXPROCS=3, GORACE=halt_on_error=1: got %q", got)
+	}
+	t.Setenv("GORACE", "atexit_sleep_ms=50")
+	if got := env(1); got != "3|atexit_sleep_ms=50" {
+		t.Errorf("user's atexit_sleep_ms=50: got %q", got)
 	}
 }

@@ -64,7 +64,7 @@ func TestVetFindingsFailTheRun(t *testing.T) {
 	}
 	dir := module(t, seededVetMistakes)
 	var out, errOut bytes.Buffer
-	code := run(dir, []string{"-o", t.TempDir(), "./..."}, &out, &errOut)
+	code := run(dir, []string{"-vet", "all", "-o", t.TempDir(), "./..."}, &out, &errOut)
 	all := out.String() + errOut.String()
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, all)
