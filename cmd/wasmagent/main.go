@@ -19,8 +19,14 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	interrupt := make(chan struct{}, 2)
+	terminate := make(chan struct{})
 	go func() {
-		for range sigs {
+		terminated := false
+		for sig := range sigs {
+			if sig == syscall.SIGTERM && !terminated {
+				terminated = true
+				close(terminate)
+			}
 			select {
 			case interrupt <- struct{}{}:
 			default:
@@ -31,6 +37,7 @@ func main() {
 	env := cli.Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Interrupt:      interrupt,
+		Terminate:      terminate,
 		Terminal:       !dumb && term.IsTerminal(int(os.Stderr.Fd())),
 		StdinTerminal:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTerminal: term.IsTerminal(int(os.Stdout.Fd())),

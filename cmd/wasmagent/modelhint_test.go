@@ -21,7 +21,9 @@ import (
 // base_url or model name, a missing or refused key, a server that is down
 // or does not speak the API) is followed by a hint that names the keys to
 // check and the file they are in, in plain and --json mode (where stdout
-// stays event lines only). A failure of the server's own is not.
+// stays event lines only); a 5xx by one that says it is the server's
+// failure, a server that never answers by one that names timeout. Another
+// failure of the server's own (a 400, an error in a 200) is not.
 func TestModelErrorHints(t *testing.T) {
 	serve := func(status int, ctype, body string) string {
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -42,6 +44,17 @@ func TestModelErrorHints(t *testing.T) {
 	rs := httptest.NewServer(http.RedirectHandler("http://elsewhere.invalid/v1/chat/completions", http.StatusMovedPermanently))
 	t.Cleanup(rs.Close)
 	redirect := rs.URL
+	// A server that takes the request and never answers: the request's
+	// timeout (timeout = "1s" below) ends it, whatever the machine's load.
+	hung := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-hung:
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(hung) }) // (first: Close waits for the handlers)
 	for _, c := range []struct {
 		name, url, key, hint string
 	}{
@@ -54,7 +67,9 @@ func TestModelErrorHints(t *testing.T) {
 		{"down", down, "k", "cannot be reached: is the server running"},
 		{"a web server", serve(405, "text/html", "<h1>Method Not Allowed</h1>"), "k", "answered, but not as an OpenAI-compatible API: check base_url"},
 		{"a web page for 400", serve(400, "text/html", "<h1>Bad Request</h1>"), "k", "answered, but not as an OpenAI-compatible API: check base_url"},
-		{"a gateway's page", serve(502, "text/html", "<h1>Bad Gateway</h1>"), "k", ""},
+		{"a gateway's page", serve(502, "text/html", "<h1>Bad Gateway</h1>"), "k", "failed on its side, not because of the configuration"},
+		{"server error", serve(500, "application/json", `{"error":{"message":"boom"}}`), "k", "failed on its side, not because of the configuration: try again later"},
+		{"never answers", hang.URL, "k", "did not answer within timeout"},
 		{"plain HTTP", strings.Replace(serve(200, "text/event-stream", ""), "http://", "https://", 1), "k", "speaks plain HTTP: write base_url with http://"},
 		{"redirected elsewhere", redirect, "k", "redirects the request: give base_url as the API root the server wants"},
 		{"no streaming", serve(200, "application/json", `{"object":"chat.completion","choices":[]}`), "k", "answers without streaming"},
@@ -66,7 +81,7 @@ func TestModelErrorHints(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "agent.toml")
-		os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\napi_key_env = \"WA_HINT_KEY\"\nretries = 0\n", c.url+"/v1")), 0o644)
+		os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\napi_key_env = \"WA_HINT_KEY\"\nretries = 0\ntimeout = \"1s\"\n", c.url+"/v1")), 0o644)
 		t.Setenv("WA_HINT_KEY", c.key)
 		for _, mode := range [][]string{nil, {"--json"}} {
 			var out, errOut lockedBuffer

@@ -137,3 +137,29 @@ func TestChatReloadInterrupt(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, c.vt.screen())
 	}
 }
+
+// SIGTERM during /reload on a terminal ends chat, exit 130, as it ends
+// chat at any other time: in raw mode only signals reach the command's
+// interrupt, and the reload's wait heard only the Ctrl-C key, so a
+// kill waited for the plugins to compile (here: for ever).
+func TestChatReloadSIGTERM(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "slow.wasm")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	c := startChatOn(t, `{"turns":[{"content":"still here"}]}`, "", 80)
+	c.waitPrompt("")
+	cfg := c.cmd.Args[len(c.cmd.Args)-1]
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[[tool]]\nplugin = " + strconv.Quote(fifo) + "\n")
+	f.Close()
+	c.keys("/reload\r")
+	c.waitText("loading 1 plugin (slow.wasm)")
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if code := c.exit(); code != 130 {
+		t.Fatalf("exit %d after SIGTERM during /reload, want 130:\n%s", code, c.vt.screen())
+	}
+}

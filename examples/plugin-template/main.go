@@ -5,6 +5,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -28,9 +29,17 @@ func init() {
 			}
 			words := len(strings.Fields(a.Text))
 			chars := utf8.RuneCountInString(a.Text)
-			return sdk.Textf("%d lines, %d words, %d characters", lines, words, chars).
+			return sdk.Text(count(lines, "line") + ", " + count(words, "word") + ", " + count(chars, "character")).
 				WithDetails(map[string]int{"lines": lines, "words": words, "characters": chars}), nil
 		}))
+}
+
+// count is n and noun, in the plural unless n is 1: "1 line", "2 lines".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // main stays empty: the SDK owns the plugin's exports.

@@ -19,6 +19,13 @@ func TestWordcount(t *testing.T) {
 	if got := r.Content[0].Text; got != "2 lines, 5 words, 25 characters" {
 		t.Fatalf("got %q", got)
 	}
+	r, err = h.Execute("wordcount", map[string]any{"text": "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Content[0].Text; got != "1 line, 1 word, 5 characters" {
+		t.Fatalf("got %q", got)
+	}
 	if _, err := h.Execute("wordcount", map[string]any{}); err == nil {
 		t.Fatal("a call without text was accepted")
 	}

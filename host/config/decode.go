@@ -150,7 +150,11 @@ func (d *decoder) table(key string, data any, rv reflect.Value) {
 		sub := join(key, k)
 		f, ok := fields[k]
 		if !ok {
-			d.report(sub, "unknown key"+suggest(sub))
+			hint := foreign(sub)
+			if hint == "" {
+				hint = suggest(sub)
+			}
+			d.report(sub, "unknown key"+hint)
 			continue
 		}
 		d.value(sub, m[k], f)

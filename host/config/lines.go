@@ -74,7 +74,13 @@ func (s *lineScanner) document() {
 			s.idx.set(current, line)
 		case s.peek("["):
 			s.advance(1)
-			current = withIndices(s.key(), s.counts)
+			parts := s.key()
+			current = withIndices(parts, s.counts)
+			// [mcpServers.github] defines mcpServers too, here unless
+			// written earlier: an unknown key there is said at this line.
+			for n := 1; n < len(parts); n++ {
+				s.idx.set(withIndices(parts[:n], s.counts), line)
+			}
 			s.idx.set(current, line)
 		default:
 			key := join(current, strings.Join(s.key(), "."))

@@ -319,7 +319,7 @@ func (c *checker) check() {
 		r.CacheDir = c.abs("runtime.cache_dir", r.CacheDir)
 	}
 	if r.MaxMemory != 0 && (r.MaxMemory < 1<<16 || int64(r.MaxMemory)>>16 > runtime.MaxPages) {
-		c.errorf("runtime.max_memory", "%d bytes is not between 64KiB and 4GiB", r.MaxMemory)
+		c.errorf("runtime.max_memory", "%s is not between 64KiB and 4GiB", byteCount(int64(r.MaxMemory)))
 	}
 	if r.MaxConcurrentCalls < 0 {
 		c.errorf("runtime.max_concurrent_calls", "%d is negative", r.MaxConcurrentCalls)
@@ -443,7 +443,7 @@ func (c *checker) checkAgent() {
 		c.errorf("agent.max_tool_calls", "%d is not a count of calls (or -1 for no cap)", a.MaxToolCalls)
 	}
 	if int64(a.MaxArgumentBytes) > math.MaxInt32 {
-		c.errorf("agent.max_argument_bytes", "%d bytes is over 2GiB", a.MaxArgumentBytes)
+		c.errorf("agent.max_argument_bytes", "%s is over 2GiB", byteCount(int64(a.MaxArgumentBytes)))
 	}
 	for key, v := range map[string]string{"agent.steering_mode": a.SteeringMode, "agent.follow_up_mode": a.FollowUpMode} {
 		if v != "" && !oneOf(v, "one-at-a-time", "all") {
@@ -516,7 +516,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		}
 	}
 	if g.Memory != 0 && (g.Memory < 1<<16 || int64(g.Memory)>>16 > runtime.MaxPages) {
-		c.errorf(key+".grants.memory", "%d bytes is not between 64KiB and 4GiB", g.Memory)
+		c.errorf(key+".grants.memory", "%s is not between 64KiB and 4GiB", byteCount(int64(g.Memory)))
 	}
 	if g.LogLevel != "" && !oneOf(g.LogLevel, "trace", "debug", "info", "warn", "error", "off") {
 		c.errorf(key+".grants.log_level", "%q is not trace, debug, info, warn, error or off", g.LogLevel)

@@ -63,7 +63,7 @@ func (f *File) MCPToken() (string, error) {
 		return "", nil
 	}
 	if len(tok) < minTokenBytes {
-		return "", f.errorf(key, "the token is %d bytes; use at least %d random ones (openssl rand -hex 32)", len(tok), minTokenBytes)
+		return "", f.errorf(key, "the token is %s; use at least %d random ones (openssl rand -hex 32)", byteCount(int64(len(tok))), minTokenBytes)
 	}
 	return tok, nil
 }

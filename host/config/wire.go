@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -335,7 +336,7 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 				info.ExecutionMode = host.ExecutionSequential // tighten, never loosen
 			}
 			if prev, dup := owner[info.Name]; dup {
-				errs = append(errs, f.errorf(key, "tool %q is offered by both %s and %s; rename or disable one", info.Name, prev, t.Plugin.Plugin))
+				errs = append(errs, f.errorf(key, "tool %q is offered by both %s and %s; here, rename it (rename = { %s = %q }) or leave it out (disable = [%q])", info.Name, prev, t.Plugin.Plugin, tomlKey(tool.Info().Name), tool.Info().Name+"_2", tool.Info().Name))
 				continue
 			}
 			owner[info.Name] = t.Plugin.Plugin
@@ -461,3 +462,16 @@ func imageMemory(v string) runtime.ImageMemory {
 // lookupProvider finds a model provider (a variable for the test of a
 // program that links none).
 var lookupProvider = provider.Lookup
+
+// tomlKey is name as a TOML key: bare when it may be, else quoted.
+func tomlKey(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
+}

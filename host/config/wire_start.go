@@ -12,12 +12,16 @@ import (
 // to the connection (an HTTP model), or once a request ends without one
 // (a scripted model, a failure before sending): the plugins' background
 // loads then run while the model thinks (WireOptions.HoldLoads).
+//
+// The wrapper is a pointer: a session compares the models it is given
+// (==), and a struct holding a model of an uncomparable type (a
+// host.ModelFunc) made that comparison panic.
 func startOnRequest(m host.Model, start *wasmtool.Start) host.Model {
 	s := startModel{m: m, start: start}
 	if d, ok := m.(host.ModelDescriber); ok {
-		return describedStartModel{s, d}
+		return &describedStartModel{s, d}
 	}
-	return s
+	return &s
 }
 
 type startModel struct {

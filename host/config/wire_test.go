@@ -101,6 +101,22 @@ tools = ["ma*"]
 	}
 }
 
+// A tool name offered twice says the two lines that end the clash, and
+// each, written as said, does.
+func TestDuplicateToolSaysTheFix(t *testing.T) {
+	_, err := wire(t, write(t, "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n", `{"content":"x"}`))
+	if err == nil || !strings.Contains(err.Error(), `here, rename it (rename = { calc = "calc_2" }) or leave it out (disable = ["calc"])`) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, fix := range []string{`rename = { calc = "calc_2" }`, `disable = ["calc"]`} {
+		s, err := wire(t, write(t, "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n"+fix+"\n", `{"content":"x"}`))
+		if err != nil {
+			t.Fatalf("%s: %v", fix, err)
+		}
+		s.Close()
+	}
+}
+
 func TestWireErrors(t *testing.T) {
 	for _, c := range []struct{ name, body, want string }{
 		{"duplicate tool", "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n", `agent.toml:8: tool[1]: tool "calc" is offered by both`},

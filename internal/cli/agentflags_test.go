@@ -13,13 +13,16 @@ import (
 // where the command goes (as pi and claude take one) is shown as a run.
 func TestOtherAgentsFlags(t *testing.T) {
 	leaves, _ := commandPaths(rootGroup, nil)
-	flagLine := regexp.MustCompile(`(?m)^  --([A-Za-z0-9-]+)`)
+	flagLine := regexp.MustCompile(`(?m)^  --([A-Za-z0-9-]+)(?:, -([a-z]))?`)
 	checked := 0
 	for _, path := range leaves {
 		help, _, _ := runMain(append(append([]string{}, path...), "--help")...)
 		var names []string
 		for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
 			names = append(names, m[1])
+			if m[2] != "" {
+				names = append(names, m[2]) // -c, listed with --continue
+			}
 		}
 		for name, say := range agentFlags {
 			if slices.Contains(names, name) {
@@ -52,7 +55,7 @@ func TestOtherAgentsFlags(t *testing.T) {
 	if checked < 150 {
 		t.Fatalf("only %d flags checked", checked)
 	}
-	for _, args := range [][]string{{"-p", "hi"}, {"--model", "gpt-4o", "run", "hi"}, {"--print", "hi"}} {
+	for _, args := range [][]string{{"--model", "gpt-4o", "run", "hi"}, {"--resume"}} {
 		if _, errOut, code := runMain(args...); code != ExitUsage || !strings.Contains(errOut, agentFlags[strings.TrimLeft(args[0], "-")]) {
 			t.Errorf("%q: exit %d:\n%s", args, code, errOut)
 		}

@@ -22,11 +22,11 @@ const callSynopsis = `plugin call [flags] FILE.wasm TOOL ['ARGS_JSON']
        wasmagent plugin call --hook before|after [flags] FILE.wasm ['CALL_JSON']`
 
 const callExamples = `  wasmagent plugin call plugins/calc/calc.wasm calc '{"expression":"2^64/3"}'
-  wasmagent plugin call --dir .:/work --dir /tmp/out:/out:rw plugins/fs/fs.wasm read '{"path":"/work/README.md"}'
-  wasmagent plugin call --host api.github.com --set token=abc plugin.wasm fetch '{"url":"https://api.github.com"}'
+  wasmagent plugin call --dir .:/work --dir /tmp:/out:rw plugins/fs/fs.wasm read '{"path":"/work/README.md"}'
+  wasmagent plugin call --host api.github.com --set user_agent=me plugins/fetch/fetch.wasm fetch '{"url":"https://api.github.com/zen"}'
   echo '{"expression":"1+1"}' | wasmagent plugin call --input - plugins/calc/calc.wasm calc
-  wasmagent plugin call --hook before plugins/policy/policy.wasm --tool write --args '{"path":"/etc/passwd"}'
-  wasmagent plugin call --hook before policy.wasm '{"toolCall":{"id":"c1","name":"write","arguments":{}},"args":{}}'
+  wasmagent plugin call --hook before --set default=deny plugins/policy/policy.wasm --tool write --args '{"path":"/etc/passwd"}'
+  wasmagent plugin call --hook before plugins/policy/policy.wasm '{"toolCall":{"id":"c1","name":"write","arguments":{}},"args":{}}'
 
 A tool call runs as the loop runs it: prepare, validate against the schema,
 execute; the result is printed as JSON. A hook call (--hook) runs the
@@ -96,7 +96,7 @@ func callCmd(ctx context.Context, args []string, env Env) int {
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err)} {
+		for _, hint := range []string{grantHint(err), compileCostHint(err), memoryHint(err), notWasmHint(err, c.path())} {
 			if hint != "" {
 				fmt.Fprintln(env.Stderr, hint)
 			}
@@ -236,13 +236,7 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		}
 	}
 	if t == nil {
-		has := "no tools"
-		if len(names) > 0 {
-			has = "tools " + strings.Join(names, ", ")
-		}
-		if hooks := p.Description().Hooks; len(hooks) > 0 {
-			has += "; hooks " + strings.Join(hooks, ", ") + " (call those with --hook before|after)"
-		}
+		has := pluginHas(names, p.Description().Hooks)
 		if looksLikeJSON(c.tool) {
 			// "plugin call x.wasm '{…}'": the arguments where TOOL goes.
 			fmt.Fprintf(env.Stderr, "%s: TOOL is missing before the arguments: plugin call FILE.wasm TOOL 'ARGS_JSON' (it has %s)\n", c.file, has)
@@ -278,6 +272,21 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return res, ExitOK
+}
+
+// pluginHas is what a plugin has, for a call of a tool it does not have:
+// "tool wordcount", "no tools; hook beforeToolCall (call it with --hook
+// before|after)".
+func pluginHas(tools, hooks []string) string {
+	has := named("tool", tools)
+	if len(hooks) > 0 {
+		them := "those"
+		if len(hooks) == 1 {
+			them = "it"
+		}
+		has += "; " + named("hook", hooks) + " (call " + them + " with --hook before|after)"
+	}
+	return has
 }
 
 // memoryHint names the --memory-mib that admits a module whose memory at

@@ -64,7 +64,7 @@ func TestCallHook(t *testing.T) {
 	}
 	// A plugin without the hook says which hooks it has.
 	only := constPlugin(t, map[string]string{"describe": `{"abi":1,"name":"g","hooks":["beforeToolCall"]}`, "before_tool_call": `{}`})
-	if _, errOut, code := call(t, "", "--hook", "after", only, "--tool", "w"); code != cli.ExitUsage || !strings.Contains(errOut, "has no afterToolCall hook (its hooks: beforeToolCall)") {
+	if _, errOut, code := call(t, "", "--hook", "after", only, "--tool", "w"); code != cli.ExitUsage || !strings.Contains(errOut, "has no afterToolCall hook (it has hook beforeToolCall)") {
 		t.Errorf("missing hook: exit %d, %q", code, errOut)
 	}
 	// Calling a hook as a tool points at --hook.
@@ -111,7 +111,7 @@ func TestCallToolInput(t *testing.T) {
 		}
 	}
 	// A tool's name mistyped, or left out before the arguments.
-	if _, errOut, code := call(t, "", p, "ecoh", `{"x":"1"}`); code != cli.ExitUsage || !strings.Contains(errOut, `has no tool "ecoh" (did you mean "echo"?); it has tools echo`) {
+	if _, errOut, code := call(t, "", p, "ecoh", `{"x":"1"}`); code != cli.ExitUsage || !strings.Contains(errOut, `has no tool "ecoh" (did you mean "echo"?); it has tool echo`) {
 		t.Errorf("typo: exit %d, %q", code, errOut)
 	}
 	if _, errOut, code := call(t, "", p, `{"x":"1"}`); code != cli.ExitUsage || !strings.Contains(errOut, "TOOL is missing before the arguments") {

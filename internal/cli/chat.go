@@ -56,19 +56,26 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	f := newFlags("chat", "chat [flags]", chatExamples, env)
 	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	logLevel := logLevelFlag(f)
-	sf := addSessionFlags(f.FlagSet)
+	over := addModelFlags(f)
+	sf := addSessionFlags(f)
+	resume := f.Bool("resume", false, "list this directory's sessions at the start, to resume one with /resume ID (pi's --resume picker)")
+	f.alias("r", "resume")
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
 	if f.NArg() > 0 {
 		return f.fail("takes no arguments (type the prompts once it starts)")
 	}
+	if err := over.check(); err != nil {
+		return f.fail("%v", err)
+	}
+	over.sessionDir = sf.dir
 	c := &chatSession{ctx: ctx, env: env}
 	inputs := make(chan input, 16)
 	// Loaded before the terminal goes raw, so that Ctrl-C is SIGINT and
 	// ends chat while plugins compile (in raw mode it was a byte nobody
 	// read until the load ended). The renderer exists before any retry.
-	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x provider.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true}
+	l := load{path: *cfg, logLevel: *logLevel, onRetry: func(x provider.Retry) { plainRetry{c.r}.retry(x) }, telemetry: true, over: over}
 	s, code := loadConfig(ctx, l, env)
 	if s == nil {
 		return code
@@ -109,6 +116,9 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 		c.a.Subscribe(audit)
 	}
 	c.r.note("wasmagent chat: type a prompt (Ctrl-D to quit, /help for commands)")
+	if *resume {
+		c.store.resume(ctx, "", c.say)
+	}
 	if c.console != nil {
 		go readConsole(c.console, inputs)
 	} else {
@@ -191,7 +201,16 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			}
 		case <-resized:
 			c.resize()
+		case <-c.env.Terminate:
+			c.stop()
+			return ExitAborted
 		case <-interrupt:
+			if c.terminated() {
+				// (SIGTERM comes as an interrupt too: it ends chat, where
+				// an interrupt would only end a run.)
+				c.stop()
+				return ExitAborted
+			}
 			if settle() {
 				return ExitOK
 			}
@@ -200,6 +219,16 @@ func (c *chatSession) loop(inputs <-chan input, interrupt, resized <-chan struct
 			}
 			lastInterrupt = true
 		}
+	}
+}
+
+// terminated says the process was asked to end (SIGTERM).
+func (c *chatSession) terminated() bool {
+	select {
+	case <-c.env.Terminate:
+		return true
+	default:
+		return false
 	}
 }
 

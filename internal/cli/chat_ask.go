@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -39,7 +38,7 @@ const (
 func shown(q host.Question) host.Question {
 	q.Text = clip(q.Text, maxQuestionText)
 	if a := compactJSON(q.Args); len([]rune(a)) > maxQuestionArgs {
-		q.Args = json.RawMessage(clip(a, maxQuestionArgs) + fmt.Sprintf(" (%d bytes)", len(q.Args)))
+		q.Args = json.RawMessage(clip(a, maxQuestionArgs) + " (" + plural(len(q.Args), "byte") + ")")
 	} else {
 		q.Args = json.RawMessage(a)
 	}

@@ -185,7 +185,7 @@ func TestChatAskClipped(t *testing.T) {
 	p.wait(t)
 	q := p.errOut.String()
 	q = q[strings.Index(q, "asks: "):strings.Index(q, "allow?")]
-	if len(q) > 4000 || !strings.Contains(q, "why? why?") || !strings.Contains(q, `{"x":"0xxx`) || !strings.Contains(q, "… (200009 bytes)") {
+	if len(q) > 4000 || !strings.Contains(q, "why? why?") || !strings.Contains(q, `{"x":"0xxx`) || !strings.Contains(q, "… (200,009 bytes)") {
 		t.Fatalf("the question shown is %d bytes:\n%s", len(q), q[len(q)-300:])
 	}
 }

@@ -24,7 +24,7 @@ func openChatSession(ctx context.Context, sf *sessionFlags, s *config.Setup, l l
 		return nil, code
 	}
 	if n := len(sess.Messages()); n > 0 {
-		fmt.Fprintf(env.Stderr, "resumed session %s (%d messages)\n", sess.State().SessionID, n)
+		fmt.Fprintf(env.Stderr, "resumed session %s (%s)\n", sess.State().SessionID, plural(n, "message"))
 	}
 	return &chatStore{sess: sess, setup: s, load: l, env: env}, ExitOK
 }
@@ -51,7 +51,7 @@ func (c *chatStore) resume(ctx context.Context, ref string, say func(string, ...
 		say("error: %v", err)
 		return
 	}
-	say("(resumed %s: %d messages)", c.sess.State().SessionID, len(c.sess.Messages()))
+	say("(resumed %s: %s)", c.sess.State().SessionID, plural(len(c.sess.Messages()), "message"))
 }
 
 // reload loads the configuration again; an interrupt (or Ctrl-C typed
@@ -75,7 +75,7 @@ func (c *chatStore) reload(ctx context.Context, say func(string, ...any), interr
 	}
 	c.setup.Close()
 	c.setup = s
-	say("(reloaded %s: %d tools, %d hooks)", c.load.path, len(s.Tools), len(s.Hooks))
+	say("(reloaded %s: %s, %s)", c.load.path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
 }
 
 // The session commands of chat's slash table (slash.go).
@@ -127,13 +127,39 @@ func slashResume(c *chatSession, arg string) {
 func slashReload(c *chatSession, arg string) {
 	if c.idle("reload", func() { slashReload(c, arg) }) {
 		if c.console != nil {
-			// In raw mode Ctrl-C is a key the editor reads, not SIGINT.
-			c.console.whileLoading(func(ctrlC <-chan struct{}) { c.store.reload(c.ctx, c.say, ctrlC) })
+			// In raw mode Ctrl-C is a key the editor reads, not SIGINT;
+			// a signal (SIGTERM, a SIGINT sent by kill) ends the load too.
+			c.console.whileLoading(func(ctrlC <-chan struct{}) {
+				withEither(ctrlC, c.env.Interrupt, func(interrupt <-chan struct{}) { c.store.reload(c.ctx, c.say, interrupt) })
+			})
 		} else {
 			c.store.reload(c.ctx, c.say, c.env.Interrupt)
 		}
 		c.setApprover()
 	}
+}
+
+// withEither runs f with a channel that receives a value for each one a
+// or b receives while f runs: a wait that two kinds of interrupt end.
+func withEither(a, b <-chan struct{}, f func(<-chan struct{})) {
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-a:
+			case <-b:
+			case <-done:
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	defer close(done)
+	f(out)
 }
 
 // say is a note in printf form.

@@ -28,8 +28,13 @@ const (
 type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Interrupt receives a value for each Ctrl-C (SIGINT).
+	// Interrupt receives a value for each Ctrl-C (SIGINT) and SIGTERM.
 	Interrupt <-chan struct{}
+	// Terminate is closed at SIGTERM (nil: never), as Interrupt receives
+	// it: the process is asked to end, not only to stop what it waits for.
+	// Where one interrupt only ends a run (chat), Terminate ends the
+	// command too.
+	Terminate <-chan struct{}
 	// Terminal says stderr is a terminal (spinner, redrawn lines).
 	Terminal bool
 	// StdinTerminal says stdin is a terminal: run then never waits for a

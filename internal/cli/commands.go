@@ -120,6 +120,11 @@ func dispatch(ctx context.Context, g *group, args []string, env Env) int {
 		if g == rootGroup {
 			return versionCmd(ctx, rest, env)
 		}
+	case "-p", "--print", "-print":
+		if g == rootGroup {
+			// pi's and claude's print mode: "wasmagent -p PROMPT" is run.
+			return runCmd(ctx, rest, env)
+		}
 	}
 	if strings.HasPrefix(name, "-") && g.bare != "" {
 		// "wasmagent sessions --config F" is "sessions ls --config F".

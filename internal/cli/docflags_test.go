@@ -45,6 +45,9 @@ func commandsNamed(words []string) [][]string {
 	return leaves
 }
 
+// repoPath is a path of the repository a command line may name.
+var repoPath = regexp.MustCompile(`^(plugins|examples)/[A-Za-z0-9_./-]+\.(wasm|toml|json|md)$`)
+
 var docFlag = regexp.MustCompile(`(?:^|[\s\x60(\[|])--([a-z][a-z0-9-]*)`)
 
 func flagsIn(text string) []string {
@@ -175,6 +178,14 @@ func TestDocCommandLines(t *testing.T) {
 				}
 				if checkCommandLine(t, f, strings.Fields(rest)) {
 					checked++
+					// A path of the repository it names exists (or
+					// make plugins builds it).
+					for _, w := range strings.Fields(rest) {
+						w = strings.Trim(w, "'\"`")
+						if repoPath.MatchString(w) && !repoPathExists(filepath.Join("..", ".."), w) {
+							t.Errorf("%s: `wasmagent %s`: %s does not exist", f, strings.TrimSpace(rest), w)
+						}
+					}
 				}
 			}
 		}

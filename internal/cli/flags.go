@@ -17,7 +17,8 @@ type flags struct {
 	*flag.FlagSet
 	synopsis, examples string
 	env                Env
-	msgs               bytes.Buffer // what the flag package says
+	msgs               bytes.Buffer      // what the flag package says
+	aliases            map[string]string // a short name → the flag it stands for
 }
 
 func newFlags(name, synopsis, examples string, env Env) *flags {
@@ -27,17 +28,36 @@ func newFlags(name, synopsis, examples string, env Env) *flags {
 	return f
 }
 
+// alias makes -short another name of the flag long (pi's -c for
+// --continue): usage lists it beside it.
+func (f *flags) alias(short, long string) {
+	fl := f.Lookup(long)
+	f.Var(fl.Value, short, "")
+	if f.aliases == nil {
+		f.aliases = map[string]string{}
+	}
+	f.aliases[short] = long
+}
+
 // usage prints the synopsis, the flags if there are any, and examples.
 func (f *flags) usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: wasmagent %s\n", f.synopsis)
 	first := true
 	f.VisitAll(func(fl *flag.Flag) {
+		if _, ok := f.aliases[fl.Name]; ok {
+			return // listed with its flag
+		}
 		if first {
 			fmt.Fprint(w, "\nFlags:\n")
 			first = false
 		}
 		name, help := flag.UnquoteUsage(fl)
 		fmt.Fprintf(w, "  --%s", fl.Name)
+		for short, long := range f.aliases {
+			if long == fl.Name {
+				fmt.Fprintf(w, ", -%s", short)
+			}
+		}
 		if name != "" {
 			fmt.Fprintf(w, " %s", name)
 		}

@@ -196,10 +196,6 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 }
 
 func (c *hookCall) noHook(env Env, hook string, p *wasmtool.Plugin) int {
-	has := "none"
-	if hooks := p.Description().Hooks; len(hooks) > 0 {
-		has = strings.Join(hooks, ", ")
-	}
-	fmt.Fprintf(env.Stderr, "%s has no %s hook (its hooks: %s)\n", c.file, hook, has)
+	fmt.Fprintf(env.Stderr, "%s has no %s hook (it has %s)\n", c.file, hook, named("hook", p.Description().Hooks))
 	return ExitUsage
 }

@@ -54,13 +54,15 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		// bad input (exit 2), named once.
 		msg := (&wasmtool.LoadError{Path: path, Err: err}).Error()
 		fmt.Fprintln(env.Stderr, printable(msg))
-		if hint := compileCostHint(err); hint != "" {
-			fmt.Fprintln(env.Stderr, hint)
+		for _, hint := range []string{compileCostHint(err), notWasmHint(err, path)} {
+			if hint != "" {
+				fmt.Fprintln(env.Stderr, hint)
+			}
 		}
 		return ExitUsage
 	}
 	out := env.Stdout
-	fmt.Fprintf(out, "file     %s\nsize     %d bytes\nsha256   %s\nexports  %s\n", path, m.Size(), m.SHA256(), strings.Join(m.Exports(), " "))
+	fmt.Fprintf(out, "file     %s\nsize     %s\nsha256   %s\nexports  %s\n", path, plural(int(m.Size()), "byte"), m.SHA256(), strings.Join(m.Exports(), " "))
 	printImports(out, m.Imports())
 	// The description is shown whatever the plugin needs: inspect grants
 	// nothing, and a plugin that needs a directory (fs) or a host (fetch)

@@ -20,8 +20,8 @@ import (
 
 func mcpCmd(ctx context.Context, args []string, env Env) int {
 	fs := newFlags("mcp", "mcp [--config FILE] [--http ADDR] [--print-config claude|cursor|codex]", `  wasmagent mcp                                  serve agent.toml's tools on stdio
-  wasmagent mcp --config ~/tools/agent.toml --http 127.0.0.1:8377
-  wasmagent mcp --config ~/tools/agent.toml --print-config claude
+  wasmagent mcp --config agent.toml --http 127.0.0.1:8377
+  wasmagent mcp --config agent.toml --print-config claude   (the snippet names it by its absolute path)
 `, env)
 	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP at `ADDR` (host:port, or :port for 127.0.0.1) instead of stdio")

@@ -38,6 +38,10 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 				return fmt.Sprintf("hint: no API key was sent: $%s is empty (api_key_env, %s)", keyEnv, in)
 			}
 			return fmt.Sprintf("hint: %s refused the key in $%s: check it, or api_key_env (%s)", root, keyEnv, in)
+		case len(msg) > 4 && msg[0] == '5' && msg[3] == ' ' && strings.Contains("0123456789", msg[1:2]) && strings.Contains("0123456789", msg[2:3]):
+			return fmt.Sprintf("hint: %s failed on its side, not because of the configuration: try again later, or see the server's log (retries in %s sets how often a request is tried again)", root, in)
+		case strings.HasPrefix(msg, "the request timed out after ") && strings.Contains(msg, "with no answer"):
+			return fmt.Sprintf("hint: %s did not answer within timeout (%s): a local server may still be loading the model (Ollama loads it at its first request), or base_url names a host that never answers", root, in)
 		case strings.HasPrefix(msg, "404 "):
 			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
 		case strings.HasPrefix(msg, "405 "), strings.HasPrefix(msg, "4") && strings.Contains(msg, ", not the API's JSON error: "):

@@ -14,16 +14,24 @@ func rpcCmd(ctx context.Context, args []string, env Env) int {
    stdout: pi-coding-agent's RPC mode; see docs/rpc.md)
 `, env)
 	cfg := fs.String("config", defaultConfig(), "configuration `FILE`")
-	fs.String("mode", "rpc", "`MODE`: accepted for pi's RpcClient, which passes --mode rpc")
-	sf := addSessionFlags(fs.FlagSet)
+	mode := fs.String("mode", "rpc", "`MODE`: accepted for pi's RpcClient, which passes --mode rpc")
+	over := addModelFlags(fs)
+	sf := addSessionFlags(fs)
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
+	if *mode != "rpc" {
+		return fs.fail("--mode %q: rpc speaks pi's --mode rpc only (pi's --mode json is wasmagent run --json)", *mode)
+	}
+	if err := over.check(); err != nil {
+		return fs.fail("%v", err)
+	}
+	over.sessionDir = sf.dir
 	if fs.NArg() > 0 {
 		fmt.Fprintf(env.Stderr, "wasmagent rpc: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
-	s, code := loadConfig(ctx, load{path: *cfg, telemetry: true}, env)
+	s, code := loadConfig(ctx, load{path: *cfg, telemetry: true, over: over}, env)
 	if s == nil {
 		return code
 	}

@@ -25,18 +25,35 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 `, env)
 	cfg := f.String("config", defaultConfig(), "configuration `FILE`")
 	jsonOut := f.Bool("json", false, "print every event as one JSON object a line (pi's event names and fields)")
+	mode := f.String("mode", "text", "`MODE`: text, or json for --json (pi's --mode; its --mode rpc is wasmagent rpc)")
+	f.Bool("print", false, "accepted for pi's and claude's -p: run prints the answer and exits")
+	f.alias("p", "print")
 	logLevel := logLevelFlag(f)
-	sf := addSessionFlags(f.FlagSet)
+	over := addModelFlags(f)
+	sf := addSessionFlags(f)
 	if code, ok := f.parse(args); !ok {
 		return code
 	}
+	switch *mode {
+	case "text":
+	case "json":
+		*jsonOut = true
+	case "rpc":
+		return f.fail("--mode rpc is a command of its own here: wasmagent rpc (pi's RPC protocol on stdin/stdout)")
+	default:
+		return f.fail("--mode %q: want text or json (wasmagent rpc is pi's --mode rpc)", *mode)
+	}
+	if err := over.check(); err != nil {
+		return f.fail("%v", err)
+	}
+	over.sessionDir = sf.dir
 	prompt, err := readPrompt(f.Args(), env)
 	if err != nil {
 		return f.fail("%v", err)
 	}
 	r, done := newRenderer(*jsonOut, env)
 	defer done()
-	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true}, env)
+	s, code := loadConfig(ctx, load{path: *cfg, logLevel: *logLevel, onRetry: r.retry, telemetry: true, holdLoads: true, over: over}, env)
 	if s == nil {
 		return code
 	}

@@ -222,7 +222,7 @@ func hashToken(env Env) int {
 	}
 	tok := strings.TrimSpace(line)
 	if len(tok) < 16 {
-		fmt.Fprintf(env.Stderr, "wasmagent serve --hash-token: the token is %d bytes; use at least 16 random ones (openssl rand -hex 32)\n", len(tok))
+		fmt.Fprintf(env.Stderr, "wasmagent serve --hash-token: the token is %s; use at least 16 random ones (openssl rand -hex 32)\n", plural(len(tok), "byte"))
 		return ExitUsage
 	}
 	fmt.Fprintf(env.Stdout, "NAME %s\n", serve.HashToken(tok))

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,15 +21,24 @@ type sessionFlags struct {
 	ref  string
 	fork string
 	none bool
+	dir  string // --session-dir
 }
 
-func addSessionFlags(fs *flag.FlagSet) *sessionFlags {
+func addSessionFlags(fs *flags) *sessionFlags {
 	f := &sessionFlags{}
 	fs.BoolVar(&f.cont, "continue", false, "continue the latest session of this directory")
+	fs.alias("c", "continue")
+	addSessionDirFlag(fs, &f.dir)
 	fs.StringVar(&f.ref, "session", "", "continue the session `ID` (a unique prefix works) or file PATH")
 	fs.StringVar(&f.fork, "fork", "", "start a new session from a copy of session `ID` or PATH")
 	fs.BoolVar(&f.none, "no-session", false, "keep this conversation in memory only")
 	return f
+}
+
+// addSessionDirFlag adds --session-dir, pi's flag for where sessions are
+// kept: [sessions] dir for this command.
+func addSessionDirFlag(f *flags, dir *string) {
+	f.StringVar(dir, "session-dir", "", "keep and look up sessions under `DIR`, instead of [sessions] dir (as pi's --session-dir)")
 }
 
 // sessionStore returns the store of this working directory's sessions.
@@ -66,7 +74,7 @@ func notHere(store *session.FileStore, ref string, err error) string {
 	case len(found) == 1:
 		return fmt.Sprintf("%s in %s (sessions are kept per working directory); it is a session of another directory: name it by its path, %s", msg, store.Dir, found[0])
 	case len(found) > 1:
-		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %d sessions of other directories match it, e.g. %s", msg, store.Dir, len(found), found[0])
+		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %s of other directories match it, e.g. %s", msg, store.Dir, plural(len(found), "session"), found[0])
 	}
 	return msg
 }
@@ -166,6 +174,8 @@ func sessionsSub(sub, synopsis string) func(context.Context, []string, Env) int 
 func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env Env) int {
 	fs := newFlags("sessions "+sub, synopsis, "", env)
 	cfg := fs.String("config", defaultConfig(), "configuration `FILE` (for [sessions] dir)")
+	var dir string
+	addSessionDirFlag(fs, &dir)
 	format := "md"
 	if sub == "export" {
 		fs.StringVar(&format, "format", "md", "`FORMAT`: md (Markdown) or jsonl (the session file as it is)")
@@ -182,6 +192,15 @@ func sessionsCmd(ctx context.Context, sub, synopsis string, args []string, env E
 	if _, err := os.Stat(*cfg); err == nil || fs.set("config") {
 		if file, err = config.LoadTools(*cfg); err != nil { // [sessions] only: no model needed
 			printLoadError(env, *cfg, err)
+			return ExitUsage
+		}
+	}
+	if dir != "" {
+		if file == nil {
+			file = &config.File{}
+		}
+		if err := (&overrides{sessionDir: dir}).apply(file); err != nil {
+			fmt.Fprintln(env.Stderr, err)
 			return ExitUsage
 		}
 	}
@@ -274,8 +293,8 @@ func describeSession(sess *session.Session) string {
 	if file == "" {
 		file = "(no file yet: it is written at the first message)"
 	}
-	return fmt.Sprintf("session %s%s\nfile: %s\nmessages: %d (%d user, %d assistant, %d tool results)\ntokens: %d in, %d out, %d cache read, %d total; cost $%.4f",
-		st.SessionID, nameSuffix(st.SessionName), file, stats.TotalMessages, stats.UserMessages, stats.AssistantMessages, stats.ToolResults,
+	return fmt.Sprintf("session %s%s\nfile: %s\nmessages: %d (%d user, %d assistant, %s)\ntokens: %d in, %d out, %d cache read, %d total; cost $%.4f",
+		st.SessionID, nameSuffix(st.SessionName), file, stats.TotalMessages, stats.UserMessages, stats.AssistantMessages, plural(stats.ToolResults, "tool result"),
 		stats.Tokens.Input, stats.Tokens.Output, stats.Tokens.CacheRead, stats.Tokens.TotalTokens, stats.Tokens.Cost.Total)
 }
 

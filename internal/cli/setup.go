@@ -34,6 +34,9 @@ type load struct {
 	// plugins' background loads wait until it is written
 	// (config.WireOptions.HoldLoads).
 	holdLoads bool
+	// over: values the command line gives over agent.toml's (--model,
+	// --thinking, --session-dir), or nil.
+	over *overrides
 }
 
 // loadConfig reads the configuration and wires it, reporting problems on
@@ -42,6 +45,10 @@ func loadConfig(ctx context.Context, l load, env Env) (*config.Setup, int) {
 	f, err := config.Load(l.path)
 	if err != nil {
 		printLoadError(env, l.path, err)
+		return nil, ExitUsage
+	}
+	if err := l.over.apply(f); err != nil {
+		fmt.Fprintln(env.Stderr, err)
 		return nil, ExitUsage
 	}
 	return wireConfig(ctx, f, l, env)
@@ -135,6 +142,16 @@ func wireNow(ctx context.Context, f *config.File, l load, env Env) (*config.Setu
 		fmt.Fprintln(env.Stderr, err)
 		if d := f.Runtime.CacheDir; d != "off" && strings.Contains(err.Error(), "compilation cache") {
 			fmt.Fprintf(env.Stderr, "hint: the compilation cache is [runtime] cache_dir in %s: a directory wasmagent can write, or \"off\"\n", f.Path)
+		}
+		var files []string
+		for _, t := range f.Tools {
+			files = append(files, t.Plugin.Plugin)
+		}
+		for _, h := range f.Hooks {
+			files = append(files, h.Plugin.Plugin)
+		}
+		if hint := notWasmHint(err, files...); hint != "" {
+			fmt.Fprintln(env.Stderr, hint)
 		}
 		var problem *config.Error
 		if errors.As(err, &problem) && problem.Key == "model.api_key_env" && f.Model.APIKeyEnv != "" {

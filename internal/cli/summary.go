@@ -62,10 +62,3 @@ func count(n int) string {
 	}
 	return s
 }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%s %ss", count(n), word)
-}

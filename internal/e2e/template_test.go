@@ -77,7 +77,7 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	cmd := exec.Command(bin, "plugin", "call", filepath.Join(dir, "wordcount.wasm"), "wordcount", `{"text":"hello wasm world"}`)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "1 lines, 3 words, 16 characters") {
+	if err != nil || !strings.Contains(string(out), "1 line, 3 words, 16 characters") {
 		t.Fatalf("plugin call: %v\n%s", err, out)
 	}
 	// The copy never looked inside the repository's internal packages.

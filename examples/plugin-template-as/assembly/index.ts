@@ -33,10 +33,15 @@ function wordcount(c: Call, args: Value): Result {
     if (ch < 0xdc00 || ch >= 0xe000) chars++; // one per code point
   }
   if (text.length > 0 && text.charCodeAt(text.length - 1) != 0x0a) lines++;
-  c.log(2, "counted " + chars.toString() + " characters");
+  c.log(2, "counted " + count(chars, "character"));
   const details = Value.object().setInteger("lines", lines).setInteger("words", words).setInteger("characters", chars);
-  return Result.text(lines.toString() + " lines, " + words.toString() + " words, " + chars.toString() + " characters")
+  return Result.text(count(lines, "line") + ", " + count(words, "word") + ", " + count(chars, "character"))
     .withDetails(details);
+}
+
+// count is n and noun, in the plural unless n is 1: "1 line", "2 lines".
+function count(n: i32, noun: string): string {
+  return n.toString() + " " + noun + (n == 1 ? "" : "s");
 }
 
 function limitText(c: Call, in_: BeforeInput): BeforeOutput {
@@ -44,7 +49,7 @@ function limitText(c: Call, in_: BeforeInput): BeforeOutput {
   const limit = max !== null ? I32.parseInt(max) : 100000;
   const text = in_.args.getString("text");
   if (text.length > limit) {
-    return BeforeOutput.block("the text is " + text.length.toString() + " characters long; the limit is " + limit.toString());
+    return BeforeOutput.block("the text is " + count(text.length, "character") + " long; the limit is " + limit.toString());
   }
   return BeforeOutput.allow();
 }

@@ -18,6 +18,8 @@ test("wordcount counts", { skip }, async () => {
   const r = await new Host(wasm).execute("wordcount", { text: "two words\nand three more\n" });
   assert.equal(r.content[0].text, "2 lines, 5 words, 25 characters");
   assert.deepEqual(r.details, { lines: 2, words: 5, characters: 25 });
+  const one = await new Host(wasm).execute("wordcount", { text: "hello" });
+  assert.equal(one.content[0].text, "1 line, 1 word, 5 characters");
 });
 
 test("arguments are validated as the host does", { skip }, async () => {
