@@ -81,7 +81,7 @@ func TestNameSectionKeepsOnlyFunctionNames(t *testing.T) {
 		{"function names twice", namesModule(funcNames(0), funcNames(1)), []byte{1}},
 		{"function names out of order", namesModule(funcNames(1, 0)), nil},
 		{"one function named again and again", namesModule(funcNames(0, 0, 0, 0)), nil},
-		{"a million local names", namesModule(localNames(1<<20, "")), nil},
+		{"16,384 local names", namesModule(localNames(1<<14, "")), nil}, // what is dropped, whatever the count: a million took 2 s under the race detector
 		{"a module name", namesModule(wasmbin.AppendSection(nil, 0, g.Str("m"))), []byte{0}},
 	} {
 		if _, err := r.CompileModule(ctx, c.wasm); err != nil {
