@@ -167,9 +167,15 @@ func TestUnwritableHome(t *testing.T) {
 	blocker := filepath.Join(dir, "not-a-directory")
 	os.WriteFile(blocker, nil, 0o644)
 	s := echoModel(t)
-	calc := wasmbuild.ForTest(t, "plugins/calc")
+	// Nothing is cached here, so every command compiles its plugin:
+	// the AssemblyScript text plugin (66 KB, milliseconds) where Node
+	// built it, else calc (a Go plugin: seconds of CPU each time).
+	plugin, tool, args, want := wasmbuild.ForTest(t, "plugins/calc"), "calc", `{"expression":"6*7"}`, `"42"`
+	if text, err := wasmbuild.Cached("plugins/text"); err == nil {
+		plugin, tool, args, want = text, "count", `{"text":"six seven"}`, `"words": 2`
+	}
 	cfg := filepath.Join(dir, "agent.toml")
-	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = "+quote(s.URL+"/v1")+"\nretries = 0\n[[tool]]\nplugin = "+quote(calc)+"\n"), 0o644)
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = "+quote(s.URL+"/v1")+"\nretries = 0\n[[tool]]\nplugin = "+quote(plugin)+"\n"), 0o644)
 	env := append(os.Environ(), "HOME="+blocker, "XDG_CACHE_HOME="+blocker, "XDG_STATE_HOME="+blocker)
 	wasmagent := func(args ...string) (string, string, int) {
 		cmd := exec.Command(binary, args...)
@@ -187,8 +193,8 @@ func TestUnwritableHome(t *testing.T) {
 	if code != 0 || out != "hello\n" || strings.Count(errOut, "warning: no compilation cache") != 1 || !strings.Contains(errOut, "cache_dir") {
 		t.Errorf("run --no-session without a cache: exit %d, stdout %q\n%s", code, out, errOut)
 	}
-	out, errOut, code = wasmagent("plugin", "call", calc, "calc", `{"expression":"6*7"}`)
-	if code != 0 || !strings.Contains(out, `"42"`) || !strings.Contains(errOut, "warning: no compilation cache") {
+	out, errOut, code = wasmagent("plugin", "call", plugin, tool, args)
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(errOut, "warning: no compilation cache") {
 		t.Errorf("plugin call without a cache: exit %d, stdout %q\n%s", code, out, errOut)
 	}
 }
