@@ -107,8 +107,10 @@ func (t *Transcript) migrate() {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("entry id %s repeated; renamed", e.ID))
 			}
 			e.ID = newEntryID(func(id string) bool { return seen[id] })
+			delete(e.extra, "id")
 			if v < 2 {
 				e.ParentID = prev
+				delete(e.extra, "parentId")
 			}
 			e.Raw = withTree(e.Raw, e.ID, e.ParentID)
 		}
