@@ -188,6 +188,14 @@ func oddMembers(typ string, line []byte, extra map[string]json.RawMessage) map[s
 // second header and a message entry without a message (on which pi's
 // own reading fails) are errors.
 func decodeEntry(line []byte) (Entry, error) {
+	if e, ok := decodeEntryFast(line); ok {
+		return e, nil
+	}
+	return decodeEntryJSON(line)
+}
+
+// decodeEntryJSON is decodeEntry by encoding/json, for any line.
+func decodeEntryJSON(line []byte) (Entry, error) {
 	var w struct {
 		Type          *string         `json:"type"`
 		ID            *string         `json:"id"`
