@@ -13,8 +13,8 @@ import (
 // changes, names, labels, extension entries), each the child of the one
 // before or now and then of an earlier one (a branch), with now and then
 // members no entry type declares, entry timestamps that are not strings
-// or absent, entries of a type pi does not write or of none, and content
-// blocks no type holds (Given.Odd).
+// or absent, entries of a type pi does not write or of none, lines of
+// JSON that is no object, and content blocks no type holds (Given.Odd).
 //
 // loadable keeps to what pi's RPC mode can go on from: version 3, messages
 // pi-ai's providers and session statistics read (content arrays in tool
@@ -155,6 +155,11 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			fields = append(fields, g.ExtraMembers()[1:])
 		}
 		b.WriteString("{" + strings.Join(fields, ",") + "}\n")
+		if !loadable && version > 1 && g.chance(15) {
+			// JSON that is no object: pi keeps the line, on no branch; the
+			// last line, it is a current position of no messages
+			b.WriteString(g.Pick([]string{`5`, `"a line"`, `[1,{"a":2}]`, `true`}) + "\n")
+		}
 		ids = append(ids, entry)
 		if call && loadable {
 			// its result, at once: a loadable branch never leaves a call unanswered

@@ -181,12 +181,13 @@ func oddMembers(typ string, line []byte, extra map[string]json.RawMessage) map[s
 	return extra
 }
 
-// decodeEntry decodes one line after the header. Every JSON object is an
-// entry, as pi keeps every line JSON.parse reads: a member of another
-// type than pi writes, or absent, is kept as given (a timestamp that is a
-// number, an entry without a type). Only a line that is not an object, a
-// second header and a message entry without a message (on which pi's
-// own reading fails) are errors.
+// decodeEntry decodes one line after the header. Every JSON value but
+// null is an entry, as pi keeps every line JSON.parse reads: a member of
+// another type than pi writes, or absent, is kept as given (a timestamp
+// that is a number, an entry without a type), and a value that is no
+// object is an entry of no type and no id (isValue). Only a line that is
+// not JSON or null, a second header and a message entry without a
+// message (on which pi's own reading fails) are errors.
 func decodeEntry(line []byte) (Entry, error) {
 	if e, ok := decodeEntryFast(line); ok {
 		return e, nil
@@ -206,7 +207,15 @@ func decodeEntryJSON(line []byte) (Entry, error) {
 		ThinkingLevel *string         `json:"thinkingLevel"`
 	}
 	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return Entry{}, fmt.Errorf("not a JSON object: %.40q", line)
+		// JSON that is no object (a number, a string, an array) is kept
+		// as pi keeps it: a line of no id, on no branch, the current
+		// position (of no messages) when it is the last; null, on which
+		// pi's reading fails, is not
+		var c bytes.Buffer
+		if json.Compact(&c, line) != nil || c.String() == "null" {
+			return Entry{}, fmt.Errorf("not a JSON object: %.40q", line)
+		}
+		return Entry{Raw: c.Bytes()}, nil
 	}
 	err := json.Unmarshal(line, &w)
 	if _, odd := err.(*json.UnmarshalTypeError); err != nil && !odd {
@@ -251,6 +260,9 @@ func decodeEntryJSON(line []byte) (Entry, error) {
 	}
 	return e, nil
 }
+
+// isValue reports whether e is a line that is JSON but no object.
+func (e *Entry) isValue() bool { return len(e.Raw) > 0 && e.Raw[0] != '{' }
 
 // migrateRole is pi's v2→v3 migration: the "hookMessage" role became
 // "custom".
