@@ -203,6 +203,7 @@ FUZZ_TARGETS = \
 	./host/serve:FuzzParseAfter \
 	./host/serve:FuzzParseTokens \
 	./host/session:FuzzDecode \
+	./host/session:FuzzFastEntryDecoder \
 	./host/session:FuzzListCacheFile \
 	./host/session:FuzzLocatePath \
 	./host/telemetry:FuzzAttributesProto \
@@ -211,6 +212,7 @@ FUZZ_TARGETS = \
 	./host/wasmtool:FuzzResultParts \
 	./host:FuzzAppendQuoted \
 	./host:FuzzDecodeMessage \
+	./host:FuzzFastMessageDecoder \
 	./host:FuzzDecodeOrderedOracle \
 	./host:FuzzEncodeOrdered \
 	./host:FuzzHookPipeline \

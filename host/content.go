@@ -3,11 +3,13 @@ package host
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
 // Content is one block of a message's content: [TextContent], [ImageContent],
-// [ThinkingContent] or [ToolCall]. The set is closed; its JSON form carries a
+// [ThinkingContent], [ToolCall], or [UnknownContent] for a block given as
+// JSON that is none of these. The set is closed; its JSON form carries a
 // "type" field with pi's names ("text", "image", "thinking", "toolCall").
 type Content interface {
 	contentType() string
@@ -42,10 +44,35 @@ type ToolCall struct {
 	ThoughtSignature string          `json:"thoughtSignature,omitempty"`
 }
 
-func (TextContent) contentType() string     { return "text" }
-func (ImageContent) contentType() string    { return "image" }
-func (ThinkingContent) contentType() string { return "thinking" }
-func (ToolCall) contentType() string        { return "toolCall" }
+// UnknownContent is a block given as JSON (a session file, a client's
+// message) that the other types cannot hold: a type the host does not
+// know (a newer pi's, an extension's), a known type whose members are not
+// of that type's kinds (a text that is a number), or a value that is not
+// an object at all. pi keeps such a block as it was given, in its
+// transcript, events, session file and RPC answers; so does wasmagent
+// (RATIONALE.md "Why is a content block of an unknown type kept?"). No
+// model adapter sends it, and a reader of content skips it.
+type UnknownContent struct {
+	// Type is the block's "type" member when it is a string, else "".
+	Type string
+	// Raw is the block as given: compact, valid UTF-8 JSON.
+	Raw json.RawMessage
+}
+
+func (TextContent) contentType() string      { return "text" }
+func (ImageContent) contentType() string     { return "image" }
+func (ThinkingContent) contentType() string  { return "thinking" }
+func (ToolCall) contentType() string         { return "toolCall" }
+func (c UnknownContent) contentType() string { return c.Type }
+
+// MarshalJSON implements json.Marshaler: the block as given (null when
+// Raw is empty).
+func (c UnknownContent) MarshalJSON() ([]byte, error) {
+	if len(c.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return c.Raw, nil
+}
 
 // Text returns a content list holding one text block.
 func Text(s string) Contents { return Contents{TextContent{Text: s}} }
@@ -131,43 +158,55 @@ func (cs *Contents) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("content: want an array of blocks or a string: %w", err)
 	}
 	out := make(Contents, 0, len(raws))
-	for i, raw := range raws {
-		c, err := decodeContent(raw)
-		if err != nil {
-			return fmt.Errorf("content[%d]: %w", i, err)
-		}
-		out = append(out, c)
+	for _, raw := range raws {
+		out = append(out, decodeContent(raw))
 	}
 	*cs = out
 	return nil
 }
 
-func decodeContent(raw json.RawMessage) (Content, error) {
+// decodeContent decodes one block of a content array; a block that is
+// none of the known types, or does not fit its type, is an
+// [UnknownContent].
+func decodeContent(raw json.RawMessage) Content {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, err
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &head) != nil {
+		return unknownContent(head.Type, raw)
 	}
+	var c Content
+	var err error
 	switch head.Type {
 	case "text":
-		var c TextContent
-		err := json.Unmarshal(raw, &c)
-		return c, err
+		var b TextContent
+		err, c = json.Unmarshal(raw, &b), b
 	case "image":
-		var c ImageContent
-		err := json.Unmarshal(raw, &c)
-		return c, err
+		var b ImageContent
+		err, c = json.Unmarshal(raw, &b), b
 	case "thinking":
-		var c ThinkingContent
-		err := json.Unmarshal(raw, &c)
-		return c, err
+		var b ThinkingContent
+		err, c = json.Unmarshal(raw, &b), b
 	case "toolCall":
-		var c ToolCall
-		err := json.Unmarshal(raw, &c)
-		return c, err
+		var b ToolCall
+		err, c = json.Unmarshal(raw, &b), b
+	default:
+		err = errUnknownBlock
 	}
-	return nil, fmt.Errorf("unknown content type %q", head.Type)
+	if err != nil {
+		return unknownContent(head.Type, raw)
+	}
+	return c
+}
+
+var errUnknownBlock = errors.New("unknown content type")
+
+func unknownContent(typ string, raw json.RawMessage) UnknownContent {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return UnknownContent{Type: typ, Raw: json.RawMessage("null")}
+	}
+	return UnknownContent{Type: typ, Raw: validUTF8(b.Bytes())}
 }
 
 // ToolCalls returns the tool-call blocks of cs in content order.

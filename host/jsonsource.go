@@ -32,13 +32,18 @@ type member struct {
 // decodeKeeping decodes the JSON object data into v (a pointer to the
 // fields of a message, without its JSON methods), then returns what must
 // be kept of data for encode to give it back: nil when the fields say it
-// all. A member of another type than its field's leaves the field zero
-// and is kept (pi takes any JSON); every other error is returned.
+// all. A member its field cannot hold (of another type, a content that
+// is neither an array nor a string) leaves the field zero and is kept
+// (pi takes any JSON); only data that is not a JSON object is an error.
 // encodeFields encodes the fields as decoded.
 func decodeKeeping(data []byte, v any, encodeFields func() ([]byte, error)) (*source, error) {
 	if err := json.Unmarshal(data, v); err != nil {
 		if _, ok := err.(*json.UnmarshalTypeError); !ok {
-			return nil, err
+			// A field's own decoder failed, which stops encoding/json
+			// there: decode the members one by one, each on its own.
+			if err := decodeEach(data, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	fields, err := encodeFields()
@@ -91,6 +96,21 @@ func (s *source) encode(fields []byte) ([]byte, error) {
 		}
 	}
 	return writeMembers(out), nil
+}
+
+// decodeEach decodes each member of the JSON object data into v on its
+// own, leaving the fields whose member does not decode as they are.
+func decodeEach(data []byte, v any) error {
+	members, err := objectMembers(data)
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		one := appendQuoted([]byte{'{'}, m.name)
+		one = append(append(append(one, ':'), m.value...), '}')
+		json.Unmarshal(one, v) // a member that does not fit stays as given
+	}
+	return nil
 }
 
 func find(ms []member, name string) (json.RawMessage, bool) {

@@ -218,6 +218,14 @@ func (m *CustomMessage) MarshalJSON() ([]byte, error) {
 // DecodeMessage decodes one message from its JSON form; an unknown role
 // gives a [*CustomMessage].
 func DecodeMessage(data []byte) (Message, error) {
+	if m, ok := decodeMessageFast(data); ok {
+		return m, nil
+	}
+	return decodeMessageJSON(data)
+}
+
+// decodeMessageJSON is DecodeMessage by encoding/json, for any input.
+func decodeMessageJSON(data []byte) (Message, error) {
 	var head struct {
 		Role string `json:"role"`
 	}

@@ -37,6 +37,8 @@ func blockSize(c host.Content) int {
 		return toolCallOverhead + len(b.ID) + len(b.Name) + len(b.Arguments) + len(b.ThoughtSignature)
 	case host.ImageContent:
 		return imageOverhead + len(b.Data) + len(b.MimeType)
+	case host.UnknownContent:
+		return len(b.Raw)
 	}
 	return 0
 }

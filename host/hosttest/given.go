@@ -12,7 +12,24 @@ import (
 // JSON type), members absent, timestamps that are not integers, an
 // empty errorMessage, usage with more or fewer fields, custom roles. The
 // generated differentials with pi draw from it (host, host/session).
-type Given struct{ R *rand.Rand }
+type Given struct {
+	R *rand.Rand
+	// Odd adds the shapes only a file or a client writes, which pi keeps
+	// as they are though no type of pi-ai's has them: content blocks that
+	// are not objects, that have no type, or whose members are not of
+	// their type's kinds (a text that is a number).
+	Odd bool
+}
+
+// UnknownBlocks are content blocks of types pi-ai does not have (a newer
+// pi's, an extension's), which pi passes on untouched. Each has a "data"
+// string: pi-ai's faux provider, which the loop's differential runs,
+// reads any block it does not know as an image and fails on one without.
+var UnknownBlocks = []string{`{"type":"audio","data":"aGk=","mimeType":"audio/wav"}`, `{"type":"file","data":"eA==","mimeType":"text/plain","name":"a.txt","n":[1,{"k":null}]}`}
+
+// OddBlocks are content blocks no type of pi-ai's can hold, or of a type
+// it does not know without data (Given.Odd).
+var OddBlocks = []string{`{"type":"note","text":"aside"}`, `{"type":"x-future"}`, `{"type":"text","text":5}`, `{"type":"text"}`, `{"text":"no type"}`, `{"type":7,"text":"x"}`, `7`, `"s"`, `null`, `[]`, `{"type":"toolCall","id":1,"name":"echo","arguments":{}}`, `{"type":"image","data":null,"mimeType":"image/png"}`}
 
 // JSONValues are JSON values of every type that JavaScript's JSON.parse
 // and JSON.stringify give back unchanged (no 1.0, no exponents, no
@@ -108,9 +125,12 @@ func (g Given) Message(prefix, toolCallID string) string {
 		add("display", "true")
 	default:
 		add("role", `"user"`)
-		if g.chance(2) {
+		switch {
+		case g.Odd && g.chance(10):
+			add("content", g.Pick([]string{`5`, `{"type":"text","text":"an object"}`, `true`, `null`}))
+		case g.chance(2):
 			add("content", text())
-		} else {
+		default:
 			add("content", g.blocks(text, false))
 		}
 	}
@@ -139,6 +159,14 @@ func (g Given) blocks(text func() string, assistant bool) string {
 	}
 	if !assistant && g.chance(5) {
 		bs = append(bs, `{"type":"image","data":"aGk=","mimeType":"image/png"}`)
+	}
+	if g.chance(6) {
+		at := g.R.IntN(len(bs) + 1)
+		bs = append(bs[:at], append([]string{g.Pick(UnknownBlocks)}, bs[at:]...)...)
+	}
+	if g.Odd && g.chance(4) {
+		at := g.R.IntN(len(bs) + 1)
+		bs = append(bs[:at], append([]string{g.Pick(OddBlocks)}, bs[at:]...)...)
 	}
 	return "[" + strings.Join(bs, ",") + "]"
 }

@@ -12,7 +12,9 @@ import (
 // messages, branch summaries, compactions, model and thinking level
 // changes, names, labels, extension entries), each the child of the one
 // before or now and then of an earlier one (a branch), with now and then
-// members no entry type declares.
+// members no entry type declares, entry timestamps that are not strings
+// or absent, entries of a type pi does not write or of none, lines of
+// JSON that is no object, and content blocks no type holds (Given.Odd).
 //
 // loadable keeps to what pi's RPC mode can go on from: version 3, messages
 // pi-ai's providers and session statistics read (content arrays in tool
@@ -22,6 +24,7 @@ import (
 // message at the end.
 func (g Given) SessionFile(id string, loadable bool) string {
 	r := g.R
+	g.Odd = !loadable
 	version := 3
 	if !loadable && r.IntN(5) == 0 {
 		version = 1 + r.IntN(2)
@@ -56,7 +59,12 @@ func (g Given) SessionFile(id string, loadable bool) string {
 		if last {
 			kind = "message"
 		}
-		add("type", fmt.Sprintf("%q", kind))
+		if !loadable && version > 1 && g.chance(25) {
+			kind = g.Pick([]string{"x-extension", "", "message-like"}) // pi keeps what it does not know
+		}
+		if kind != "" {
+			add("type", fmt.Sprintf("%q", kind))
+		}
 		entry := fmt.Sprintf("%08x", r.Uint32())
 		if version > 1 {
 			add("id", fmt.Sprintf("%q", entry))
@@ -70,10 +78,14 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			add("parentId", parent)
 		}
 		ts := fmt.Sprintf(`"2025-01-01T00:00:%02d.000Z"`, i+1)
-		if !loadable && g.chance(10) {
-			ts = `"not a time"`
+		if !loadable && g.chance(6) {
+			// as `new Date(ts)` reads them: NaN, a number's whole part,
+			// null as 0, true as 1, absent as NaN
+			ts = g.Pick([]string{`"not a time"`, `5`, `1.5`, `-3.7`, `null`, `true`, `""`, `1e300`, `{}`, ""})
 		}
-		add("timestamp", ts)
+		if ts != "" {
+			add("timestamp", ts)
+		}
 		earlier := func() string {
 			if len(ids) == 0 {
 				return `"none"`
@@ -90,6 +102,8 @@ func (g Given) SessionFile(id string, loadable bool) string {
 				calls, call = calls+1, true
 				add("message", fmt.Sprintf(`{"role":"assistant","content":[{"type":"toolCall","id":"call_%d","name":"echo","arguments":%s}],"api":"openai-completions","provider":%s,"model":"m","usage":%s,"stopReason":"toolUse","timestamp":%d}`,
 					calls, g.Pick([]string{`{}`, `{"path":"a.txt"}`}), provider, ZeroUsage, 10+i))
+			case !loadable && g.chance(20): // no role to go by: pi keeps it, and sends it to no model
+				add("message", g.Pick([]string{`"just text"`, `{"content":"no role","timestamp":1}`, `{"role":5,"content":[]}`, `[1]`}))
 			case !loadable && g.chance(6): // pi renames the role in files older than version 3 only
 				add("message", `{"role":"hookMessage","customType":"h","content":"from a hook","display":true,"timestamp":3}`)
 			default:
@@ -141,6 +155,11 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			fields = append(fields, g.ExtraMembers()[1:])
 		}
 		b.WriteString("{" + strings.Join(fields, ",") + "}\n")
+		if !loadable && version > 1 && g.chance(15) {
+			// JSON that is no object: pi keeps the line, on no branch; the
+			// last line, it is a current position of no messages
+			b.WriteString(g.Pick([]string{`5`, `"a line"`, `[1,{"a":2}]`, `true`}) + "\n")
+		}
 		ids = append(ids, entry)
 		if call && loadable {
 			// its result, at once: a loadable branch never leaves a call unanswered

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,20 @@ func TestRPCPiCases(t *testing.T) {
 			}
 			if err != nil || c.Seq == nil {
 				t.Fatalf("%s: %v (want {\"why\",\"seq\",\"pi\"})", f, err)
+			}
+			for _, n := range c.Seq.givenPlaceholders() {
+				if _, kept := c.Seq.Given[n]; kept {
+					continue
+				}
+				if !record {
+					t.Fatalf("%s names $GIVEN:%s but holds no copy of that session file, so pi's recorded answers may be for another file than hosttest.Given writes now: record pi's answers for the file written now with\n\tWASMAGENT_RPCDIFF_RECORD=1 go test ./host/rpc -run 'TestRPCPiCases/%s$'\n(it needs node; the file is then kept in the case)",
+						f, n, strings.TrimSuffix(filepath.Base(f), ".json"))
+				}
+				if c.Seq.Given == nil {
+					c.Seq.Given = map[string]string{}
+				}
+				k, _ := strconv.Atoi(n)
+				c.Seq.Given[n] = givenFile(k)
 			}
 			if record {
 				pi, err := runRPCSide(t, c.Seq, func(s *diffServer) (*rpcProc, error) { return startPi(t, node, s) })

@@ -36,6 +36,8 @@ type rpcProc struct {
 	// loose holds the ids of responses compared only for coming
 	// (diffOp.Loose).
 	loose map[string]bool
+	// given are the sequence's own session files for $GIVEN (diffSeq.Given).
+	given map[string]string
 }
 
 type gotLine struct {

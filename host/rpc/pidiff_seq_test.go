@@ -20,6 +20,32 @@ import (
 type diffSeq struct {
 	Seed  uint64     `json:"seed"`
 	Steps []diffStep `json:"steps"`
+	// Given holds, by n, the session file that $GIVEN:n stands for, as
+	// it was when pi's answers were recorded (a recorded case keeps its
+	// own: hosttest.Given changes); without it the file is generated.
+	Given map[string]string `json:"given,omitempty"`
+}
+
+// givenPlaceholders returns the n of every $GIVEN:n the commands name.
+func (s *diffSeq) givenPlaceholders() []string {
+	var out []string
+	for _, st := range s.Steps {
+		for _, op := range st.Ops {
+			for _, v := range op.Cmd {
+				if str, ok := v.(string); ok && strings.HasPrefix(str, "$GIVEN:") {
+					out = append(out, strings.TrimPrefix(str, "$GIVEN:"))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// givenFile is the session file of seed n that hosttest.Given writes in
+// pi's format, "$PROVIDER" standing for the side's provider.
+func givenFile(n int) string {
+	id := fmt.Sprintf("0190a000-0000-7000-8000-%012d", n)
+	return hosttest.Given{R: rand.New(rand.NewPCG(uint64(n), 7))}.SessionFile(id, true)
 }
 
 type diffStep struct {
@@ -71,6 +97,7 @@ const opTimeout = 30 * time.Second
 // run drives p through s; it stops at the first op whose wait fails and
 // says which.
 func (s *diffSeq) run(p *rpcProc) error {
+	p.given = s.Given
 	k := 0
 	for si, st := range s.Steps {
 		p.srv.Step(si)
@@ -155,7 +182,8 @@ func (s *diffSeq) run(p *rpcProc) error {
 //	$MISSING   a session file that does not exist
 //	$GARBAGE   a file that is not a session (written by the driver)
 //	$GIVEN:n   the session file of seed n that hosttest.Given writes in
-//	           pi's format (written by the driver)
+//	           pi's format, or the sequence's copy of it (diffSeq.Given;
+//	           written by the driver)
 func (p *rpcProc) resolve(v any) any {
 	s, ok := v.(string)
 	if !ok || !strings.HasPrefix(s, "$") {
@@ -188,8 +216,10 @@ func (p *rpcProc) resolve(v any) any {
 		// each side its own copy, written once (the side may append)
 		f := filepath.Join(p.dir, fmt.Sprintf("given-%d.jsonl", n))
 		if _, err := os.Stat(f); err != nil {
-			id := fmt.Sprintf("0190a000-0000-7000-8000-%012d", n)
-			file := hosttest.Given{R: rand.New(rand.NewPCG(uint64(n), 7))}.SessionFile(id, true)
+			file, kept := p.given[arg]
+			if !kept {
+				file = givenFile(n)
+			}
 			os.WriteFile(f, []byte(strings.ReplaceAll(file, "$PROVIDER", p.provider)), 0o644)
 		}
 		return f

@@ -333,6 +333,7 @@ func (s *Session) SetThinkingLevel(ctx context.Context, level string) error {
 	}
 	s.agent.SetThinkingLevel(level)
 	s.mu.Lock()
+	s.thinking = level
 	e := s.entryLocked(TypeThinkingLevel)
 	e.ThinkingLevel = level
 	err := s.appendLocked(ctx, []Entry{e})

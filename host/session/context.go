@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -85,8 +86,8 @@ func (v *View) add(e Entry) {
 
 // custom is the message pi makes of entry e (createCustomMessage and
 // its kin): role, then the entry's members named (those it has, as they
-// are), then the entry's time in milliseconds (null when it is no time,
-// as JavaScript's getTime gives NaN).
+// are), then the entry's time in milliseconds as `new Date(timestamp)`
+// reads it (jsTime).
 func custom(role string, e Entry, names ...string) *host.CustomMessage {
 	var all map[string]json.RawMessage
 	json.Unmarshal(e.Raw, &all)
@@ -100,12 +101,39 @@ func custom(role string, e Entry, names ...string) *host.CustomMessage {
 		}
 	}
 	b = append(b, `,"timestamp":`...)
-	if t, err := parseTime(e.Timestamp); err == nil {
-		b = strconv.AppendInt(b, t.UnixMilli(), 10)
-	} else {
-		b = append(b, "null"...)
-	}
+	b = jsTime(b, all["timestamp"])
 	return &host.CustomMessage{Role: role, Raw: append(b, '}')}
+}
+
+// jsTime appends what `new Date(v).getTime()` gives for the JSON value
+// v (nil: absent), as JSON: a time string's milliseconds, a number's
+// whole part (JavaScript's TimeClip), null as 0 and booleans as 0 and 1;
+// null (NaN) for a string that is no time, a number past ±8.64e15, and
+// anything else.
+func jsTime(b []byte, v json.RawMessage) []byte {
+	var x any
+	if v == nil || json.Unmarshal(v, &x) != nil {
+		return append(b, "null"...)
+	}
+	switch x := x.(type) {
+	case nil:
+		return append(b, '0')
+	case bool:
+		if x {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	case float64:
+		if math.Abs(x) > 8.64e15 {
+			return append(b, "null"...)
+		}
+		return strconv.AppendInt(b, int64(x), 10) // toward zero, as TimeClip
+	case string:
+		if t, err := parseTime(x); err == nil {
+			return strconv.AppendInt(b, t.UnixMilli(), 10)
+		}
+	}
+	return append(b, "null"...)
 }
 
 // truthy is JavaScript's truthiness of a decoded JSON value.

@@ -102,13 +102,18 @@ func (t *Transcript) migrate() {
 	prev := ""
 	for i := range t.Entries {
 		e := &t.Entries[i]
+		if e.isValue() {
+			continue // no object: no id to give (pi's own migration fails on it)
+		}
 		if v < 2 || e.ID == "" || seen[e.ID] {
 			if v >= 2 && e.ID != "" {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("entry id %s repeated; renamed", e.ID))
 			}
 			e.ID = newEntryID(func(id string) bool { return seen[id] })
+			delete(e.extra, "id")
 			if v < 2 {
 				e.ParentID = prev
+				delete(e.extra, "parentId")
 			}
 			e.Raw = withTree(e.Raw, e.ID, e.ParentID)
 		}
@@ -169,7 +174,8 @@ func withTree(raw json.RawMessage, id, parent string) json.RawMessage {
 	return out
 }
 
-// Leaf is the id of the current position: the last entry, as pi reads it.
+// Leaf is the id of the current position: the last entry, as pi reads it
+// ("" when that is a line that is no object: a position of no messages).
 func (t *Transcript) Leaf() string {
 	if len(t.Entries) == 0 {
 		return ""

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -56,15 +57,17 @@ type Entry struct {
 	extra map[string]json.RawMessage
 }
 
-// entryJSON is the wire form of the entries this package writes.
+// entryJSON is the wire form of the entries this package writes. A
+// member the entry keeps in extra (one given of another type, or absent)
+// is left out here and written from there.
 type entryJSON struct {
 	Type          string          `json:"type"`
-	ID            string          `json:"id"`
-	ParentID      *string         `json:"parentId"`
-	Timestamp     string          `json:"timestamp"`
+	ID            *string         `json:"id,omitempty"`
+	ParentID      json.RawMessage `json:"parentId,omitempty"`
+	Timestamp     *string         `json:"timestamp,omitempty"`
 	Message       json.RawMessage `json:"message,omitempty"`
 	Name          *string         `json:"name,omitempty"`
-	ThinkingLevel string          `json:"thinkingLevel,omitempty"`
+	ThinkingLevel *string         `json:"thinkingLevel,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler: one line of pi's format.
@@ -72,9 +75,22 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if len(e.Raw) > 0 {
 		return e.Raw, nil
 	}
-	w := entryJSON{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp, ThinkingLevel: e.ThinkingLevel}
-	if e.ParentID != "" {
-		w.ParentID = &e.ParentID
+	w := entryJSON{Type: e.Type}
+	own := func(name string) bool { _, kept := e.extra[name]; return !kept }
+	if own("id") {
+		w.ID = &e.ID
+	}
+	if own("parentId") {
+		w.ParentID = json.RawMessage("null")
+		if e.ParentID != "" {
+			w.ParentID, _ = json.Marshal(e.ParentID)
+		}
+	}
+	if own("timestamp") {
+		w.Timestamp = &e.Timestamp
+	}
+	if (e.ThinkingLevel != "" || e.Type == TypeThinkingLevel) && own("thinkingLevel") {
+		w.ThinkingLevel = &e.ThinkingLevel
 	}
 	switch e.Type {
 	case TypeMessage:
@@ -87,7 +103,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		}
 		w.Message = m
 	case TypeSessionInfo:
-		w.Name = &e.Name
+		if own("name") {
+			w.Name = &e.Name
+		}
 	}
 	b, err := json.Marshal(w)
 	if err != nil || len(e.extra) == 0 {
@@ -96,6 +114,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	keys := slices.Sorted(maps.Keys(e.extra))
 	b = b[:len(b)-1]
 	for _, k := range keys {
+		if e.extra[k] == nil {
+			continue // given absent
+		}
 		name, _ := json.Marshal(k)
 		b = append(append(append(append(b, ','), name...), ':'), e.extra[k]...)
 	}
@@ -128,31 +149,93 @@ func extraMembers(typ string, line []byte) map[string]json.RawMessage {
 	return all
 }
 
-// decodeEntry decodes one line after the header.
-func decodeEntry(line []byte) (Entry, error) {
-	var w struct {
-		Type          string          `json:"type"`
-		ID            string          `json:"id"`
-		ParentID      *string         `json:"parentId"`
-		Timestamp     string          `json:"timestamp"`
-		Message       json.RawMessage `json:"message"`
-		Name          string          `json:"name"`
-		ThinkingLevel string          `json:"thinkingLevel"`
+// oddMembers adds to extra the members of line among the type's own
+// (entryFields, but for the message) that its string fields cannot hold:
+// one of another type is kept as given, one absent as nil (written
+// nowhere); a null parentId is a root's, and no odd one.
+func oddMembers(typ string, line []byte, extra map[string]json.RawMessage) map[string]json.RawMessage {
+	var all map[string]json.RawMessage
+	if json.Unmarshal(line, &all) != nil {
+		return extra
 	}
-	if err := json.Unmarshal(line, &w); err != nil {
+	for _, k := range entryFields[typ][1:] {
+		if k == "message" {
+			continue
+		}
+		v, given := all[k]
+		var s string
+		if given && (json.Unmarshal(v, &s) == nil && string(v) != "null" || k == "parentId" && string(v) == "null") {
+			continue
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		if given {
+			var c bytes.Buffer
+			json.Compact(&c, v)
+			extra[k] = c.Bytes()
+		} else {
+			extra[k] = nil
+		}
+	}
+	return extra
+}
+
+// decodeEntry decodes one line after the header. Every JSON value but
+// null is an entry, as pi keeps every line JSON.parse reads: a member of
+// another type than pi writes, or absent, is kept as given (a timestamp
+// that is a number, an entry without a type), and a value that is no
+// object is an entry of no type and no id (isValue). Only a line that is
+// not JSON or null, a second header and a message entry without a
+// message (on which pi's own reading fails) are errors.
+func decodeEntry(line []byte) (Entry, error) {
+	if e, ok := decodeEntryFast(line); ok {
+		return e, nil
+	}
+	return decodeEntryJSON(line)
+}
+
+// decodeEntryJSON is decodeEntry by encoding/json, for any line.
+func decodeEntryJSON(line []byte) (Entry, error) {
+	var w struct {
+		Type          *string         `json:"type"`
+		ID            *string         `json:"id"`
+		ParentID      *string         `json:"parentId"`
+		Timestamp     *string         `json:"timestamp"`
+		Message       json.RawMessage `json:"message"`
+		Name          *string         `json:"name"`
+		ThinkingLevel *string         `json:"thinkingLevel"`
+	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		// JSON that is no object (a number, a string, an array) is kept
+		// as pi keeps it: a line of no id, on no branch, the current
+		// position (of no messages) when it is the last; null, on which
+		// pi's reading fails, is not
+		var c bytes.Buffer
+		if json.Compact(&c, line) != nil || c.String() == "null" {
+			return Entry{}, fmt.Errorf("not a JSON object: %.40q", line)
+		}
+		return Entry{Raw: c.Bytes()}, nil
+	}
+	err := json.Unmarshal(line, &w)
+	if _, odd := err.(*json.UnmarshalTypeError); err != nil && !odd {
 		return Entry{}, err
 	}
-	if w.Type == "" {
-		return Entry{}, fmt.Errorf("no entry type")
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
 	}
-	e := Entry{Type: w.Type, ID: w.ID, Timestamp: w.Timestamp}
-	if w.ParentID != nil {
-		e.ParentID = *w.ParentID
+	e := Entry{Type: str(w.Type), ID: str(w.ID), ParentID: str(w.ParentID), Timestamp: str(w.Timestamp)}
+	if entryFields[e.Type] != nil {
+		e.extra = extraMembers(e.Type, line)
+		if err != nil || w.ID == nil || w.ParentID == nil || w.Timestamp == nil ||
+			e.Type == TypeSessionInfo && w.Name == nil || e.Type == TypeThinkingLevel && w.ThinkingLevel == nil {
+			e.extra = oddMembers(e.Type, line, e.extra)
+		}
 	}
-	if entryFields[w.Type] != nil {
-		e.extra = extraMembers(w.Type, line)
-	}
-	switch w.Type {
+	switch e.Type {
 	case TypeSession:
 		return Entry{}, fmt.Errorf("a second session header")
 	case TypeMessage:
@@ -161,18 +244,25 @@ func decodeEntry(line []byte) (Entry, error) {
 		}
 		m, err := host.DecodeMessage(w.Message)
 		if err != nil {
-			return Entry{}, err
+			// not an object, or no role to go by: pi keeps it as it is,
+			// and it reaches no model
+			var c bytes.Buffer
+			json.Compact(&c, w.Message)
+			m = &host.CustomMessage{Raw: c.Bytes()}
 		}
 		e.Message = m
 	case TypeSessionInfo:
-		e.Name = w.Name
+		e.Name = str(w.Name)
 	case TypeThinkingLevel:
-		e.ThinkingLevel = w.ThinkingLevel
+		e.ThinkingLevel = str(w.ThinkingLevel)
 	default:
 		e.Raw = append(json.RawMessage(nil), line...)
 	}
 	return e, nil
 }
+
+// isValue reports whether e is a line that is JSON but no object.
+func (e *Entry) isValue() bool { return len(e.Raw) > 0 && e.Raw[0] != '{' }
 
 // migrateRole is pi's v2→v3 migration: the "hookMessage" role became
 // "custom".

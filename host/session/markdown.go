@@ -66,6 +66,9 @@ func writeContents(b *strings.Builder, cs host.Contents) {
 			fmt.Fprintf(b, "**Tool call** %s (`%s`)\n\n%s\n", c.Name, c.ID, fence("json", string(host.ArgumentsJSON(c.Arguments))))
 		case host.ImageContent:
 			fmt.Fprintf(b, "*[image: %s, %d bytes of base64]*\n\n", c.MimeType, len(c.Data))
+		case host.UnknownContent:
+			b.WriteString(fence("json", string(c.Raw)))
+			b.WriteString("\n")
 		}
 	}
 }

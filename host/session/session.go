@@ -68,10 +68,14 @@ type Session struct {
 	followMode host.QueueMode
 	steerQ     []string
 	followQ    []string
-	listeners  []listenerEntry
-	nextID     int
-	run        *runState
-	retry      retryState
+	// thinking is the level a session that records none starts with:
+	// the configured one, then the last one set, as pi's settings keep
+	// its default thinking level.
+	thinking  string
+	listeners []listenerEntry
+	nextID    int
+	run       *runState
+	retry     retryState
 }
 
 type runState struct {
@@ -134,6 +138,7 @@ func newSession(opts Options) *Session {
 	}
 	s.opts = opts
 	s.agent = host.NewAgent(opts.Agent)
+	s.thinking = s.agent.State().ThinkingLevel
 	s.agent.Subscribe(s.persist)
 	s.agent.Subscribe(s.forward)
 	return s
@@ -187,6 +192,7 @@ func (s *Session) reset(cwd, parent string) {
 	s.entries = nil
 	s.steerQ, s.followQ = nil, nil
 	s.agent.Reset()
+	s.agent.SetThinkingLevel(s.thinking)
 }
 
 func (s *Session) load(ctx context.Context, key string) error {

@@ -78,14 +78,17 @@ func TestBadExecuteOutputs(t *testing.T) {
 	}
 }
 
+// What a hook answers is read as pi reads it (answer_test.go); the ABI's
+// own fields stay checked: arguments that are no object, content blocks
+// that are not the ABI's.
 func TestBadHookOutputs(t *testing.T) {
 	describe := `{"abi":1,"name":"raw","hooks":["beforeToolCall","afterToolCall"]}`
-	p, err := raw(t, map[string]string{"describe": describe, "before_tool_call": `{"block":"yes"}`, "after_tool_call": `{"content":[{"type":"video"}]}`})
+	p, err := raw(t, map[string]string{"describe": describe, "before_tool_call": `{"arguments":"yes"}`, "after_tool_call": `{"content":[{"type":"video"}]}`})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &host.ToolCallContext{ToolCall: host.ToolCall{ID: "c1", Name: "t", Arguments: []byte(`{}`)}, Args: []byte(`{}`)}
-	if _, err := p.BeforeToolCall().BeforeToolCall(context.Background(), c); err == nil || !strings.Contains(err.Error(), "before_tool_call") {
+	if _, err := p.BeforeToolCall().BeforeToolCall(context.Background(), c); err == nil || !strings.Contains(err.Error(), "before_tool_call: arguments is \"yes\", not a JSON object") {
 		t.Fatalf("before: %v", err)
 	}
 	ac := &host.AfterToolCallContext{ToolCallContext: *c, Result: host.ToolResult{Content: host.Text("x")}}

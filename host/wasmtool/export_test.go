@@ -4,6 +4,8 @@ package wasmtool
 var (
 	ParseResult      = parseResult
 	ParseResultParts = parseResultParts
+	ParseBefore      = parseBefore
+	ParseAfter       = parseAfter
 )
 
 // TakeEveryTurn takes every turn of the background loads, as loads of

@@ -42,7 +42,7 @@ func FuzzPluginOutputs(f *testing.F) {
 				}
 			}
 		case 2:
-			r, err := parseBefore(out)
+			r, _, err := parseBefore(out)
 			if err == nil && r == nil {
 				t.Fatal("nil result without an error")
 			}
@@ -50,7 +50,7 @@ func FuzzPluginOutputs(f *testing.F) {
 				t.Fatalf("accepted arguments that are not an object: %s", r.Args)
 			}
 		case 3:
-			if r, err := parseAfter(out); err == nil && r != nil {
+			if r, _, err := parseAfter(out); err == nil && r != nil {
 				b, err := json.Marshal(r)
 				if err != nil {
 					t.Fatalf("accepted after-result does not encode: %v", err)

@@ -1,7 +1,6 @@
 package wasmtool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,32 +44,16 @@ func (p *Plugin) beforeToolCall(ctx context.Context, c *host.ToolCallContext) (*
 	if err != nil {
 		return nil, callErr(err)
 	}
-	r, err := parseBefore(out)
+	r, warnings, err := parseBefore(out)
 	if err != nil {
 		return nil, clipErr(fmt.Errorf("plugin %s: before_tool_call: %w", p.Name(), err))
 	}
+	p.warn(sdk.ExportBeforeToolCall, warnings)
 	return r, nil
 }
 
 // Gate reports whether the plugin declares its beforeToolCall hook a gate.
 func (p *Plugin) Gate() bool { return p.desc.Gate }
-
-// parseBefore decodes a before_tool_call output: block and reason, the
-// rewritten arguments (a JSON object), a question.
-func parseBefore(out []byte) (*host.BeforeToolCallResult, error) {
-	var r sdk.BeforeOutput
-	if err := decodeStrict(out, &r); err != nil {
-		return nil, err
-	}
-	res := &host.BeforeToolCallResult{Block: r.Block, Reason: r.Reason, Ask: r.Ask}
-	if len(r.Arguments) > 0 && string(r.Arguments) != "null" {
-		if r.Arguments[0] != '{' {
-			return nil, fmt.Errorf("arguments is %.40s, not a JSON object", r.Arguments)
-		}
-		res.Args = r.Arguments
-	}
-	return res, nil
-}
 
 func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext) (*host.AfterToolCallResult, error) {
 	// The result as pi's hook sees it: the object the tool returned, its
@@ -101,11 +84,23 @@ func (p *Plugin) afterToolCall(ctx context.Context, c *host.AfterToolCallContext
 	if err != nil {
 		return nil, callErr(err)
 	}
-	res, err := parseAfter(out)
+	res, warnings, err := parseAfter(out)
 	if err != nil {
 		return nil, clipErr(fmt.Errorf("plugin %s: after_tool_call: %w", p.Name(), err))
 	}
+	p.warn(sdk.ExportAfterToolCall, warnings)
 	return res, nil
+}
+
+// warn logs what was noticed in an answer of export that pi would carry
+// on with, one line each (Options.Logger).
+func (p *Plugin) warn(export string, warnings []string) {
+	if p.log == nil {
+		return
+	}
+	for _, w := range warnings {
+		p.log.Warn("a hook's answer is read as pi reads it", "plugin", p.Name(), "export", export, "warning", w)
+	}
 }
 
 // afterInput is the input of after_tool_call (sdk.AfterInput, whose
@@ -115,35 +110,4 @@ type afterInput struct {
 	Args     json.RawMessage `json:"args"`
 	Result   host.ToolResult `json:"result"`
 	IsError  bool            `json:"isError"`
-}
-
-// parseAfter decodes an after_tool_call output. Absent fields, and null
-// ones, keep the result's value. An output that is null answers nothing
-// (nil): the result stays as it is, the tool's extra members too, as
-// when a pi hook returns undefined; an object, even {}, rebuilds it.
-func parseAfter(out []byte) (*host.AfterToolCallResult, error) {
-	if string(bytes.TrimSpace(out)) == "null" {
-		return nil, nil
-	}
-	var r struct {
-		Content   blockList[sdk.Content] `json:"content"`
-		Details   json.RawMessage        `json:"details"`
-		IsError   *bool                  `json:"isError"`
-		Terminate *bool                  `json:"terminate"`
-	}
-	if err := decodeStrict(out, &r); err != nil {
-		return nil, err
-	}
-	res := &host.AfterToolCallResult{IsError: r.IsError, Terminate: r.Terminate}
-	if r.Content != nil {
-		cs, err := HostContent(r.Content)
-		if err != nil {
-			return nil, err
-		}
-		res.Content = cs
-	}
-	if r.Details != nil && string(r.Details) != "null" {
-		res.Details = r.Details
-	}
-	return res, nil
 }

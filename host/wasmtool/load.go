@@ -42,7 +42,10 @@ type Options struct {
 	// and its description is kept for the next run.
 	Cache *DescribeCache
 	// Logger receives the error of a plugin that failed to load in the
-	// background, when it happens (nil: none).
+	// background, when it happens, and a warning for each thing in a
+	// hook's answer that pi would carry on with but that looks like a
+	// mistake (a misspelt field, a block that is not a boolean) (nil:
+	// none).
 	Logger *slog.Logger
 	// Start, if set, holds the background load until it is opened or
 	// the plugin is waited for (see [Start]).
@@ -105,6 +108,7 @@ type Plugin struct {
 	// background: its load then takes no turn behind the others.
 	needed     chan struct{}
 	neededOnce sync.Once
+	log        *slog.Logger // Options.Logger: warnings about hooks' answers
 }
 
 // Load compiles the plugin at path, runs its describe export and checks
@@ -212,7 +216,7 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 	if err != nil {
 		return nil, nil, observed, err
 	}
-	p := &Plugin{path: path, name: rp.Name(), sum: sum, grants: rp.Grants(), rp: rp, ready: make(chan struct{}), cancel: func() {}}
+	p := &Plugin{path: path, name: rp.Name(), sum: sum, grants: rp.Grants(), rp: rp, ready: make(chan struct{}), cancel: func() {}, log: opts.Logger}
 	close(p.ready)
 	out, err := rp.Call(ctx, sdk.ExportDescribe, nil, &runtime.CallOptions{Observed: &observed})
 	if err == nil {
@@ -233,7 +237,7 @@ var behind = make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1))
 // loadBehind returns a plugin described by d, from the cache, and loads
 // it in the background.
 func loadBehind(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte, opts Options, sum string, g runtime.Grants, key string, d *sdk.Description) (*Plugin, error) {
-	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{}), start: opts.Start, needed: make(chan struct{})}
+	p := &Plugin{path: path, name: opts.Name, sum: sum, grants: g, ready: make(chan struct{}), start: opts.Start, needed: make(chan struct{}), log: opts.Logger}
 	if err := p.adopt(d); err != nil {
 		return nil, err
 	}
