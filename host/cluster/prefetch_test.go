@@ -3,6 +3,8 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -69,5 +71,92 @@ func TestEventReaderPrefetchBounded(t *testing.T) {
 		if i == n-1 && e.Data[0] != 'y' {
 			t.Fatalf("the last event is %.20q, not the largest one", e.Data)
 		}
+	}
+}
+
+// The host's event streams together hold at most its read-ahead budget
+// ahead of their clients: streams opened past it pull each event when
+// asked. Each of 5 streams, opened at generated points, takes one event
+// and stalls; the server then has delivered what 2 streams reading ahead
+// and 3 pulling allow (on the old main every stream read 4 MiB ahead).
+// Then every stream delivers every later event in order, the largest
+// the server takes included, and closing them gives the budget back.
+func TestEventReadAheadIsBounded(t *testing.T) {
+	url := startNATSWith(t, 1<<20)
+	h := startHost(t, url, &session.FileStore{Dir: t.TempDir()}, 0)
+	ctx := context.Background()
+	const id = "0193a000-0000-7000-8000-0000000000e2"
+	ev, err := openEvents(ctx, h.js, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	big := bytes.Repeat([]byte("x"), 512<<10)
+	for i := 0; i < n; i++ {
+		data := fmt.Appendf(nil, `{"type":"e","i":%d,"pad":"%s"}`, i, big)
+		if i == n-1 {
+			data = bytes.Repeat([]byte("y"), int(h.js.Conn().MaxPayload())-eventHeadroom)
+		}
+		if _, err := ev.publish(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefetch := eventPrefetch(h.js)
+	budget := 2 * prefetch
+	h.ahead = &readAhead{free: budget}
+	rng := rand.New(rand.NewPCG(3, 7))
+	var readers []*eventReader
+	var firsts []uint64
+	for range 5 {
+		after := uint64(rng.IntN(n / 2))
+		r, err := openReader(ctx, h.js, id, after, h.ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		e, err := r.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.ID != fmt.Sprint(after+1) {
+			t.Fatalf("a stream after %d began with event %s", after, e.ID)
+		}
+		readers = append(readers, r)
+		firsts = append(firsts, after+1)
+	}
+	s, err := h.js.Stream(ctx, eventStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perAhead := 1 + (prefetch+len(big)-1)/len(big) + 1
+	limit := uint64(2*perAhead + 3)
+	var delivered uint64
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && delivered <= limit; time.Sleep(50 * time.Millisecond) {
+		delivered = 0
+		names := s.ListConsumers(ctx)
+		for ci := range names.Info() {
+			delivered += ci.Delivered.Consumer
+		}
+	}
+	if delivered > limit {
+		t.Fatalf("5 stalled streams were delivered %d events of 512 KiB, want at most %d (a budget of %d bytes ahead)", delivered, limit, budget)
+	}
+	for k, r := range readers {
+		for seq := firsts[k] + 1; seq <= n; seq++ {
+			e, err := r.Next(ctx)
+			if err != nil {
+				t.Fatalf("stream %d, event %d: %v", k, seq, err)
+			}
+			if e.ID != fmt.Sprint(seq) {
+				t.Fatalf("stream %d: event %s where %d was due", k, e.ID, seq)
+			}
+			if seq == n && e.Data[0] != 'y' {
+				t.Fatalf("stream %d: the last event is %.20q, not the largest one", k, e.Data)
+			}
+		}
+		r.Close()
+	}
+	if h.ahead.free != budget {
+		t.Fatalf("closed streams left %d of %d bytes of read-ahead", h.ahead.free, budget)
 	}
 }
