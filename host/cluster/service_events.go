@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -123,12 +124,26 @@ func (st *eventReader) next(ctx context.Context) (jetstream.Msg, error) {
 	}
 	for {
 		m, err := st.pull.Next(jetstream.FetchContext(ctx))
-		if errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+		switch {
+		case err == nil, ctx.Err() != nil, errors.Is(err, nats.ErrConnectionClosed):
+			return m, err
+		case errors.Is(err, nats.ErrTimeout):
 			continue // the pull expired with no new event
 		}
-		return m, err
+		// A server failing over: the next pull starts a new consumer
+		// after the last event returned, as the ordered consumer's
+		// iterator does by itself.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pullRetry):
+		}
 	}
 }
+
+// pullRetry is how long a stream that pulls its events waits after a
+// failed pull before the next.
+const pullRetry = 250 * time.Millisecond
 
 // Close implements serve.Stream.
 func (st *eventReader) Close() error {
