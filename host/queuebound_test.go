@@ -125,8 +125,11 @@ func TestEmitterQueueBoundProperty(t *testing.T) {
 		}
 		wg.Wait()
 		checkInOrder(t, s, delivered, more, true)
-		if em.held != 0 || len(em.queue) != 0 {
-			t.Fatalf("seed %d: the drained queue counts %d bytes, %d events", s, em.held, len(em.queue))
+		em.mu.Lock()
+		held, queued := em.held, len(em.queue)
+		em.mu.Unlock()
+		if held != 0 || queued != 0 {
+			t.Fatalf("seed %d: the drained queue counts %d bytes, %d events", s, held, queued)
 		}
 	}
 }
