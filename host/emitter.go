@@ -13,23 +13,35 @@ import (
 // later event reaches it and every emit returns that error. A failure on a
 // posted event is that event's alone (pi's onUpdate does not stop the
 // deliveries that follow): post's caller learns of it from wait.
+//
+// What posted events the queue holds is bounded in bytes (limit, default
+// MaxQueuedUpdateBytes; see queuebound.go): past it, a queued update that
+// a later one of the same tool call supersedes is left out, and an update
+// that still does not fit is dropped. Nothing ever waits for room, so no
+// poster can deadlock on the sink, and a sink that keeps the queue under
+// the bound gets every event.
 type emitter struct {
-	ctx  context.Context
-	sink Sink
+	ctx   context.Context
+	sink  Sink
+	limit int // bound on the queued posted events' cost; 0: MaxQueuedUpdateBytes
 
 	mu    sync.Mutex
 	err   error
 	busy  bool       // someone is delivering; new events queue behind it
 	queue []*pending // handed over, not yet delivered
+	held  int        // cost of the posted events in queue
 }
 
 // pending is a queued event; done is closed once it has been delivered
-// (or skipped after a sink failure). A posted event's own failure is err.
+// (or skipped after a sink failure, or left out by the bound). A posted
+// event's own failure is err.
 type pending struct {
 	e      Event
 	done   chan struct{}
 	posted bool
 	err    error
+	cost   int    // what it counts against the bound (posted events only)
+	call   string // the tool call a posted update belongs to ("" for others)
 }
 
 // wait waits for a posted event's delivery and returns its failure, if
@@ -65,6 +77,7 @@ func (em *emitter) emit(e Event) error {
 // been delivered, and whether the sink failed on it.
 func (em *emitter) post(e Event) *pending {
 	p := &pending{e: e, done: make(chan struct{}), posted: true}
+	p.cost, p.call = postedCost(e)
 	em.mu.Lock()
 	defer em.mu.Unlock()
 	if em.err != nil {
@@ -72,6 +85,11 @@ func (em *emitter) post(e Event) *pending {
 		close(p.done)
 		return p
 	}
+	if !em.makeRoom(p) {
+		close(p.done) // dropped: the queue is full of updates none supersedes
+		return p
+	}
+	em.held += p.cost
 	em.queue = append(em.queue, p)
 	if !em.busy {
 		em.busy = true
@@ -104,6 +122,7 @@ func (em *emitter) drain() {
 		p := em.queue[0]
 		em.queue[0] = nil
 		em.queue = em.queue[1:]
+		em.held -= p.cost
 		stopped := em.err
 		em.mu.Unlock()
 		switch {

@@ -106,12 +106,11 @@ type Event struct {
 // sequence after (0: from the first), then with each one stored later,
 // until ctx ends (nil), the session is deleted (serve.ErrGone), or fn or
 // the stream fails.
-func readEvents(ctx context.Context, js jetstream.JetStream, id string, after uint64, fn func(Event) error) error {
-	it, err := eventIterator(ctx, js, id, after)
+func readEvents(ctx context.Context, js jetstream.JetStream, id string, after uint64, ahead *readAhead, fn func(Event) error) error {
+	r, err := openReader(ctx, js, id, after, ahead)
 	if err != nil {
 		return err
 	}
-	r := &eventReader{it: it}
 	defer r.Close()
 	for {
 		e, err := r.Next(ctx)

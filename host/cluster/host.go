@@ -35,6 +35,9 @@ type memberConfig struct {
 	Replicas int
 	// Events bound message_update events as for `run --json`.
 	Events eventwire.Options
+	// ReadAhead bounds the bytes its event streams hold ahead of their
+	// clients, all together (0: DefaultEventReadAhead).
+	ReadAhead int
 	// Warn receives what this host says about sessions it runs.
 	Warn func(string)
 }
@@ -64,6 +67,7 @@ type member struct {
 	cfg   memberConfig
 	times queueTimes
 	slots chan struct{}
+	ahead *readAhead // what its event streams hold ahead of their clients
 
 	draining atomic.Bool // take no more work
 	stopping atomic.Bool // runs are being aborted because the host stops
@@ -82,6 +86,9 @@ func newMember(ctx context.Context, js jetstream.JetStream, cfg memberConfig) (*
 	if cfg.Slots <= 0 {
 		cfg.Slots = DefaultSlots
 	}
+	if cfg.ReadAhead <= 0 {
+		cfg.ReadAhead = DefaultEventReadAhead
+	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
@@ -96,7 +103,7 @@ func newMember(ctx context.Context, js jetstream.JetStream, cfg memberConfig) (*
 	if err != nil {
 		return nil, err
 	}
-	return &member{js: js, work: work, kv: kv, cfg: cfg, times: t, slots: make(chan struct{}, cfg.Slots), running: map[string]*runner{}}, nil
+	return &member{js: js, work: work, kv: kv, cfg: cfg, times: t, slots: make(chan struct{}, cfg.Slots), ahead: &readAhead{free: cfg.ReadAhead}, running: map[string]*runner{}}, nil
 }
 
 // send stores a command for session id and queues the session's work. It
@@ -112,7 +119,7 @@ func (h *member) events(ctx context.Context, id string, after uint64, fn func(Ev
 	if err := checkID(id); err != nil {
 		return err
 	}
-	return readEvents(ctx, h.js, id, after, fn)
+	return readEvents(ctx, h.js, id, after, h.ahead, fn)
 }
 
 // Running returns how many sessions this host runs now.

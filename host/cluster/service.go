@@ -31,6 +31,11 @@ type ServiceOptions struct {
 	Events eventwire.Options
 	// Slots is how many sessions this host runs at once (0: DefaultSlots).
 	Slots int
+	// EventReadAhead bounds the bytes of events this host's event streams
+	// hold ahead of their clients, all together (0:
+	// DefaultEventReadAhead); a stream opened when its prefetch does not
+	// fit reads each event when its client asks for it.
+	EventReadAhead int
 	// LeaseTTL: how long a silent host keeps its sessions (0:
 	// DefaultLeaseTTL); the store's lease TTL.
 	LeaseTTL time.Duration
@@ -70,7 +75,7 @@ func newService(ctx context.Context, js jetstream.JetStream, o ServiceOptions) (
 	}
 	s := &Service{o: o, done: make(chan struct{})}
 	h, err := newMember(ctx, js, memberConfig{
-		Store: o.Store, Options: s.sessionOptions, Prepare: o.Prepare, Slots: o.Slots,
+		Store: o.Store, Options: s.sessionOptions, Prepare: o.Prepare, Slots: o.Slots, ReadAhead: o.EventReadAhead,
 		LeaseTTL: o.LeaseTTL, Replicas: o.Replicas, Events: o.Events, Warn: o.Session.Warn,
 	})
 	if err != nil {

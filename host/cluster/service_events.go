@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,20 +41,25 @@ func (s *Service) Events(ctx context.Context, c serve.Caller, id, after string) 
 			return nil, &serve.InvalidError{Field: "Last-Event-ID", Msg: fmt.Sprintf("event %d is past the session's last event (%d)", n, last)}
 		}
 	}
-	it, err := eventIterator(ctx, s.h.js, id, n)
+	r, err := openReader(ctx, s.h.js, id, n, s.h.ahead)
 	if err != nil {
 		return nil, httpError(err)
 	}
-	return &eventReader{it: it}, nil
+	return r, nil
 }
 
-func eventIterator(ctx context.Context, js jetstream.JetStream, id string, after uint64) (jetstream.MessagesContext, error) {
+// eventConsumerConfig reads session id's events after sequence after.
+func eventConsumerConfig(id string, after uint64) jetstream.OrderedConsumerConfig {
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(id)}}
 	if after > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = after + 1
 	}
-	c, err := js.OrderedConsumer(ctx, eventStream, cfg)
+	return cfg
+}
+
+func eventIterator(ctx context.Context, js jetstream.JetStream, id string, after uint64) (jetstream.MessagesContext, error) {
+	c, err := js.OrderedConsumer(ctx, eventStream, eventConsumerConfig(id, after))
 	if err != nil {
 		return nil, unavailableOp("reading events", err)
 	}
@@ -76,10 +82,13 @@ func eventPrefetch(js jetstream.JetStream) int {
 
 const minEventPrefetch = 4 << 20
 
-// eventReader is serve.Stream over an ordered consumer.
+// eventReader is serve.Stream over an ordered consumer: read ahead
+// through it, or pulled event by event through pull when it is nil.
 type eventReader struct {
-	it   jetstream.MessagesContext
-	gone bool
+	it      jetstream.MessagesContext
+	pull    jetstream.Consumer
+	release func() // gives back it's read-ahead (nil: none taken)
+	gone    bool
 }
 
 // Next implements serve.Stream.
@@ -87,7 +96,7 @@ func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
 	if st.gone {
 		return serve.Event{}, serve.ErrGone
 	}
-	m, err := st.it.Next(jetstream.NextContext(ctx))
+	m, err := st.next(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return serve.Event{}, ctx.Err()
@@ -108,9 +117,42 @@ func (st *eventReader) Next(ctx context.Context) (serve.Event, error) {
 	return serve.Event{ID: strconv.FormatUint(md.Sequence.Stream, 10), Data: m.Data(), Time: md.Timestamp}, nil
 }
 
+// next is the next message, read ahead or pulled when asked for.
+func (st *eventReader) next(ctx context.Context) (jetstream.Msg, error) {
+	if st.it != nil {
+		return st.it.Next(jetstream.NextContext(ctx))
+	}
+	for {
+		m, err := st.pull.Next(jetstream.FetchContext(ctx))
+		switch {
+		case err == nil, ctx.Err() != nil, errors.Is(err, nats.ErrConnectionClosed):
+			return m, err
+		case errors.Is(err, nats.ErrTimeout):
+			continue // the pull expired with no new event
+		}
+		// A server failing over: the next pull starts a new consumer
+		// after the last event returned, as the ordered consumer's
+		// iterator does by itself.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pullRetry):
+		}
+	}
+}
+
+// pullRetry is how long a stream that pulls its events waits after a
+// failed pull before the next.
+const pullRetry = 250 * time.Millisecond
+
 // Close implements serve.Stream.
 func (st *eventReader) Close() error {
-	st.it.Stop()
+	if st.it != nil {
+		st.it.Stop()
+	}
+	if st.release != nil {
+		st.release()
+	}
 	return nil
 }
 
