@@ -417,8 +417,9 @@ func (s *Session) Reconfigure(opts host.AgentOptions, models []Model) error {
 		return err
 	}
 	a := s.agent
+	index := -1
 	if opts.Model == nil && len(models) > 0 {
-		opts.Model = models[0].Model
+		opts.Model, index = models[0].Model, 0
 	}
 	a.SetSystemPrompt(opts.SystemPrompt)
 	a.SetModel(opts.Model)
@@ -426,9 +427,9 @@ func (s *Session) Reconfigure(opts host.AgentOptions, models []Model) error {
 	a.SetHooks(opts.BeforeToolCall, opts.AfterToolCall)
 	a.SetToolExecution(opts.ToolExecution, opts.MaxConcurrency)
 	s.mu.Lock()
-	s.opts.Agent, s.opts.Models, s.model = opts, models, -1
+	s.opts.Agent, s.opts.Models, s.model = opts, models, index
 	for i, m := range models {
-		if m.Model == opts.Model {
+		if sameModel(m.Model, opts.Model) {
 			s.model = i
 		}
 	}

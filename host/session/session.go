@@ -127,7 +127,7 @@ func newSession(opts Options) *Session {
 		opts.Agent.Model, s.model = opts.Models[0].Model, 0
 	}
 	for i, m := range opts.Models {
-		if m.Model == opts.Agent.Model {
+		if sameModel(m.Model, opts.Agent.Model) {
 			s.model = i
 		}
 	}
