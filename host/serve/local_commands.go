@@ -118,7 +118,9 @@ func (o *owner) runQuota(q Quota) error {
 		o.mu.Unlock()
 		n := 0
 		for _, l := range all {
-			if l.sess.Busy() {
+			// Running, not Busy: a run that has sent agent_end reads as
+			// idle to the client, who may start the next at once.
+			if l.sess.Running() {
 				n++
 			}
 		}

@@ -84,3 +84,20 @@ func TestSizeCaps(t *testing.T) {
 	h.mustError(413, "too_large", "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"`+strings.Repeat("y", 5000)+`"}`)
 	h.must(202, "POST", "/v1/sessions/"+id+"/prompt", "", `{"message":"`+big[:1000]+`"}`)
 }
+
+// A client that sees its session idle (GET says not streaming, as pi's
+// isStreaming after agent_end) may start the next run at once: the
+// finishing run is not counted against the runs quota.
+func TestRunsQuotaFreeWhenIdle(t *testing.T) {
+	h := newHarness(t, harnessOpts{tokens: twoTokens(t), quota: Quota{Runs: 1}})
+	a, b := h.create(tokenA), h.create(tokenA)
+	for i := range 30 {
+		h.must(202, "POST", "/v1/sessions/"+a+"/prompt", tokenA, `{"message":"x"}`)
+		h.waitIdle(a, tokenA)
+		if code, data, _ := h.do("POST", "/v1/sessions/"+b+"/prompt", tokenA, `{"message":"y"}`); code != 202 {
+			t.Fatalf("run %d: another session's prompt once the first was idle: %d %s", i, code, data)
+		}
+		h.waitIdle(b, tokenA)
+		a, b = b, a
+	}
+}

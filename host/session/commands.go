@@ -132,6 +132,15 @@ func (s *Session) Busy() bool {
 	return s.run != nil
 }
 
+// Running reports whether a run is active, as a command finds it: a run
+// that has sent agent_end (no longer streaming, as State says) is first
+// waited for, briefly, as settle does, so that a quota counting runs
+// agrees with what a client sees.
+func (s *Session) Running() bool {
+	s.settle()
+	return s.Busy()
+}
+
 // idle returns ErrBusy while a run is active (after settle).
 func (s *Session) idle() error {
 	s.settle()
