@@ -212,9 +212,9 @@ FUZZ_TARGETS = \
 	./host/wasmtool:FuzzResultParts \
 	./host:FuzzAppendQuoted \
 	./host:FuzzDecodeMessage \
-	./host:FuzzFastMessageDecoder \
 	./host:FuzzDecodeOrderedOracle \
 	./host:FuzzEncodeOrdered \
+	./host:FuzzFastMessageDecoder \
 	./host:FuzzHookPipeline \
 	./host:FuzzIndentedSize \
 	./host:FuzzJSNumberRoundTrip \
