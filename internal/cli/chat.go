@@ -44,8 +44,12 @@ type chatSession struct {
 	afterRun []func()   // session commands typed during a run
 	env      Env
 	running  chan error
-	aborted  bool        // the running run was aborted (Ctrl-C)
-	ended    atomic.Bool // the running run has emitted agent_end
+	// cancelRun cancels the running run's context: an abort that comes
+	// before the agent has begun the run (Enter, then Ctrl-C or SIGTERM
+	// at once) is not lost, as Agent.Abort alone would lose it.
+	cancelRun context.CancelFunc
+	aborted   bool        // the running run was aborted (Ctrl-C)
+	ended     atomic.Bool // the running run has emitted agent_end
 	// quitWhenIdle: piped input ended during a run; chat quits when the
 	// runs are over.
 	quitWhenIdle bool
@@ -271,7 +275,7 @@ func (c *chatSession) interrupt(again bool) (quit bool) {
 		return true
 	}
 	if c.running != nil {
-		c.a.Abort()
+		c.abortRun()
 		c.aborted = true
 		if c.console != nil {
 			c.r.note("(aborted)")
@@ -313,15 +317,30 @@ func (c *chatSession) handle(line string) {
 func (c *chatSession) start(f func(context.Context) error) {
 	c.ended.Store(false)
 	ch := make(chan error, 1)
-	go func() { ch <- f(c.ctx) }()
-	c.running = ch
+	ctx, cancel := context.WithCancel(c.ctx)
+	go func() {
+		defer cancel()
+		runBegins()
+		ch <- f(ctx)
+	}()
+	c.running, c.cancelRun = ch, cancel
 	c.setBusy(true)
+}
+
+// runBegins is called as a run's goroutine starts, before the agent
+// begins the run (tests hold a run there).
+var runBegins = func() {}
+
+// abortRun aborts the running run, begun by the agent or not yet.
+func (c *chatSession) abortRun() {
+	c.cancelRun()
+	c.a.Abort()
 }
 
 // stop aborts a run that is going and waits for it.
 func (c *chatSession) stop() {
 	if c.running != nil {
-		c.a.Abort()
+		c.abortRun()
 		<-c.running
 		c.running = nil
 	}
