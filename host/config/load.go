@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -319,7 +320,7 @@ func (c *checker) check() {
 		r.CacheDir = c.abs("runtime.cache_dir", r.CacheDir)
 	}
 	if r.MaxMemory != 0 && (r.MaxMemory < 1<<16 || int64(r.MaxMemory)>>16 > runtime.MaxPages) {
-		c.errorf("runtime.max_memory", "%s is not between 64KiB and 4GiB", byteCount(int64(r.MaxMemory)))
+		c.errorf("runtime.max_memory", "%s is not between 64KiB and 4GiB", words.Count(int64(r.MaxMemory), "byte"))
 	}
 	if r.MaxConcurrentCalls < 0 {
 		c.errorf("runtime.max_concurrent_calls", "%d is negative", r.MaxConcurrentCalls)
@@ -443,7 +444,7 @@ func (c *checker) checkAgent() {
 		c.errorf("agent.max_tool_calls", "%d is not a count of calls (or -1 for no cap)", a.MaxToolCalls)
 	}
 	if int64(a.MaxArgumentBytes) > math.MaxInt32 {
-		c.errorf("agent.max_argument_bytes", "%s is over 2GiB", byteCount(int64(a.MaxArgumentBytes)))
+		c.errorf("agent.max_argument_bytes", "%s is over 2GiB", words.Count(int64(a.MaxArgumentBytes), "byte"))
 	}
 	for key, v := range map[string]string{"agent.steering_mode": a.SteeringMode, "agent.follow_up_mode": a.FollowUpMode} {
 		if v != "" && !oneOf(v, "one-at-a-time", "all") {
@@ -516,7 +517,7 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		}
 	}
 	if g.Memory != 0 && (g.Memory < 1<<16 || int64(g.Memory)>>16 > runtime.MaxPages) {
-		c.errorf(key+".grants.memory", "%s is not between 64KiB and 4GiB", byteCount(int64(g.Memory)))
+		c.errorf(key+".grants.memory", "%s is not between 64KiB and 4GiB", words.Count(int64(g.Memory), "byte"))
 	}
 	if g.LogLevel != "" && !oneOf(g.LogLevel, "trace", "debug", "info", "warn", "error", "off") {
 		c.errorf(key+".grants.log_level", "%q is not trace, debug, info, warn, error or off", g.LogLevel)

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // MCP is [mcp]: what "wasmagent mcp --http" needs. stdio needs none of it.
@@ -63,7 +65,7 @@ func (f *File) MCPToken() (string, error) {
 		return "", nil
 	}
 	if len(tok) < minTokenBytes {
-		return "", f.errorf(key, "the token is %s; use at least %d random ones (openssl rand -hex 32)", byteCount(int64(len(tok))), minTokenBytes)
+		return "", f.errorf(key, "the token is %s; use at least %d random ones (openssl rand -hex 32)", words.Count(len(tok), "byte"), minTokenBytes)
 	}
 	return tok, nil
 }

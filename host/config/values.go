@@ -140,11 +140,3 @@ func (v Value) resolve() (string, error) {
 	}
 	return "", fmt.Errorf("the environment variable %s is not set", v.Env)
 }
-
-// byteCount is n bytes as a message says it: "1 byte", "65536 bytes".
-func byteCount(n int64) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}

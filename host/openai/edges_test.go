@@ -14,6 +14,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/hosttest"
 	"github.com/wasmagent/wasmagent/host/openai"
 	"github.com/wasmagent/wasmagent/host/openai/openaitest"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // 200 tool calls in one streamed message: every one is answered, the first
@@ -104,7 +105,7 @@ func TestResponseCap(t *testing.T) {
 		if c.ok && (msg.StopReason != host.StopReasonStop || len(msg.Content.TextOf()) != 5000) {
 			t.Fatalf("cap %d (the body's size): %s %q", c.limit, msg.StopReason, msg.ErrorMessage)
 		}
-		want := fmt.Sprintf("more than %d bytes streamed (model.max_response_bytes)", c.limit)
+		want := "more than " + words.Count(c.limit, "byte") + " streamed (model.max_response_bytes)"
 		if !c.ok && (msg.StopReason != host.StopReasonError || !strings.Contains(msg.ErrorMessage, want)) {
 			t.Fatalf("cap %d (one byte under the body): %s %q", c.limit, msg.StopReason, msg.ErrorMessage)
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/internal/safetext"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // errCut is a stream that stopped before the server said why it ended.
@@ -42,7 +43,7 @@ func (m *Model) explain(err error, x *exchange, chunks int) error {
 			text += ", redirected to " + x.final
 		}
 		if x.attempts > 1 {
-			text += fmt.Sprintf(", %d attempts", x.attempts)
+			text += ", " + words.Count(x.attempts, "attempt")
 		}
 		text += ")"
 	}
@@ -102,7 +103,7 @@ func what(err error, x *exchange, chunks int, timeout time.Duration) string {
 	}
 	switch {
 	case notJSON:
-		return fmt.Sprintf("after %s, the server sent an event that is not valid JSON: %v", plural(chunks, "chunk"), err)
+		return fmt.Sprintf("after %s, the server sent an event that is not valid JSON: %v", words.Count(chunks, "chunk"), err)
 	case errors.Is(err, errCut):
 		return errCut.Error()
 	case cut:
@@ -267,11 +268,4 @@ func quote(body []byte) string {
 		s = s[:1024]
 	}
 	return fmt.Sprintf("%q", safetext.Clip(strings.Join(strings.Fields(safetext.Clean(s)), " "), 200))
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -105,7 +105,7 @@ func TestErrorClasses(t *testing.T) {
 		{"stream without chunks", "", answer(200, sse, ": just a comment\n\ndata: [DONE]\n\n"), []string{`the event stream ended before any chunk came: ": just a comment`}, false},
 		{"stream cut", "", answer(200, sse, cut), []string{"the stream ended before the model finished (no finish reason came; the response was cut off)"}, false},
 		{"error event", "", answer(200, sse, cut+`data: {"error":{"message":"overloaded KEY"}}`+"\n\n"), []string{"the server failed during the stream: overloaded [api key]"}, false},
-		{"body too large", "", huge, []string{"the model's response is larger than the host accepts: more than 1048576 bytes streamed (model.max_response_bytes)"}, false},
+		{"body too large", "", huge, []string{"the model's response is larger than the host accepts: more than 1,048,576 bytes streamed (model.max_response_bytes)"}, false},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var asked atomic.Int32

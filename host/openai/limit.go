@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // DefaultMaxResponseBytes is the default cap on the bytes of one streamed
@@ -16,7 +18,7 @@ const DefaultMaxResponseBytes = 64 << 20
 type tooLargeError struct{ limit int64 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("the model's response is larger than the host accepts: more than %d bytes streamed (model.max_response_bytes)", e.limit)
+	return fmt.Sprintf("the model's response is larger than the host accepts: more than %s streamed (model.max_response_bytes)", words.Count(e.limit, "byte"))
 }
 
 // capBody is a middleware that makes every response body fail, with a

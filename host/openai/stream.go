@@ -11,6 +11,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // assembler turns chunks into the message and its events as pi-ai's
@@ -151,7 +152,7 @@ func (a *assembler) appendText(thinking bool, s string) error {
 	}
 	if *idx < 0 {
 		if len(a.msg.Content) >= MaxContentBlocks {
-			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
+			return fmt.Errorf("the server sent more than %s in one message", words.Count(MaxContentBlocks, "content block"))
 		}
 		if thinking {
 			// pi-ai keeps the field the reasoning came in as the block's
@@ -187,7 +188,7 @@ func (a *assembler) toolCall(tc oai.ChatCompletionChunkChoiceDeltaToolCall) erro
 	i, ok := a.calls[tc.Index]
 	if !ok {
 		if len(a.msg.Content) >= MaxContentBlocks {
-			return fmt.Errorf("the server sent more than %d content blocks in one message", MaxContentBlocks)
+			return fmt.Errorf("the server sent more than %s in one message", words.Count(MaxContentBlocks, "content block"))
 		}
 		a.msg.Content = append(a.msg.Content, host.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage{}})
 		i = len(a.msg.Content) - 1

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -278,13 +279,13 @@ func (c *toolCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 // "tool wordcount", "no tools; hook beforeToolCall (call it with --hook
 // before|after)".
 func pluginHas(tools, hooks []string) string {
-	has := named("tool", tools)
+	has := words.Named("tool", tools)
 	if len(hooks) > 0 {
 		them := "those"
 		if len(hooks) == 1 {
 			them = "it"
 		}
-		has += "; " + named("hook", hooks) + " (call " + them + " with --hook before|after)"
+		has += "; " + words.Named("hook", hooks) + " (call " + them + " with --hook before|after)"
 	}
 	return has
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/internal/safetext"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // chat answers hooks' questions itself: a host.PromptApprover with no In
@@ -38,7 +39,7 @@ const (
 func shown(q host.Question) host.Question {
 	q.Text = clip(q.Text, maxQuestionText)
 	if a := compactJSON(q.Args); len([]rune(a)) > maxQuestionArgs {
-		q.Args = json.RawMessage(clip(a, maxQuestionArgs) + " (" + plural(len(q.Args), "byte") + ")")
+		q.Args = json.RawMessage(clip(a, maxQuestionArgs) + " (" + words.Count(len(q.Args), "byte") + ")")
 	} else {
 		q.Args = json.RawMessage(a)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/session"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // chatStore is chat's session and the configuration it runs with; the
@@ -24,7 +25,7 @@ func openChatSession(ctx context.Context, sf *sessionFlags, s *config.Setup, l l
 		return nil, code
 	}
 	if n := len(sess.Messages()); n > 0 {
-		fmt.Fprintf(env.Stderr, "resumed session %s (%s)\n", sess.State().SessionID, plural(n, "message"))
+		fmt.Fprintf(env.Stderr, "resumed session %s (%s)\n", sess.State().SessionID, words.Count(n, "message"))
 	}
 	return &chatStore{sess: sess, setup: s, load: l, env: env}, ExitOK
 }
@@ -51,7 +52,7 @@ func (c *chatStore) resume(ctx context.Context, ref string, say func(string, ...
 		say("error: %v", err)
 		return
 	}
-	say("(resumed %s: %s)", c.sess.State().SessionID, plural(len(c.sess.Messages()), "message"))
+	say("(resumed %s: %s)", c.sess.State().SessionID, words.Count(len(c.sess.Messages()), "message"))
 }
 
 // reload loads the configuration again; an interrupt (or Ctrl-C typed
@@ -75,7 +76,7 @@ func (c *chatStore) reload(ctx context.Context, say func(string, ...any), interr
 	}
 	c.setup.Close()
 	c.setup = s
-	say("(reloaded %s: %s, %s)", c.load.path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
+	say("(reloaded %s: %s, %s)", c.load.path, words.Count(len(s.Tools), "tool"), words.Count(len(s.Hooks), "hook"))
 }
 
 // The session commands of chat's slash table (slash.go).

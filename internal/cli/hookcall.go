@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
@@ -196,6 +197,6 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 }
 
 func (c *hookCall) noHook(env Env, hook string, p *wasmtool.Plugin) int {
-	fmt.Fprintf(env.Stderr, "%s has no %s hook (it has %s)\n", c.file, hook, named("hook", p.Description().Hooks))
+	fmt.Fprintf(env.Stderr, "%s has no %s hook (it has %s)\n", c.file, hook, words.Named("hook", p.Description().Hooks))
 	return ExitUsage
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/wasmtool"
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -62,7 +63,7 @@ func inspectCmd(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	out := env.Stdout
-	fmt.Fprintf(out, "file     %s\nsize     %s\nsha256   %s\nexports  %s\n", path, plural(int(m.Size()), "byte"), m.SHA256(), strings.Join(m.Exports(), " "))
+	fmt.Fprintf(out, "file     %s\nsize     %s\nsha256   %s\nexports  %s\n", path, words.Count(int(m.Size()), "byte"), m.SHA256(), strings.Join(m.Exports(), " "))
 	printImports(out, m.Imports())
 	// The description is shown whatever the plugin needs: inspect grants
 	// nothing, and a plugin that needs a directory (fs) or a host (fetch)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // slowLoad is how long loading plugins may take before the command says
@@ -101,7 +103,7 @@ func slowLoadNotice(files []string, cacheOff bool) string {
 	if size > 0 {
 		detail = append(detail, fmt.Sprintf("%.1f MiB of WebAssembly", float64(size)/(1<<20)))
 	}
-	what := plural(len(names), "plugin")
+	what := words.Count(len(names), "plugin")
 	if len(detail) > 0 {
 		what += " (" + strings.Join(detail, "; ") + ")"
 	}
@@ -112,7 +114,7 @@ func slowLoadNotice(files []string, cacheOff bool) string {
 	took := ""
 	if size > 0 {
 		cores := goruntime.GOMAXPROCS(0)
-		took = fmt.Sprintf(", about %ds on %s", max(size/int64(compileBytesPerSecond*cores), 1), plural(cores, "core"))
+		took = fmt.Sprintf(", about %ds on %s", max(size/int64(compileBytesPerSecond*cores), 1), words.Count(cores, "core"))
 	}
 	if cacheOff {
 		return fmt.Sprintf("loading %s: compiling %s to machine code%s, at every start (no compilation cache)\n", printable(what), them, took)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // plainRenderer streams the assistant's text and shows the rest compactly
@@ -111,7 +112,7 @@ func (r *plainRenderer) liveText() string {
 	if len(r.running) == 0 {
 		s := fmt.Sprintf("%s %s", r.phase, seconds(time.Since(r.phaseSince)))
 		if r.phase == phaseThinking && r.thoughtLen > 0 {
-			s += fmt.Sprintf(" · %s chars %s", count(r.thoughtLen), lastWords(string(r.thought), 60))
+			s += fmt.Sprintf(" · %s %s", words.Count(r.thoughtLen, "char"), lastWords(string(r.thought), 60))
 		}
 		return s
 	}
@@ -304,7 +305,7 @@ func (r *plainRenderer) endThinkingLocked() {
 	if r.phase != phaseThinking {
 		return
 	}
-	r.faintLocked(fmt.Sprintf("(thought for %s, %s chars)", seconds(time.Since(r.thinkSince)), count(r.thoughtLen)))
+	r.faintLocked(fmt.Sprintf("(thought for %s, %s)", seconds(time.Since(r.thinkSince)), words.Count(r.thoughtLen, "char")))
 	r.setPhaseLocked(phaseWaiting)
 }
 

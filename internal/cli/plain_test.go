@@ -97,14 +97,3 @@ func TestPlainRendererStatus(t *testing.T) {
 		t.Fatalf("live %q after the end", l)
 	}
 }
-
-func TestCount(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
-		if got := count(n); got != want {
-			t.Errorf("%d: %q", n, got)
-		}
-	}
-	if plural(1, "turn") != "1 turn" || plural(2000, "turn") != "2,000 turns" {
-		t.Error(plural(1, "turn"), plural(2000, "turn"))
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/serve/web"
 	"github.com/wasmagent/wasmagent/host/session"
 	"github.com/wasmagent/wasmagent/host/telemetry"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // defaultServeAddr is where serve listens when neither --addr nor
@@ -222,7 +223,7 @@ func hashToken(env Env) int {
 	}
 	tok := strings.TrimSpace(line)
 	if len(tok) < 16 {
-		fmt.Fprintf(env.Stderr, "wasmagent serve --hash-token: the token is %s; use at least 16 random ones (openssl rand -hex 32)\n", plural(len(tok), "byte"))
+		fmt.Fprintf(env.Stderr, "wasmagent serve --hash-token: the token is %s; use at least 16 random ones (openssl rand -hex 32)\n", words.Count(len(tok), "byte"))
 		return ExitUsage
 	}
 	fmt.Fprintf(env.Stdout, "NAME %s\n", serve.HashToken(tok))

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/config"
 	"github.com/wasmagent/wasmagent/host/session"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // sessionFlags are the flags that pick the session of run, chat and rpc.
@@ -74,7 +75,7 @@ func notHere(store *session.FileStore, ref string, err error) string {
 	case len(found) == 1:
 		return fmt.Sprintf("%s in %s (sessions are kept per working directory); it is a session of another directory: name it by its path, %s", msg, store.Dir, found[0])
 	case len(found) > 1:
-		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %s of other directories match it, e.g. %s", msg, store.Dir, plural(len(found), "session"), found[0])
+		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %s of other directories match it, e.g. %s", msg, store.Dir, words.Count(len(found), "session"), found[0])
 	}
 	return msg
 }
@@ -294,7 +295,7 @@ func describeSession(sess *session.Session) string {
 		file = "(no file yet: it is written at the first message)"
 	}
 	return fmt.Sprintf("session %s%s\nfile: %s\nmessages: %d (%d user, %d assistant, %s)\ntokens: %d in, %d out, %d cache read, %d total; cost $%.4f",
-		st.SessionID, nameSuffix(st.SessionName), file, stats.TotalMessages, stats.UserMessages, stats.AssistantMessages, plural(stats.ToolResults, "tool result"),
+		st.SessionID, nameSuffix(st.SessionName), file, stats.TotalMessages, stats.UserMessages, stats.AssistantMessages, words.Count(stats.ToolResults, "tool result"),
 		stats.Tokens.Input, stats.Tokens.Output, stats.Tokens.CacheRead, stats.Tokens.TotalTokens, stats.Tokens.Cost.Total)
 }
 

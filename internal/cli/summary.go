@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // summary counts what a run did, for the line printed at its end.
@@ -41,24 +42,10 @@ func (s *summary) event(e host.Event) {
 // out · 4.2s". Tokens in count every prompt token: pi's usage counts the
 // cached ones (cacheRead, cacheWrite) apart from input.
 func (s *summary) String() string {
-	tokens := fmt.Sprintf("tokens %s in", count(s.usage.Input+s.usage.CacheRead+s.usage.CacheWrite))
+	tokens := fmt.Sprintf("tokens %s in", words.Number(s.usage.Input+s.usage.CacheRead+s.usage.CacheWrite))
 	if s.usage.CacheRead > 0 {
-		tokens += fmt.Sprintf(" (%s cached)", count(s.usage.CacheRead))
+		tokens += fmt.Sprintf(" (%s cached)", words.Number(s.usage.CacheRead))
 	}
-	tokens += fmt.Sprintf(" / %s out", count(s.usage.Output))
-	return strings.Join([]string{plural(s.turns, "turn"), plural(s.toolCalls, "tool call"), tokens, seconds(s.took)}, " · ")
-}
-
-// count writes n with thousands separators: 1234567 is "1,234,567".
-func count(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+	tokens += fmt.Sprintf(" / %s out", words.Number(s.usage.Output))
+	return strings.Join([]string{words.Count(s.turns, "turn"), words.Count(s.toolCalls, "tool call"), tokens, seconds(s.took)}, " · ")
 }

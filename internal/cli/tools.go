@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
@@ -100,7 +101,7 @@ func validateCmd(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer s.Close()
-	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, plural(len(s.Tools), "tool"), plural(len(s.Hooks), "hook"))
+	fmt.Fprintf(env.Stdout, "%s: ok (%s, %s)\n", path, words.Count(len(s.Tools), "tool"), words.Count(len(s.Hooks), "hook"))
 	// The key is read at run time, not validated; say now what run would.
 	if m := s.File.Model; m.Provider == "openai" && (m.BaseURL == "" || strings.Contains(m.BaseURL, "api.openai.com")) {
 		keyEnv := cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY")

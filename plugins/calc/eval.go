@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Limits that keep one expression from eating the plugin's memory or time.
@@ -19,7 +21,7 @@ const (
 // Eval evaluates an arithmetic expression exactly.
 func Eval(expr string) (*big.Rat, error) {
 	if len(expr) > maxExpression {
-		return nil, fmt.Errorf("the expression is %d bytes; the limit is %d", len(expr), maxExpression)
+		return nil, fmt.Errorf("the expression is %s; the limit is %s", words.Count(len(expr), "byte"), words.Number(maxExpression))
 	}
 	p := &parser{src: expr}
 	p.next()
@@ -179,7 +181,7 @@ func (p *parser) power() (*big.Rat, error) {
 		abs = -abs
 	}
 	if int64(base.Num().BitLen()+base.Denom().BitLen()-1)*abs > maxBits {
-		return nil, fmt.Errorf("at column %d: the power would have more than about %d digits", at+1, maxDigits)
+		return nil, fmt.Errorf("at column %d: the power would have more than about %s", at+1, words.Count(maxDigits, "digit"))
 	}
 	e := big.NewInt(abs)
 	v := new(big.Rat).SetFrac(new(big.Int).Exp(base.Num(), e, nil), new(big.Int).Exp(base.Denom(), e, nil))
@@ -309,7 +311,7 @@ func floor(x *big.Rat) *big.Rat {
 
 func checkSize(v *big.Rat) error {
 	if v.Num().BitLen()+v.Denom().BitLen() > maxBits {
-		return fmt.Errorf("a value has more than about %d digits", maxDigits)
+		return fmt.Errorf("a value has more than about %s", words.Count(maxDigits, "digit"))
 	}
 	return nil
 }

@@ -53,9 +53,9 @@ func TestEvalErrors(t *testing.T) {
 		{"#", `unexpected "#"`},
 		{strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nested too deeply"},
 		{strings.Repeat("-", 300) + "1", "nested too deeply"},
-		{"(10^4000)^4000", "more than about 10000 digits"},
-		{"(10^4000)*(10^4000)*(10^4000)", "more than about 10000 digits"},
-		{strings.Repeat("1+", 3000) + "1", "limit is 4096"},
+		{"(10^4000)^4000", "more than about 10,000 digits"},
+		{"(10^4000)*(10^4000)*(10^4000)", "more than about 10,000 digits"},
+		{strings.Repeat("1+", 3000) + "1", "limit is 4,096"},
 	} {
 		if _, err := Eval(c.expr); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.40q: err = %v, want %q", c.expr, err, c.want)

@@ -37,6 +37,8 @@ func TestRender(t *testing.T) {
 		{"application/json", `{broken`, `{broken`},
 		{"text/plain", "just text", "just text"},
 		{"application/octet-stream", "\xff\xfe\x00\x01", "(application/octet-stream, 4 bytes of binary data not shown)"},
+		{"application/octet-stream", "\xff", "(application/octet-stream, 1 byte of binary data not shown)"},
+		{"image/png", strings.Repeat("\xff", 1234), "(image/png, 1,234 bytes of binary data not shown)"},
 		{"", "<!DOCTYPE html><p>hi</p>", "hi\n"},
 	} {
 		if got := render(c.ctype, []byte(c.body), false); got != c.want {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"mime"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // render turns a body into text by its content type.
@@ -29,7 +30,7 @@ func render(contentType string, body []byte, raw bool) string {
 			return out.String()
 		}
 	case mt != "" && !strings.HasPrefix(mt, "text/") && !strings.HasSuffix(mt, "xml") && !utf8.Valid(body):
-		return "(" + mt + ", " + itoa(len(body)) + " bytes of binary data not shown)"
+		return "(" + mt + ", " + words.Count(len(body), "byte") + " of binary data not shown)"
 	}
 	if !utf8.Valid(body) {
 		return strings.ToValidUTF8(string(body), "�")
@@ -41,8 +42,6 @@ func looksHTML(b []byte) bool {
 	head := strings.ToLower(string(b[:min(len(b), 512)]))
 	return strings.Contains(head, "<html") || strings.Contains(head, "<!doctype html")
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // htmlToMarkdown keeps what a reader sees, as CommonMark with GitHub
 // tables: the title, then <main> (or the body) without scripts, styles,

@@ -141,7 +141,7 @@ func TestListFindGrep(t *testing.T) {
 	if got := run(t, h, "grep", map[string]any{"pattern": "println", "context": 1, "glob": "*.go"}); got != "main.go-3- func main() {\nmain.go:4: \tprintln(\"TODO: x\")\nmain.go-5- }\n" {
 		t.Errorf("grep context: %q", got)
 	}
-	if got := run(t, h, "grep", map[string]any{"pattern": "package", "limit": 1}); !strings.HasSuffix(got, "[stopped at 1 matching lines]\n") {
+	if got := run(t, h, "grep", map[string]any{"pattern": "package", "limit": 1}); !strings.HasSuffix(got, "[stopped at 1 matching line]\n") {
 		t.Errorf("grep cap: %q", got)
 	}
 	if _, err := h.Execute("grep", map[string]any{"pattern": "a(b"}); err == nil || !strings.Contains(err.Error(), `bad pattern "a(b"`) {

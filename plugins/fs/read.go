@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
@@ -61,12 +62,12 @@ func read(c *sdk.Call, a readArgs) (*sdk.Result, error) {
 	}
 	if mt := imageType(data); mt != "" {
 		if len(data) > maxImage {
-			return nil, fmt.Errorf("%s is an image of %d bytes; the limit is %d", a.Path, len(data), maxImage)
+			return nil, fmt.Errorf("%s is an image of %s; the limit is %s", a.Path, words.Count(len(data), "byte"), words.Count(maxImage, "byte"))
 		}
-		return (&sdk.Result{}).Add(sdk.TextContent(fmt.Sprintf("Image %s (%s, %d bytes)", a.Path, mt, len(data))), sdk.ImageContent(data, mt)), nil
+		return (&sdk.Result{}).Add(sdk.TextContent(fmt.Sprintf("Image %s (%s, %s)", a.Path, mt, words.Count(len(data), "byte"))), sdk.ImageContent(data, mt)), nil
 	}
 	if isBinary(data) {
-		return nil, fmt.Errorf("%s is a binary file (%d bytes); it cannot be shown as text", a.Path, len(data))
+		return nil, fmt.Errorf("%s is a binary file (%s); it cannot be shown as text", a.Path, words.Count(len(data), "byte"))
 	}
 	return readText(a, string(data)), nil
 }
@@ -84,7 +85,7 @@ func readText(a readArgs, text string) *sdk.Result {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	first := max(a.Offset, 1)
 	if first > len(lines) {
-		return sdk.Textf("%s has %d lines; offset %d is past the end", a.Path, len(lines), a.Offset)
+		return sdk.Textf("%s has %s; offset %d is past the end", a.Path, words.Count(len(lines), "line"), a.Offset)
 	}
 	limit := a.Limit
 	if limit <= 0 {

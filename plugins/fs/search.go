@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/sdk"
 	"github.com/wasmagent/wasmagent/sdk/pathglob"
 )
@@ -35,7 +36,7 @@ func ls(c *sdk.Call, a lsArgs) (*sdk.Result, error) {
 	var b strings.Builder
 	for i, e := range entries {
 		if i == limit {
-			fmt.Fprintf(&b, "[%d more entries not shown]\n", len(entries)-limit)
+			fmt.Fprintf(&b, "[%s not shown]\n", words.Count(len(entries)-limit, "more entry|more entries"))
 			break
 		}
 		name := e.Name()
@@ -100,7 +101,7 @@ func find(c *sdk.Call, a findArgs) (*sdk.Result, error) {
 		text = "no files match " + a.Pattern
 	}
 	if more {
-		text += fmt.Sprintf("\n[stopped at %d results]", limit)
+		text += fmt.Sprintf("\n[stopped at %s]", words.Count(limit, "result"))
 	}
 	return sdk.Text(text).WithDetails(map[string]any{"matches": len(found), "truncated": more}), nil
 }
@@ -126,7 +127,7 @@ func walk(c *sdk.Call, dir string, visit func(rel string, d fs.DirEntry) bool) e
 			return fs.SkipDir
 		}
 		if n++; n%200 == 0 {
-			c.Update(sdk.Textf("scanned %d entries", n))
+			c.Update(sdk.Textf("scanned %s", words.Count(n, "entry|entries")))
 		}
 		if !visit(rel, d) {
 			return stop
@@ -202,7 +203,7 @@ func grep(c *sdk.Call, a grepArgs) (*sdk.Result, error) {
 		text = "no matches for " + a.Pattern
 	}
 	if g.full {
-		text += fmt.Sprintf("[stopped at %d matching lines]\n", limit)
+		text += fmt.Sprintf("[stopped at %s]\n", words.Count(limit, "matching line"))
 	}
 	return sdk.Text(text).WithDetails(map[string]any{"matches": g.matches, "files": g.files, "truncated": g.full}), nil
 }

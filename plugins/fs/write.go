@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
@@ -30,7 +31,7 @@ func write(c *sdk.Call, a writeArgs) (*sdk.Result, error) {
 	if statErr == nil {
 		verb = "Overwrote"
 	}
-	return sdk.Textf("%s %s (%d bytes)", verb, a.Path, len(a.Content)).WithDetails(map[string]any{"path": display(c, p), "bytes": len(a.Content), "created": statErr != nil}), nil
+	return sdk.Textf("%s %s (%s)", verb, a.Path, words.Count(len(a.Content), "byte")).WithDetails(map[string]any{"path": display(c, p), "bytes": len(a.Content), "created": statErr != nil}), nil
 }
 
 type editArgs struct {
@@ -62,7 +63,7 @@ func edit(c *sdk.Call, a editArgs) (*sdk.Result, error) {
 	case n == 0:
 		return nil, fmt.Errorf("oldText was not found in %s; read the file and copy the text exactly", a.Path)
 	case n > 1:
-		return nil, fmt.Errorf("oldText appears %d times in %s (at lines %s); include more context to make it unique", n, a.Path, matchLines(text, old))
+		return nil, fmt.Errorf("oldText appears %s in %s (at lines %s); include more context to make it unique", words.Count(n, "time"), a.Path, matchLines(text, old))
 	}
 	i := strings.Index(text, old)
 	updated := text[:i] + repl + text[i+len(old):]

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/internal/plugintest"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // apply applies a unified diff to a, checking every context and removed
@@ -183,7 +184,7 @@ func TestLargeTexts(t *testing.T) {
 	}
 	big := strings.Repeat(a.String(), 4)
 	text, _, err := call(t, p, "count", map[string]any{"text": big})
-	if want := fmt.Sprintf("120000 lines, 960000 words, %d characters, %d bytes", len(big), len(big)); err != nil || text != want {
+	if want := "120,000 lines, 960,000 words, " + words.Count(len(big), "character") + ", " + words.Count(len(big), "byte"); err != nil || text != want {
 		t.Fatalf("count: %q %v, want %q", text, err, want)
 	}
 }

@@ -25,6 +25,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Compile turns glob into a regular expression on slash-separated paths.
@@ -264,7 +266,7 @@ func product(sets ...[]string) ([]string, error) {
 	out := []string{""}
 	for _, set := range sets {
 		if len(out)*len(set) > maxAlternatives {
-			return nil, fmt.Errorf("its braces make more than %d alternatives", maxAlternatives)
+			return nil, fmt.Errorf("its braces make more than %s", words.Count(maxAlternatives, "alternative"))
 		}
 		next := make([]string, 0, len(out)*len(set))
 		for _, a := range out {

@@ -2,6 +2,7 @@
 import { setInfo, registerTool, Tool, Call, Value, Result } from "@wasmagent/sdk/assembly";
 import { splitLines, bare, codePoints, words } from "./lines";
 import { unifiedDiff } from "./diff";
+import { count as counted } from "./words";
 export * from "@wasmagent/sdk/assembly/exports";
 
 setInfo("text", "0.1.0");
@@ -33,7 +34,7 @@ function count(c: Call, args: Value): Result {
   const cs = codePoints(text);
   const bs = String.UTF8.byteLength(text);
   const d = Value.object().setInteger("lines", ls).setInteger("words", ws).setInteger("characters", cs).setInteger("bytes", bs);
-  return Result.text(ls.toString() + " lines, " + ws.toString() + " words, " + cs.toString() + " characters, " + bs.toString() + " bytes").withDetails(d);
+  return Result.text(counted(ls, "line") + ", " + counted(ws, "word") + ", " + counted(cs, "character") + ", " + counted(bs, "byte")).withDetails(d);
 }
 
 /** A 1-based line number from n (negative counts from the end of total). */
@@ -47,10 +48,10 @@ function lines(c: Call, args: Value): Result {
   const start = lineNumber(args.getInteger("start", 1), total);
   const end = lineNumber(args.getInteger("end", -1), total);
   if (start < 1 || start > total) {
-    return Result.error("start " + args.getInteger("start", 1).toString() + " is outside the text's " + total.toString() + " lines");
+    return Result.error("start " + args.getInteger("start", 1).toString() + " is outside the text's " + counted(total, "line"));
   }
   if (end < start || end > total) {
-    return Result.error("end " + args.getInteger("end", -1).toString() + " is before start or after the text's " + total.toString() + " lines");
+    return Result.error("end " + args.getInteger("end", -1).toString() + " is before start or after the text's " + counted(total, "line"));
   }
   const numbered = args.getBool("numbered");
   const parts = new Array<string>();
@@ -92,7 +93,7 @@ function find(c: Call, args: Value): Result {
   }
   let text = out.join("");
   if (n == 0) text = "no match for " + args.getString("query") + "\n";
-  if (truncated) text += "(stopped after " + maxResults.toString() + " matches)\n";
+  if (truncated) text += "(stopped after " + counted(maxResults, "match|matches") + ")\n";
   const d = Value.object().setInteger("count", n).setBool("truncated", truncated).set("matches", matches);
   return Result.text(text).withDetails(d);
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/words"
+)
+
+// Every message of the tools that counts something agrees with the count,
+// whatever it is: "[stopped at 1 matching lines]", "(1 bytes)", "has 1
+// lines" were written with the noun in the plural for one. The counts
+// generated are 0, 1, 2 and two drawn at random; each message is checked
+// for the words words.Count gives (so "1 line" and not "1 lines").
+func TestCountsInWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	counts := []int{0, 1, 2, 3 + r.IntN(20), 3 + r.IntN(300)}
+	says := func(what, got string, n int, noun string) {
+		t.Helper()
+		want := words.Count(n, noun)
+		if !regexp.MustCompile(`(^|[^0-9,])` + regexp.QuoteMeta(want) + `\b`).MatchString(got) {
+			t.Errorf("%s with %d: %q does not say %q", what, n, got[max(0, len(got)-160):], want)
+		}
+	}
+	for _, n := range counts {
+		// write: the bytes written; read of a binary file: its size.
+		dir, h := workspace(t, nil)
+		got := run(t, h, "write", map[string]any{"path": "w.txt", "content": strings.Repeat("x", n)})
+		says("write", got, n, "byte")
+		if n > 0 {
+			os.WriteFile(filepath.Join(dir, "bin.dat"), []byte(strings.Repeat("\x00", n)), 0o644)
+			_, err := h.Execute("read", map[string]any{"path": "bin.dat"})
+			says("read of a binary file", fmt.Sprint(err), n, "byte")
+			// read past the end of a file of n lines.
+			os.WriteFile(filepath.Join(dir, "lines.txt"), []byte(strings.Repeat("line\n", n)), 0o644)
+			says("read past the end", run(t, h, "read", map[string]any{"path": "lines.txt", "offset": n + 5}), n, "line")
+		}
+		if n >= 2 {
+			// edit of a text found n times.
+			os.WriteFile(filepath.Join(dir, "edit.txt"), []byte(strings.Repeat("same\n", n)), 0o644)
+			_, err := h.Execute("edit", map[string]any{"path": "edit.txt", "oldText": "same", "newText": "other"})
+			says("edit", fmt.Sprint(err), n, "time")
+		}
+		if n == 0 {
+			continue
+		}
+		// ls, find and grep stopped by a limit: n entries more than the
+		// limit of 1, and a limit of n.
+		d := filepath.Join(dir, "many")
+		os.Mkdir(d, 0o755)
+		for i := range n + 1 {
+			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d.txt", i)), []byte("match\n"), 0o644)
+		}
+		says("ls", run(t, h, "ls", map[string]any{"path": "many", "limit": 1}), n, "more entry|more entries")
+		says("find", run(t, h, "find", map[string]any{"path": "many", "pattern": "*.txt", "limit": n}), n, "result")
+		says("grep", run(t, h, "grep", map[string]any{"path": "many", "pattern": "match", "limit": n}), n, "matching line")
+	}
+}
