@@ -22,8 +22,11 @@ import (
 // or does not speak the API) is followed by a hint that names the keys to
 // check and the file they are in, in plain and --json mode (where stdout
 // stays event lines only); a 5xx by one that says it is the server's
-// failure, a server that never answers by one that names timeout. Another
-// failure of the server's own (a 400, an error in a 200) is not.
+// failure, a server that never answers by one that names timeout, a 429 by
+// one that says to wait (or, out of quota or credit, that waiting may not
+// help), a 400 about the model's name or its lack of tools by one that
+// names name. Another failure of the server's own (a 400 about the
+// request, an error in a 200) is not.
 func TestModelErrorHints(t *testing.T) {
 	serve := func(status int, ctype, body string) string {
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +81,12 @@ func TestModelErrorHints(t *testing.T) {
 		{"200 with an error", serve(200, "application/json", `{"error":{"message":"quota"}}`), "k", ""},
 		{"stream cut after text", serve(200, "text/event-stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n"), "k", ""},
 		{"server failure", serve(400, "application/json", `{"error":{"message":"context too long"}}`), "k", ""},
+		{"model 400", serve(400, "application/json", `{"error":{"message":"Invalid model name passed in model=m"}}`), "k", `has no model "m": check name`},
+		{"model 422", serve(422, "application/json", `{"detail":"Unknown model: m"}`), "k", `has no model "m": check name`},
+		{"no tools", serve(400, "application/json", `{"error":{"message":"registry.ollama.ai/library/m does not support tools","type":"api_error"}}`), "k", `the model "m" at`},
+		{"rate limited", serve(429, "application/json", `{"error":{"message":"Rate limit reached for m on tokens per min (TPM)"}}`), "k", "is rate limiting this key: wait and try again"},
+		{"out of quota", serve(429, "application/json", `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}`), "k", "is out of quota or credit"},
+		{"no credit", serve(402, "application/json", `{"error":{"message":"Insufficient credits"}}`), "k", "is out of quota or credit"},
 	} {
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "agent.toml")

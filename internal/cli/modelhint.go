@@ -42,6 +42,14 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 			return fmt.Sprintf("hint: %s failed on its side, not because of the configuration: try again later, or see the server's log (retries in %s sets how often a request is tried again)", root, in)
 		case strings.HasPrefix(msg, "the request timed out after ") && strings.Contains(msg, "with no answer"):
 			return fmt.Sprintf("hint: %s did not answer within timeout (%s): a local server may still be loading the model (Ollama loads it at its first request), or base_url names a host that never answers", root, in)
+		case strings.HasPrefix(msg, "402 "), strings.HasPrefix(msg, "429 ") && outOfQuota(msg):
+			return fmt.Sprintf("hint: %s says the account behind the key in $%s is out of quota or credit: a new key with no credit, or a spent plan, is not helped by retrying (check the plan and billing at the provider, or use another key: api_key_env, %s); a per-minute quota passes if you wait", root, keyEnv, in)
+		case strings.HasPrefix(msg, "429 "):
+			return fmt.Sprintf("hint: %s is rate limiting this key: wait and try again (retries in %s sets how often a request is tried again, honouring the server's Retry-After)", root, in)
+		case clientStatus(msg) && noSuchModel(msg, m.Name):
+			return fmt.Sprintf("hint: %s has no model %q: check name (%s); the server's list of models is GET %s/models", root, m.Name, in, strings.TrimSuffix(root, "/"))
+		case clientStatus(msg) && noTools(msg):
+			return fmt.Sprintf("hint: the model %q at %s does not take tools, and every request sends them: choose a model that does (Ollama marks them \"tools\"), as name in %s", m.Name, root, in)
 		case strings.HasPrefix(msg, "404 "):
 			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
 		case strings.HasPrefix(msg, "405 "), strings.HasPrefix(msg, "4") && strings.Contains(msg, ", not the API's JSON error: "):
@@ -62,4 +70,50 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 		}
 		return ""
 	}
+}
+
+// clientStatus says whether msg is the text of a 400 or 422 answer: the
+// statuses servers give a request they cannot serve as asked.
+func clientStatus(msg string) bool {
+	return strings.HasPrefix(msg, "400 ") || strings.HasPrefix(msg, "422 ")
+}
+
+// noSuchModel says whether a server's message says that the model asked
+// for does not exist, in the words servers use (OpenAI's "The model `x`
+// does not exist", Ollama's "model \"x\" not found", LiteLLM's "Invalid
+// model name passed in model=x", OpenRouter's "x is not a valid model
+// ID", vLLM's and others' "unknown model").
+func noSuchModel(msg, name string) bool {
+	text := strings.ToLower(msg)
+	if !strings.Contains(text, "model") {
+		return false
+	}
+	for _, says := range []string{"does not exist", "not found", "invalid model", "not a valid model", "unknown model", "no such model", "model_not_found"} {
+		if strings.Contains(text, says) {
+			return true
+		}
+	}
+	return false
+}
+
+// noTools says whether a server's message says that the model takes no
+// tools (Ollama: "registry.ollama.ai/library/gemma3:1b does not support
+// tools"; others: "tools are not supported", "tool use is not supported").
+func noTools(msg string) bool {
+	text := strings.ToLower(msg)
+	for _, says := range []string{"does not support tools", "tools are not supported", "tool use is not supported", "does not support tool", "tool calling is not supported", "tool_choice is not supported"} {
+		if strings.Contains(text, says) {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfQuota says whether a 429's message is about the account's quota or
+// billing (OpenAI's insufficient_quota: "You exceeded your current quota,
+// please check your plan and billing details"; Gemini says the same of a
+// per-minute quota), which no retry fixes unless it is per minute.
+func outOfQuota(msg string) bool {
+	text := strings.ToLower(msg)
+	return strings.Contains(text, "quota") || strings.Contains(text, "billing") || strings.Contains(text, "credit")
 }
