@@ -49,3 +49,25 @@ func TestForeignKeysAnswered(t *testing.T) {
 		}
 	}
 }
+
+// Another agent's settings file given as agent.toml (pi's and Claude Code's
+// are JSON) is named for what it is, not answered with the TOML parser's
+// words about its first "{". Generated: JSON objects, arrays and scalars,
+// compact and indented.
+func TestJSONSettingsNamed(t *testing.T) {
+	for _, text := range []string{
+		`{"defaultProvider":"anthropic","defaultModel":"claude-sonnet-4","theme":"dark"}`,
+		"{\n  \"permissions\": {\"allow\": [\"Bash(npm run test)\"]},\n  \"model\": \"opus\"\n}\n",
+		`{"providers":{"ollama":{"baseUrl":"http://localhost:11434/v1","api":"openai-completions","models":[{"id":"llama3.1:8b"}]}}}`,
+		"{}", "[]", `"x"`, "\n\n  {\"a\": 1}",
+	} {
+		_, err := Parse("settings.json", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), "settings.json:1: this is JSON") || !strings.Contains(err.Error(), "agent.toml is TOML") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+	// TOML that fails is still answered with the parser's line.
+	if _, err := Parse("agent.toml", []byte("[model]\nname = {\n")); err == nil || strings.Contains(err.Error(), "JSON") {
+		t.Errorf("broken TOML: %v", err)
+	}
+}

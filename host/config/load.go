@@ -2,6 +2,7 @@ package config
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,6 +82,11 @@ func parse(path string, text []byte, modelOptional bool) (*File, error) {
 	f := &File{Path: path, lines: indexLines(string(text))}
 	var tree map[string]any
 	if _, err := toml.Decode(string(text), &tree); err != nil {
+		if json.Valid(text) {
+			// pi's settings.json or models.json, Claude Code's
+			// settings.json: the parser's words would be about a "{".
+			return nil, &Error{File: path, Line: 1, Msg: "this is JSON (another agent's settings.json?); agent.toml is TOML, with its own keys: [model] provider, name and base_url, [[tool]] plugin (the agent.toml at the root of the wasmagent repository explains every key)"}
+		}
 		// A syntax error: nothing after it can be read reliably.
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
