@@ -30,6 +30,10 @@ type group struct {
 	// ("wasmagent sessions" lists, as "git remote" does); "" makes that a
 	// usage error.
 	bare string
+	// aka answers the words other tools use for a command (Codex's exec,
+	// extism's and git's habits) with the command line meant here, after
+	// "wasmagent ".
+	aka map[string]string
 }
 
 // rootGroup is the command table. A new command is a file with its
@@ -57,10 +61,22 @@ usage and configuration errors, 130 when interrupted.
 		{name: "config", synopsis: "config validate [FILE]", summary: "check a configuration", group: configGroup},
 		{name: "version", synopsis: "version", summary: "the version and the plugin ABI it speaks", run: versionCmd},
 	},
+	aka: map[string]string{
+		"exec": "run PROMPT", "prompt": "run PROMPT", "ask": "run PROMPT", // codex exec PROMPT
+		"resume": "chat --continue", "continue": "chat --continue", // codex resume, claude --resume
+		"repl": "chat", "interactive": "chat",
+		"check": "config validate", "lint": "config validate", "verify": "config validate",
+		"invoke": "plugin call", "info": "plugin inspect", "describe": "plugin inspect",
+		"history": "sessions ls",
+	},
 }
 
 var pluginGroup = &group{
 	path: "wasmagent plugin",
+	aka: map[string]string{
+		"run": "plugin call", "exec": "plugin call", "invoke": "plugin call", "test": "plugin call",
+		"info": "plugin inspect", "describe": "plugin inspect", "show": "plugin inspect",
+	},
 	commands: []command{
 		{name: "inspect", synopsis: "plugin inspect FILE.wasm", summary: "what a plugin declares, exports and imports", run: inspectCmd},
 		{name: "call", synopsis: "plugin call [flags] FILE.wasm TOOL ['ARGS_JSON']", summary: "run one tool once, or dry-run a hook (--hook)", run: callCmd},
@@ -71,6 +87,10 @@ var sessionsGroup = &group{
 	path:  "wasmagent sessions",
 	outro: "ID may be any unique prefix of a session id. \"wasmagent sessions\" alone is ls.\n",
 	bare:  "ls",
+	aka: map[string]string{
+		"list": "sessions ls", "delete": "sessions rm", "remove": "sessions rm",
+		"cat": "sessions show", "view": "sessions show", "resume": "chat --session ID", "open": "chat --session ID",
+	},
 	commands: []command{
 		{name: "ls", synopsis: "sessions ls [--config FILE]", summary: "this directory's sessions, newest first", run: sessionsSub("ls", "sessions ls [--config FILE]")},
 		{name: "show", synopsis: "sessions show [--config FILE] ID|PATH", summary: "the transcript, in Markdown", run: sessionsSub("show", "sessions show [--config FILE] ID|PATH")},
@@ -81,6 +101,7 @@ var sessionsGroup = &group{
 
 var configGroup = &group{
 	path: "wasmagent config",
+	aka:  map[string]string{"check": "config validate", "lint": "config validate", "verify": "config validate", "test": "config validate"},
 	commands: []command{
 		{name: "validate", synopsis: "config validate [FILE]", summary: "check a configuration", run: validateCmd},
 	},
@@ -167,6 +188,10 @@ func (g *group) unknown(name string, env Env) int {
 		fmt.Fprintf(env.Stderr, "%s: unknown command %q: a prompt goes to run, which prints the answer (wasmagent run %s), or type it in wasmagent chat\n", g.path, printable(clip(name, 60)), example)
 		return ExitUsage
 	}
+	if meant := g.meant(name); meant != "" {
+		fmt.Fprintf(env.Stderr, "%s: unknown command %q (did you mean wasmagent %s?)\nRun \"%s --help\" for the commands.\n", g.path, name, meant, g.path)
+		return ExitUsage
+	}
 	names := make([]string, len(g.commands))
 	for i, c := range g.commands {
 		names[i] = c.name
@@ -178,6 +203,31 @@ func (g *group) unknown(name string, env Env) int {
 	fmt.Fprintf(env.Stderr, "%s: unknown command %q\n\n", g.path, name)
 	g.usage(env.Stderr)
 	return ExitUsage
+}
+
+// meant is the command line a name that is no command of g stands for:
+// a command of a group below g by its own name ("wasmagent validate" is
+// config validate), or a word another tool uses (g.aka); "" if none.
+func (g *group) meant(name string) string {
+	if say, ok := g.aka[strings.ToLower(name)]; ok {
+		return say
+	}
+	var found []string
+	var walk func(g *group, prefix string)
+	walk = func(g *group, prefix string) {
+		for _, c := range g.commands {
+			if c.group != nil {
+				walk(c.group, prefix+c.name+" ")
+			} else if c.name == name && prefix != "" {
+				found = append(found, prefix+c.name)
+			}
+		}
+	}
+	walk(g, "")
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
 }
 
 func (g *group) usage(w io.Writer) {
