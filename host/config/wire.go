@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/wasmagent/wasmagent/host/scripted"
 	"github.com/wasmagent/wasmagent/host/wasmtool"
 	"github.com/wasmagent/wasmagent/internal/rtshare"
+	"github.com/wasmagent/wasmagent/internal/words"
 	"github.com/wasmagent/wasmagent/runtime"
 )
 
@@ -295,7 +297,7 @@ func (f *File) loadWith(ctx context.Context, rt *runtime.Runtime, key string, p 
 
 func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 	f := s.File
-	owner := map[string]string{} // tool name → plugin file
+	owner := map[string]int{} // tool name → the tool entry that has it
 	for i := range f.Tools {
 		t := &f.Tools[i]
 		key := fmt.Sprintf("tool[%d]", i)
@@ -324,6 +326,7 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 				}
 			}
 		}
+		clashes := map[int][]string{} // earlier entry → the names (as the plugin has them) it has too
 		for _, tool := range wp.Tools() {
 			info := tool.Info()
 			if slices.Contains(t.Disable, info.Name) {
@@ -336,15 +339,44 @@ func (s *Setup) loadTools(ctx context.Context) (errs []error) {
 				info.ExecutionMode = host.ExecutionSequential // tighten, never loosen
 			}
 			if prev, dup := owner[info.Name]; dup {
-				errs = append(errs, f.errorf(key, "tool %q is offered by both %s and %s; here, rename it (rename = { %s = %q }) or leave it out (disable = [%q])", info.Name, prev, t.Plugin.Plugin, tomlKey(tool.Info().Name), tool.Info().Name+"_2", tool.Info().Name))
+				clashes[prev] = append(clashes[prev], tool.Info().Name)
 				continue
 			}
-			owner[info.Name] = t.Plugin.Plugin
+			owner[info.Name] = i
 			s.Options.Tools = append(s.Options.Tools, configured(tool, info))
 			s.Tools = append(s.Tools, ToolInfo{Name: info.Name, Mode: info.ExecutionMode, Plugin: wp, Grants: g})
 		}
+		for _, prev := range slices.Sorted(maps.Keys(clashes)) {
+			errs = append(errs, f.clash(i, prev, clashes[prev]))
+		}
 	}
 	return errs
+}
+
+// clash is the error of tool entry i offering names that entry prev
+// offers too: one for all of them, with the two lines that end it, each
+// written for every name (a plugin listed twice clashed once per tool).
+func (f *File) clash(i, prev int, names []string) error {
+	key, prevKey := fmt.Sprintf("tool[%d]", i), fmt.Sprintf("tool[%d]", prev)
+	at := prevKey
+	if line := f.lines.line(prevKey); line > 0 {
+		at += fmt.Sprintf(" (line %d)", line)
+	}
+	same := ""
+	if f.Tools[i].Plugin.Plugin == f.Tools[prev].Plugin.Plugin {
+		same = ", the same plugin (list a plugin once, or give this entry other names)"
+	}
+	var renames, quoted []string
+	for _, n := range names {
+		renames = append(renames, fmt.Sprintf("%s = %q", tomlKey(n), n+"_2"))
+		quoted = append(quoted, strconv.Quote(n))
+	}
+	is, it := "is", "it"
+	if len(names) > 1 {
+		is, it = "are", "them"
+	}
+	return f.errorf(key, "%s %s also offered by %s%s; here, rename %s (rename = { %s }) or leave %s out (disable = [%s])",
+		words.Named("tool", quoted), is, at, same, it, strings.Join(renames, ", "), it, strings.Join(quoted, ", "))
 }
 
 // loadHooks wires the hooks; with allTools (every tool entry loaded),

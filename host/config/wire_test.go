@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/wasmagent/wasmagent/internal/configtest"
 	"github.com/wasmagent/wasmagent/internal/rtshare"
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // write makes a configuration in a temporary directory, with the calc and
@@ -117,9 +120,60 @@ func TestDuplicateToolSaysTheFix(t *testing.T) {
 	}
 }
 
+// Two entries whose plugins share k tool names (k from 1 to 5; the same
+// plugin listed twice shared all six of fs's) get one error, not k: it
+// names every shared tool and the earlier entry's line, and each fix it
+// prints, written as printed, ends the clash.
+func TestToolClashOneErrorEach(t *testing.T) {
+	dir := t.TempDir()
+	for k := 1; k <= 5; k++ {
+		var tools, names []string
+		for j := range k {
+			name := fmt.Sprintf("t%d", j)
+			names = append(names, strconv.Quote(name))
+			tools = append(tools, fmt.Sprintf(`{"name":%q,"description":"d","parameters":{"type":"object"}}`, name))
+		}
+		plugins := []string{filepath.Join(dir, fmt.Sprintf("a%d.wasm", k)), filepath.Join(dir, fmt.Sprintf("b%d.wasm", k))}
+		for i, p := range plugins {
+			// b has one tool more, of its own.
+			all := append(append([]string{}, tools...), fmt.Sprintf(`{"name":"own%d","description":"d","parameters":{"type":"object"}}`, i))
+			os.WriteFile(p, wasmbuild.ConstPlugin(map[string]string{"describe": `{"abi":1,"name":"p","tools":[` + strings.Join(all, ",") + `]}`, "execute": `{}`}), 0o644)
+		}
+		for _, second := range plugins {
+			body := fmt.Sprintf("[[tool]]\nplugin = %q\n[[tool]]\nplugin = %q\n", plugins[0], second)
+			_, err := wire(t, write(t, body, `{"content":"x"}`))
+			if err == nil {
+				t.Fatalf("k=%d: no error", k)
+			}
+			msg := err.Error()
+			shared := names
+			if second == plugins[0] {
+				shared = append(append([]string{}, names...), `"own0"`)
+			}
+			if n := strings.Count(msg, "\n") + 1; n != 1 || !strings.Contains(msg, words.Named("tool", shared)+" ") || !strings.Contains(msg, "also offered by tool[0] (line 6)") {
+				t.Fatalf("k=%d: want one error naming %s, got %d:\n%s", k, words.Named("tool", shared), n, msg)
+			}
+			if strings.Contains(msg, "the same plugin") != (second == plugins[0]) {
+				t.Fatalf("k=%d: same plugin said wrongly:\n%s", k, msg)
+			}
+			fixes := regexp.MustCompile(`\((rename = \{ [^}]* \}|disable = \[[^\]]*\])\)`).FindAllStringSubmatch(msg, -1)
+			if len(fixes) != 2 {
+				t.Fatalf("k=%d: want a rename and a disable line:\n%s", k, msg)
+			}
+			for _, fix := range fixes {
+				s, err := wire(t, write(t, body+fix[1]+"\n", `{"content":"x"}`))
+				if err != nil {
+					t.Fatalf("k=%d: the fix %s: %v", k, fix[1], err)
+				}
+				s.Close()
+			}
+		}
+	}
+}
+
 func TestWireErrors(t *testing.T) {
 	for _, c := range []struct{ name, body, want string }{
-		{"duplicate tool", "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n", `agent.toml:8: tool[1]: tool "calc" is offered by both`},
+		{"duplicate tool", "[[tool]]\nplugin = \"CALC\"\n[[tool]]\nplugin = \"CALC\"\n", `agent.toml:8: tool[1]: tool "calc" is also offered by tool[0] (line 6), the same plugin`},
 		{"unknown tool disabled", "[[tool]]\nplugin = \"CALC\"\ndisable = [\"calculator\"]\n", `agent.toml:8: tool[0].disable: the plugin has no tool "calculator" (it has calc)`},
 		{"tool plugin as hook", "[[hook]]\nplugin = \"CALC\"\n", "is not a hook"},
 		{"missing env", "[[tool]]\nplugin = \"PROBE\"\nconfig = { greeting = { env = \"WA_TEST_UNSET_VARIABLE\" } }\n", "agent.toml:8: tool[0].config.greeting: the environment variable WA_TEST_UNSET_VARIABLE is not set"},
