@@ -263,6 +263,28 @@ func (c *checker) abs(key, p string) string {
 	return abs
 }
 
+// firstParty are the plugins of the wasmagent repository, each built by
+// make plugins to plugins/NAME/NAME.wasm (TestFirstPartyNames keeps the
+// list equal to plugins/).
+var firstParty = []string{"calc", "fetch", "fs", "policy", "redact", "text"}
+
+// notAWasmPath is, for a plugin path written without ".wasm" that is not
+// a file ("fs", "plugins/fs", a directory of sources), what a plugin path
+// is and the one likely meant; else "".
+func notAWasmPath(written, abs string) string {
+	if strings.HasSuffix(written, ".wasm") {
+		return ""
+	}
+	name := filepath.Base(filepath.Clean(written))
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return fmt.Sprintf(": a plugin is its built .wasm file (%q, if this directory's sources build it)", filepath.ToSlash(filepath.Join(written, name+".wasm")))
+	}
+	if slices.Contains(firstParty, name) {
+		return fmt.Sprintf("; a plugin is the path of its built .wasm file: the first-party %s is plugins/%s/%s.wasm in the wasmagent repository (make plugins builds it), relative to this file or absolute", name, name, name)
+	}
+	return "; a plugin is the path of its built .wasm file"
+}
+
 // fileProblem is the package's fileProblem for a file the configuration
 // itself names, relative to its directory: where that directory is not
 // the working directory, a missing file also says where it was looked
@@ -469,9 +491,9 @@ func (c *checker) checkPlugin(key string, p *Plugin) {
 		written := p.Plugin
 		p.Plugin = c.abs(key+".plugin", p.Plugin)
 		if fi, err := os.Stat(p.Plugin); err != nil {
-			c.errorf(key+".plugin", "%s", c.fileProblem(written, err))
+			c.errorf(key+".plugin", "%s%s", c.fileProblem(written, err), notAWasmPath(written, p.Plugin))
 		} else if fi.IsDir() {
-			c.errorf(key+".plugin", "%q is a directory", written)
+			c.errorf(key+".plugin", "%q is a directory%s", written, notAWasmPath(written, p.Plugin))
 		}
 	}
 	if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
