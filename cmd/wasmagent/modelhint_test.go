@@ -135,3 +135,43 @@ func TestChatModelErrorHint(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, errOut.String())
 	}
 }
+
+// A base_url without the API's version, against a server that serves the
+// API under /v1 (Ollama, vLLM, llama.cpp, LM Studio) as the commonest
+// local servers do, is answered with the base_url to write, and that
+// base_url, written as said, works. A root with a version gets the plain
+// 404 hint. (The hint said "usually ends in /v1" only.)
+func TestModelErrorHintNoVersion(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path != "/v1/chat/completions" {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(404)
+			io.WriteString(w, "404 page not found")
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"fine\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer s.Close()
+	for _, c := range []struct{ root, hint string }{
+		{s.URL, fmt.Sprintf("base_url names no API version; Ollama, vLLM, llama.cpp and LM Studio serve it under /v1: base_url = %q", s.URL+"/v1")},
+		{s.URL + "/", fmt.Sprintf("base_url = %q", s.URL+"/v1")},
+		{s.URL + "/api", fmt.Sprintf("base_url = %q", s.URL+"/api/v1")},
+		{s.URL + "/v2", "has no model \"m\", or no chat completions API"},
+	} {
+		cfg := filepath.Join(t.TempDir(), "agent.toml")
+		os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\nretries = 0\n", c.root)), 0o644)
+		var out, errOut lockedBuffer
+		code := cli.Main(context.Background(), []string{"run", "--no-session", "--config", cfg, "hi"}, cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+		if code != cli.ExitFailed || !strings.Contains(errOut.String(), c.hint) {
+			t.Fatalf("base_url %s: exit %d, want %q:\n%s", c.root, code, c.hint, errOut.String())
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "agent.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = %q\nretries = 0\n", s.URL+"/v1")), 0o644)
+	var out, errOut lockedBuffer
+	if code := cli.Main(context.Background(), []string{"run", "--no-session", "--config", cfg, "hi"}, cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != cli.ExitOK || !strings.Contains(out.String(), "fine") {
+		t.Fatalf("the base_url the hint gives: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -50,9 +51,14 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 			return fmt.Sprintf("hint: %s has no model %q: check name (%s); the server's list of models is GET %s/models", root, m.Name, in, strings.TrimSuffix(root, "/"))
 		case clientStatus(msg) && noTools(msg):
 			return fmt.Sprintf("hint: the model %q at %s does not take tools, and every request sends them: choose a model that does (Ollama marks them \"tools\"), as name in %s", m.Name, root, in)
+		case strings.HasPrefix(msg, "404 ") && noVersion(root) && (strings.Contains(msg, ", not the API's JSON error: ") || strings.HasSuffix(msg, ": no body") || strings.Contains(msg, ": no body (")):
+			return fmt.Sprintf("hint: %s has no chat completions API: base_url names no API version; Ollama, vLLM, llama.cpp and LM Studio serve it under /v1: base_url = %q (%s)", root, strings.TrimSuffix(root, "/")+"/v1", in)
 		case strings.HasPrefix(msg, "404 "):
 			return fmt.Sprintf("hint: %s has no model %q, or no chat completions API: check name and base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, m.Name, in)
 		case strings.HasPrefix(msg, "405 "), strings.HasPrefix(msg, "4") && strings.Contains(msg, ", not the API's JSON error: "):
+			if noVersion(root) {
+				return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: base_url names no API version; most servers serve it under /v1: base_url = %q (%s)", root, strings.TrimSuffix(root, "/")+"/v1", in)
+			}
 			return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: check base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, in)
 		case strings.HasPrefix(msg, "connection refused: "), strings.HasPrefix(msg, "cannot resolve the host name "):
 			return fmt.Sprintf("hint: %s cannot be reached: is the server running, and is base_url right (%s)?", root, in)
@@ -88,7 +94,7 @@ func noSuchModel(msg, name string) bool {
 	if !strings.Contains(text, "model") {
 		return false
 	}
-	for _, says := range []string{"does not exist", "not found", "invalid model", "not a valid model", "unknown model", "no such model", "model_not_found"} {
+	for _, says := range []string{"does not exist", "not exist", "not found", "invalid model", "not a valid model", "unknown model", "no such model", "model_not_found"} {
 		if strings.Contains(text, says) {
 			return true
 		}
@@ -116,4 +122,22 @@ func noTools(msg string) bool {
 func outOfQuota(msg string) bool {
 	text := strings.ToLower(msg)
 	return strings.Contains(text, "quota") || strings.Contains(text, "billing") || strings.Contains(text, "credit")
+}
+
+// noVersion says whether an API root's path has no version segment
+// ("http://localhost:11434", "https://host/api"): where the servers people
+// run locally serve the API under /v1, such a root is the commonest wrong
+// base_url. A root with a query string or "openai" in its path (Azure's
+// deployments) is left alone.
+func noVersion(root string) bool {
+	u, err := url.Parse(root)
+	if err != nil || u.RawQuery != "" || strings.Contains(strings.ToLower(u.Path), "openai") {
+		return false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if len(seg) >= 2 && (seg[0] == 'v' || seg[0] == 'V') && seg[1] >= '0' && seg[1] <= '9' {
+			return false
+		}
+	}
+	return true
 }
