@@ -165,13 +165,27 @@ func (f *File) Wire(ctx context.Context, opts WireOptions) (_ *Setup, err error)
 	s.Options.SteeringMode = host.QueueMode(a.SteeringMode)
 	s.Options.FollowUpMode = host.QueueMode(a.FollowUpMode)
 	if a.MaxTurns > 0 {
-		turns := 0
-		s.Options.ShouldStopAfterTurn = func(context.Context, host.TurnInfo) bool {
-			turns++
-			return turns >= a.MaxTurns
+		// The turns of this run: a Setup's options serve every run of a
+		// chat and every session of serve, at once, so nothing is
+		// counted across calls.
+		max := a.MaxTurns
+		s.Options.ShouldStopAfterTurn = func(_ context.Context, turn host.TurnInfo) bool {
+			return TurnsOf(turn.NewMessages) >= max
 		}
 	}
 	return s, nil
+}
+
+// TurnsOf is the number of turns in a run's new messages: its assistant
+// messages.
+func TurnsOf(msgs []host.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if _, ok := m.(*host.AssistantMessage); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // Close stops every plugin and the runtime, and closes the audit log.

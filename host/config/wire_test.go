@@ -333,3 +333,31 @@ func TestWireReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+// [agent] max_turns bounds each run, not the Setup's life: a chat's
+// prompts, and serve's sessions, run on one Setup's options. The count
+// went on across runs, so once a chat had made max_turns turns, every
+// later prompt stopped after its first (and sessions of serve shared,
+// and raced on, one counter). Three runs of two turns each (a tool call,
+// then the answer) under max_turns = 2 each end with their answer.
+func TestMaxTurnsPerRun(t *testing.T) {
+	var turns []string
+	for _, answer := range []string{"one", "two", "three"} {
+		turns = append(turns, toolCall("c-"+answer, "calc", `{"expression":"1+1"}`), `{"content":"`+answer+`"}`)
+	}
+	s, err := wire(t, write(t, "[agent]\nmax_turns = 2\n[[tool]]\nplugin = \"CALC\"\n", turns...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := host.NewAgent(s.Options)
+	for _, answer := range []string{"one", "two", "three"} {
+		if err := a.PromptText(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		msgs := a.State().Messages
+		last, ok := msgs[len(msgs)-1].(*host.AssistantMessage)
+		if !ok || last.Content.TextOf() != answer {
+			t.Fatalf("run %q ended with %#v", answer, msgs[len(msgs)-1])
+		}
+	}
+}
