@@ -110,8 +110,11 @@ func chatCmd(ctx context.Context, args []string, env Env) int {
 	c.a = c.store.sess.Agent()
 	c.a.Subscribe(c.r.event)
 	c.a.Subscribe(func(_ context.Context, e host.Event) error {
-		if _, ok := e.(host.AgentEndEvent); ok {
+		if end, ok := e.(host.AgentEndEvent); ok {
 			c.ended.Store(true)
+			if note := turnCapNote(end, c.store.setup.File); note != "" {
+				c.r.note(printable(note))
+			}
 		}
 		return nil
 	})

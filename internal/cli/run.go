@@ -75,6 +75,13 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 	if audit := s.Audit(); audit != nil {
 		a.Subscribe(audit)
 	}
+	var capNote string
+	a.Subscribe(func(_ context.Context, e host.Event) error {
+		if end, ok := e.(host.AgentEndEvent); ok {
+			capNote = turnCapNote(end, s.File)
+		}
+		return nil
+	})
 	// The run's context, cancelled on an interrupt: unlike a.Abort, it
 	// also aborts a run that has not begun yet.
 	runCtx, abort := context.WithCancel(ctx)
@@ -87,6 +94,9 @@ func runCmd(ctx context.Context, args []string, env Env) int {
 		case err = <-result:
 			done()
 			code := exitCode(a, err, interrupted, env)
+			if capNote != "" && code == ExitOK {
+				fmt.Fprintln(env.Stderr, printable(capNote))
+			}
 			if _, ok := r.(jsonRetry); ok && code == ExitFailed {
 				// Plain mode says it after the error; here, stdout is
 				// events only.
