@@ -23,7 +23,7 @@ func TestChatQuitAndUnknownCommands(t *testing.T) {
 		if code != cli.ExitOK || out.String() != "" {
 			t.Fatalf("%q: exit %d, the model answered %q:\n%s", quit, code, out.String(), got)
 		}
-		for _, want := range []string{"/clear is not a command: /help lists them", "/quti is not a command (did you mean /quit?)", "/quit ", "also /exit"} {
+		for _, want := range []string{"/clear is not a command here: /new starts a new session", "/quti is not a command (did you mean /quit?)", "/quit ", "also /exit"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%q: stderr does not say %q:\n%s", quit, want, got)
 			}

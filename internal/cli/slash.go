@@ -48,12 +48,43 @@ func unknownSlash(text string) (string, bool) {
 			return "", false
 		}
 	}
+	if say, ok := otherSlash[strings.ToLower(name)]; ok {
+		return fmt.Sprintf("(/%s is not a command here: %s. It was not sent; a prompt of more words is.)", name, say), true
+	}
 	var names []string
 	for _, s := range slashCommands {
 		names = append(names, s.name)
 	}
 	hint := didYouMean(name, names, func(s string) string { return "/" + s })
 	return fmt.Sprintf("(/%s is not a command%s: /help lists them. It was not sent; a prompt of more words is.)", name, hint), true
+}
+
+// otherSlash answers the slash commands of pi and Claude Code typed by
+// habit with what chat has instead.
+var otherSlash = map[string]string{
+	"clear":       "/new starts a new session (the old one stays, for /resume)",
+	"reset":       "/new starts a new session (the old one stays, for /resume)",
+	"model":       "the model is [model] name in agent.toml, or chat --model NAME; /reload re-reads agent.toml",
+	"models":      "the model is [model] name in agent.toml, or chat --model NAME; /reload re-reads agent.toml",
+	"thinking":    "the reasoning level is [agent] thinking in agent.toml, or chat --thinking LEVEL",
+	"settings":    "the settings are agent.toml; /reload re-reads it",
+	"config":      "the settings are agent.toml; /reload re-reads it",
+	"login":       "the API key is read from the environment variable [model] api_key_env names (OPENAI_API_KEY by default)",
+	"logout":      "the API key is read from the environment variable [model] api_key_env names (OPENAI_API_KEY by default)",
+	"tools":       "wasmagent tools lists the tools and hooks agent.toml loads",
+	"mcp":         "wasmagent mcp serves these tools to MCP clients; tools are [[tool]] plugins in agent.toml",
+	"permissions": "which calls run is a policy hook's to decide ([[hook]] in agent.toml, docs/hooks.md); a hook that asks is answered here y, n or a",
+	"hooks":       "hooks are [[hook]] plugins in agent.toml; wasmagent tools lists them",
+	"export":      "wasmagent sessions export ID writes a session as Markdown (or --format jsonl); /session shows this one's id",
+	"share":       "wasmagent sessions export ID writes a session as Markdown (or --format jsonl); /session shows this one's id",
+	"fork":        "wasmagent chat --fork ID starts a new session from a copy of one",
+	"tree":        "wasmagent sessions ls lists this directory's sessions; /resume ID opens one",
+	"sessions":    "/resume lists this directory's sessions; /resume ID opens one",
+	"compact":     "a session is not compacted here: /new starts a new one",
+	"status":      "/session shows this session's file, id, messages and tokens",
+	"cost":        "/session shows this session's tokens",
+	"hotkeys":     "/help lists the commands and the keys",
+	"copy":        "the answer is on the screen to copy; wasmagent sessions export ID writes it to a file",
 }
 
 // findSlash reads "/name arg" when name is a known command. Other lines
