@@ -418,7 +418,7 @@ func (c *checker) checkModel() {
 	case "":
 		c.errorf("model.provider", `missing: "openai" or "scripted"`)
 	default:
-		c.errorf("model.provider", `%q is not "openai" or "scripted"`, m.Provider)
+		c.errorf("model.provider", `%q is not "openai" or "scripted"%s`, m.Provider, providerAdvice(m.Provider))
 	}
 	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
 		c.errorf("model.temperature", "%v is not between 0 and 2", *m.Temperature)
@@ -437,9 +437,15 @@ func (c *checker) checkModel() {
 	}
 	if m.BaseURL != "" {
 		if u, err := url.Parse(m.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
-			c.errorf("model.base_url", "%q is not an http(s)://host[:port]/path URL (Ollama: \"http://localhost:11434/v1\")", m.BaseURL)
+			advice := baseURLAdvice(m.BaseURL)
+			if advice == "" {
+				advice = ` (Ollama: "http://localhost:11434/v1")`
+			}
+			c.errorf("model.base_url", "%q is not an http(s)://host[:port]/path URL%s", m.BaseURL, advice)
 		} else if _, err := url.ParseQuery(u.RawQuery); err != nil {
 			c.errorf("model.base_url", "the query string of %q does not parse: %v", m.BaseURL, err)
+		} else if advice := baseURLAdvice(m.BaseURL); advice != "" {
+			c.errorf("model.base_url", "%q%s", m.BaseURL, advice)
 		}
 	}
 	c.checkHeaders("model.headers", m.Headers)
