@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
 // A plugin file that is not WebAssembly — most often a plugin built for
@@ -35,5 +37,24 @@ func TestNotWasmSaysWhatItIs(t *testing.T) {
 	}
 	if notWasmHint(os.ErrNotExist, "x.wasm") != "" {
 		t.Error("a hint for another error")
+	}
+}
+
+// A WebAssembly module that is no wasmagent plugin — a plain Extism
+// plugin, exporting count_vowels and no describe — is answered, by plugin
+// call and by every command that loads agent.toml, with what a wasmagent
+// plugin exports and how to make one; it was "it does not export
+// describe, so it is not a wasmagent plugin" alone.
+func TestPlainExtismPluginSaysWhatAPluginIs(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "count_vowels.wasm")
+	os.WriteFile(plugin, wasmbuild.ConstPlugin(map[string]string{"count_vowels": `{"count":3}`}), 0o644)
+	cfg := filepath.Join(dir, "agent.toml")
+	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[runtime]\ncache_dir = \"off\"\n[[tool]]\nplugin = "+strconv.Quote(plugin)+"\n"), 0o644)
+	for _, args := range [][]string{{"plugin", "call", plugin, "count_vowels", "{}"}, {"config", "validate", cfg}, {"tools", "--config", cfg}} {
+		_, errOut, code := runMain(args...)
+		if code != ExitUsage || !strings.Contains(errOut, "hint: a wasmagent plugin exports describe") || !strings.Contains(errOut, "extism call runs them") {
+			t.Errorf("%q: exit %d:\n%s", args, code, errOut)
+		}
 	}
 }
