@@ -84,18 +84,19 @@ func TestRunSessions(t *testing.T) {
 	if _, e, code := runCLI(t, "sessions", "rm", "--config", cfg, id); code != 0 {
 		t.Fatal(e)
 	}
-	// A session that is not there, a bad --format
+	// A session that is not there (said with the command that lists
+	// them), a bad --format
 	// (before any session is looked up) and a --config that is not there
 	// are usage errors (exit 2), as run --session's.
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"sessions", "show", "--config", cfg, id}, "no such session"},
-		{[]string{"sessions", "rm", "--config", cfg, id}, "no such session"},
+		{[]string{"sessions", "show", "--config", cfg, id}, "no such session of this directory's (wasmagent sessions ls lists them"},
+		{[]string{"sessions", "rm", "--config", cfg, id}, "no such session of this directory's (wasmagent sessions ls lists them"},
 		{[]string{"sessions", "export", "--config", cfg, "--format", "html", "nope"}, `--format "html": want md or jsonl`},
 		{[]string{"sessions", "ls", "--config", cfg + ".typo"}, cfg + ".typo does not exist"},
-		{[]string{"run", "--config", cfg, "--session", id, "x"}, "no such session"},
+		{[]string{"run", "--config", cfg, "--session", id, "x"}, "no such session of this directory's (wasmagent sessions ls lists them"},
 	} {
 		if _, e, code := runCLI(t, c.args...); code != cli.ExitUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and %q", c.args, code, e, c.want)
