@@ -3,6 +3,8 @@ package host
 import (
 	"fmt"
 	"sync"
+
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Defaults of the caps on one assistant message's tool calls
@@ -50,7 +52,11 @@ func capOf(v, def int) int {
 func (r *run) overLimit(msg *AssistantMessage) string {
 	nth := r.limits.next(msg)
 	if max := capOf(r.cfg.MaxToolCalls, DefaultMaxToolCalls); max >= 0 && nth > max {
-		return fmt.Sprintf("Tool call not run: it is call %d of this message, and at most %d calls of one message run. Send it again in a later message.", nth, max)
+		run := "run"
+		if max == 1 {
+			run = "runs"
+		}
+		return fmt.Sprintf("Tool call not run: it is call %d of this message, and at most %s of one message %s. Send it again in a later message.", nth, words.Count(max, "call"), run)
 	}
 	return ""
 }
@@ -60,7 +66,7 @@ func (r *run) overLimit(msg *AssistantMessage) string {
 // which arguments ("are" as sent, or "are, once validated,").
 func argumentsTooLarge(limit int, tool, what string, n int) string {
 	if max := capOf(limit, DefaultMaxArgumentBytes); max >= 0 && n > max {
-		return fmt.Sprintf("Tool call not run: the arguments for %s %s %d bytes, and the host accepts at most %d bytes of arguments per call.", tool, what, n, max)
+		return fmt.Sprintf("Tool call not run: the arguments for %s %s %s, and the host accepts at most %s of arguments per call.", tool, what, words.Count(n, "byte"), words.Count(max, "byte"))
 	}
 	return ""
 }

@@ -36,9 +36,9 @@ func TestArgumentCap(t *testing.T) {
 		sentence string
 	}{
 		{"raw at the cap", raw(limit), 0, true, ""},
-		{"raw one byte over", raw(limit + 1), 0, false, "the arguments for t are 1001 bytes, and the host accepts at most 1000 bytes"},
+		{"raw one byte over", raw(limit + 1), 0, false, "the arguments for t are 1,001 bytes, and the host accepts at most 1,000 bytes"},
 		{"validated at the cap", `{}`, limit - 8, true, ""},
-		{"validated one byte over", `{}`, limit - 7, false, "the arguments for t are, once validated, 1001 bytes"},
+		{"validated one byte over", `{}`, limit - 7, false, "the arguments for t are, once validated, 1,001 bytes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if len(c.args) > limit+1 || (c.pad == 0 && strings.Contains(c.name, "at the cap") && len(c.args) != limit) {

@@ -361,3 +361,53 @@ func TestMaxTurnsPerRun(t *testing.T) {
 		}
 	}
 }
+
+// The answers to calls past [agent] max_tool_calls and to arguments over
+// max_argument_bytes say their counts in words that agree with them,
+// whatever the cap: "at most 1 calls of one message run" and "at most 1
+// bytes of arguments" were what a cap of one gave the model.
+func TestToolCallCapsInWords(t *testing.T) {
+	for max := 1; max <= 3; max++ {
+		var calls []string
+		for i := range max + 1 {
+			calls = append(calls, fmt.Sprintf(`{"type":"toolCall","id":"c%d","name":"calc","arguments":{"expression":"1"}}`, i))
+		}
+		s, err := wire(t, write(t, fmt.Sprintf("[agent]\nmax_tool_calls = %d\n[[tool]]\nplugin = \"CALC\"\n", max), `{"content":[`+strings.Join(calls, ",")+`]}`, `{"content":"done"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := host.NewAgent(s.Options)
+		if err := a.PromptText(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		run := " of one message run."
+		if max == 1 {
+			run = " of one message runs."
+		}
+		want := "at most " + words.Count(max, "call") + run
+		var last string
+		for _, m := range a.State().Messages {
+			if r, ok := m.(*host.ToolResultMessage); ok {
+				last = r.Content.TextOf()
+			}
+		}
+		if !strings.Contains(last, want) {
+			t.Errorf("max_tool_calls = %d: %q does not say %q", max, last, want)
+		}
+	}
+	for max := 1; max <= 3; max++ {
+		s, err := wire(t, write(t, fmt.Sprintf("[agent]\nmax_argument_bytes = %d\n[[tool]]\nplugin = \"CALC\"\n", max), toolCall("c", "calc", `{"expression":"1"}`), `{"content":"done"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := host.NewAgent(s.Options)
+		if err := a.PromptText(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		want := "at most " + words.Count(max, "byte") + " of arguments per call"
+		r, _ := a.State().Messages[2].(*host.ToolResultMessage)
+		if r == nil || !strings.Contains(r.Content.TextOf(), want) {
+			t.Errorf("max_argument_bytes = %d: %#v does not say %q", max, a.State().Messages[2], want)
+		}
+	}
+}
