@@ -57,9 +57,9 @@ func (e *Error) Error() string {
 // problems found are returned together (errors.Join of *Error), in the
 // order of their lines.
 func Load(path string) (*File, error) {
-	text, err := os.ReadFile(path)
+	text, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		return nil, err
 	}
 	return Parse(path, text)
 }
@@ -67,11 +67,28 @@ func Load(path string) (*File, error) {
 // LoadTools is Load for commands that serve the tools and never call a
 // model ("wasmagent mcp"): the [model] section may be left out.
 func LoadTools(path string) (*File, error) {
-	text, err := os.ReadFile(path)
+	text, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		return nil, err
 	}
 	return parse(path, text, true)
+}
+
+// readConfig reads the file at path; a directory is answered with the
+// file in it that was likely meant.
+func readConfig(path string) ([]byte, error) {
+	text, err := os.ReadFile(path)
+	if err == nil {
+		return text, nil
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		inside := filepath.Join(path, "agent.toml")
+		if _, err := os.Stat(inside); err == nil {
+			return nil, fmt.Errorf("configuration: %s is a directory: name the file, %s", path, inside)
+		}
+		return nil, fmt.Errorf("configuration: %s is a directory, with no agent.toml in it: name the configuration file", path)
+	}
+	return nil, fmt.Errorf("configuration: %w", err)
 }
 
 // Parse is Load for text already read; path names it and anchors its

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,6 +166,30 @@ func TestStructuredConfigValue(t *testing.T) {
 		}
 		if got := f.Tools[0].Config["rules"].Literal; got != `[{"name":"a"},{"name":"b"}]` {
 			t.Fatalf("%s: rules = %s", form, got)
+		}
+	}
+}
+
+// A directory given as the configuration is answered with the agent.toml
+// in it, or with what is missing; it was "read DIR: is a directory".
+func TestConfigIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	with := filepath.Join(dir, "with")
+	os.MkdirAll(with, 0o755)
+	os.WriteFile(filepath.Join(with, "agent.toml"), []byte("[model]\nprovider = \"openai\"\nname = \"m\"\n"), 0o644)
+	without := filepath.Join(dir, "without")
+	os.MkdirAll(without, 0o755)
+	for _, load := range []func(string) (*config.File, error){config.Load, config.LoadTools} {
+		if _, err := load(with); err == nil || !strings.Contains(err.Error(), with+" is a directory: name the file, "+filepath.Join(with, "agent.toml")) {
+			t.Errorf("%s: %v", with, err)
+		} else if _, err := load(filepath.Join(with, "agent.toml")); err != nil {
+			t.Errorf("the file it names: %v", err)
+		}
+		if _, err := load(without); err == nil || !strings.Contains(err.Error(), without+" is a directory, with no agent.toml in it") {
+			t.Errorf("%s: %v", without, err)
+		}
+		if _, err := load(filepath.Join(dir, "nope.toml")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a missing file: %v (the CLI's where-it-looked words need ErrNotExist)", err)
 		}
 	}
 }
