@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // An owner's tool calls per minute are counted cluster-wide in the
@@ -106,7 +107,7 @@ func (r *runner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*h
 		return &host.BeforeToolCallResult{Block: true, Reason: "Tool call quota: the cluster could not count this call (" + err.Error() + "); try again later."}, nil
 	}
 	if wait > 0 {
-		return &host.BeforeToolCallResult{Block: true, Reason: fmt.Sprintf("Tool call quota exceeded: this server allows %d tool calls per minute for this token; the next is allowed in %ds.", limit, int(wait.Seconds()+0.999))}, nil
+		return &host.BeforeToolCallResult{Block: true, Reason: fmt.Sprintf("Tool call quota exceeded: this server allows %s per minute for this token; the next is allowed in %ds.", words.Count(limit, "tool call"), int(wait.Seconds()+0.999))}, nil
 	}
 	return nil, nil
 }

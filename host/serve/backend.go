@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Backend is the session layer the HTTP server talks to: the commands of
@@ -180,11 +182,24 @@ type QuotaError struct {
 }
 
 func (e *QuotaError) Error() string {
-	msg := fmt.Sprintf("quota exceeded: at most %d %s for this token", e.Limit, e.What)
+	msg := fmt.Sprintf("quota exceeded: at most %s for this token", quotaWords(e.Limit, e.What))
 	if e.What == "sessions" {
 		msg += " (delete one to make room)"
 	}
 	return msg
+}
+
+// quotaWords is limit and what, a plural ("tool calls per minute"), in
+// words that agree: "1 tool call per minute".
+func quotaWords(limit int, what string) string {
+	ws := strings.Fields(what)
+	for i, w := range ws {
+		if len(w) > 2 && strings.HasSuffix(w, "s") {
+			many := strings.Join(ws[:i+1], " ")
+			return strings.TrimSpace(words.Count(limit, strings.TrimSuffix(many, "s")+"|"+many) + " " + strings.Join(ws[i+1:], " "))
+		}
+	}
+	return fmt.Sprintf("%d %s", limit, what)
 }
 
 // sessionsRetry is the Retry-After of the sessions quota: no wait frees

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/session"
+	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Command implements Backend. The owner's lock is held only to find the
@@ -166,7 +167,7 @@ func (o *owner) toolCallQuota(ctx context.Context, c *host.ToolCallContext) (*ho
 		return nil, nil
 	}
 	if wait := o.callsWait(limit, time.Now(), true); wait > 0 {
-		return &host.BeforeToolCallResult{Block: true, Reason: fmt.Sprintf("Tool call quota exceeded: this server allows %d tool calls per minute for this token; the next is allowed in %ds.", limit, int(wait.Seconds()+0.999))}, nil
+		return &host.BeforeToolCallResult{Block: true, Reason: fmt.Sprintf("Tool call quota exceeded: this server allows %s per minute for this token; the next is allowed in %ds.", words.Count(limit, "tool call"), int(wait.Seconds()+0.999))}, nil
 	}
 	return nil, nil
 }

@@ -28,7 +28,7 @@ func TestRunsQuota(t *testing.T) {
 	h.must(202, "POST", "/v1/sessions/"+a1+"/prompt", tokenA, `{"message":"call 1 400"}`)
 	ev.until(t, "tool_execution_start")
 	code, data, hdr := h.do("POST", "/v1/sessions/"+a2+"/prompt", tokenA, `{"message":"x"}`)
-	if code != 429 || hdr.Get("Retry-After") == "" || !strings.Contains(string(data), "runs at once") {
+	if code != 429 || hdr.Get("Retry-After") == "" || !strings.Contains(string(data), "at most 1 run at once for this token") {
 		t.Fatalf("second run: %d %s (Retry-After %q)", code, data, hdr.Get("Retry-After"))
 	}
 	// Steering the running one is not a new run.
