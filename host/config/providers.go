@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -82,4 +83,18 @@ func baseURLAdvice(raw string) string {
 		}
 	}
 	return ""
+}
+
+// KnownHosts are the host names of the hosted servers agent.toml knows
+// by name, and OpenAI's: a base_url whose host does not resolve is
+// compared with them for a typo.
+func KnownHosts() []string {
+	hosts := []string{"api.openai.com"}
+	for _, s := range knownServers {
+		if u, err := url.Parse(s.baseURL); err == nil && u.Hostname() != "localhost" && !slices.Contains(hosts, u.Hostname()) {
+			hosts = append(hosts, u.Hostname())
+		}
+	}
+	slices.Sort(hosts)
+	return hosts
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/wasmagent/wasmagent/host/config"
@@ -60,7 +61,10 @@ func modelHint(f *config.File) func(msg string, got bool) string {
 				return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: base_url names no API version; most servers serve it under /v1: base_url = %q (%s)", root, strings.TrimSuffix(root, "/")+"/v1", in)
 			}
 			return fmt.Sprintf("hint: %s answered, but not as an OpenAI-compatible API: check base_url (%s); an OpenAI-compatible API root usually ends in /v1", root, in)
-		case strings.HasPrefix(msg, "connection refused: "), strings.HasPrefix(msg, "cannot resolve the host name "):
+		case strings.HasPrefix(msg, "cannot resolve the host name "):
+			host := unresolved(msg)
+			return fmt.Sprintf("hint: the host name %q does not resolve%s: check base_url's host for a typo, and that this machine reaches a DNS server (%s)", host, didYouMean(host, config.KnownHosts(), strconv.Quote), in)
+		case strings.HasPrefix(msg, "connection refused: "):
 			return fmt.Sprintf("hint: %s cannot be reached: is the server running, and is base_url right (%s)?", root, in)
 		case strings.Contains(msg, "it answers plain HTTP, not HTTPS"):
 			return fmt.Sprintf("hint: the server at %s speaks plain HTTP: write base_url with http:// (%s)", root, in)
@@ -140,4 +144,15 @@ func noVersion(root string) bool {
 		}
 	}
 	return true
+}
+
+// unresolved is the host name of the text "cannot resolve the host name
+// "NAME": …", or "".
+func unresolved(msg string) string {
+	rest := strings.TrimPrefix(msg, "cannot resolve the host name ")
+	if q, err := strconv.QuotedPrefix(rest); err == nil {
+		name, _ := strconv.Unquote(q)
+		return name
+	}
+	return ""
 }
