@@ -77,7 +77,7 @@ func notHere(store *session.FileStore, ref string, err error) string {
 	case len(found) > 1:
 		return fmt.Sprintf("%s in %s (sessions are kept per working directory); %s of other directories match it, e.g. %s", msg, store.Dir, words.Count(len(found), "session"), found[0])
 	}
-	return msg + " of this directory's (wasmagent sessions ls lists them; sessions are kept per working directory)"
+	return msg + " of this directory's (wasmagent sessions ls lists them)"
 }
 
 // models are the models agent.toml gives a session.
