@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -140,6 +141,15 @@ func clip(s string) string {
 // table decodes a TOML table into a struct; keys with no field are unknown.
 func (d *decoder) table(key string, data any, rv reflect.Value) {
 	m, ok := data.(map[string]any)
+	if str, isStr := data.(string); !ok && isStr && strings.HasSuffix(indexes.ReplaceAllString(key, ""), "grants.dirs") {
+		// dirs = ["."]: a directory is a host path and where the
+		// plugin sees it.
+		if len(str) > 200 {
+			str = clip(str)
+		}
+		d.fail(key, "want a table, not the string %q: a directory grant is { host = %q, guest = \"/work\" } (its path here, and the absolute path the plugin sees)", str, str)
+		return
+	}
 	if !ok {
 		d.wrongType(key, "a table", data)
 		return
@@ -150,7 +160,10 @@ func (d *decoder) table(key string, data any, rv reflect.Value) {
 		sub := join(key, k)
 		f, ok := fields[k]
 		if !ok {
-			hint := foreign(sub)
+			hint := entryAlias(sub)
+			if hint == "" {
+				hint = foreign(sub)
+			}
 			if hint == "" {
 				hint = suggest(sub)
 			}
@@ -206,6 +219,16 @@ func (d *decoder) slice(key string, data any, rv reflect.Value) {
 		for _, m := range v {
 			items = append(items, m)
 		}
+	case map[string]any:
+		if rv.Type().Elem().Kind() == reflect.Struct {
+			// [tool] for [[tool]], dirs = { … } for dirs = [{ … }].
+			header := indexes.ReplaceAllString(key, "")
+			name := header[strings.LastIndex(header, ".")+1:]
+			d.fail(key, "want an array of tables, not a table: [[%s]] (two brackets) starts each entry, or %s = [{ … }, { … }]", header, name)
+			return
+		}
+		d.wrongType(key, "an array", data)
+		return
 	default:
 		d.wrongType(key, "an array", data)
 		return
@@ -215,6 +238,25 @@ func (d *decoder) slice(key string, data any, rv reflect.Value) {
 		d.value(fmt.Sprintf("%s[%d]", key, i), item, out.Index(i))
 	}
 	rv.Set(out)
+}
+
+// indexes are the array indexes of a key ("tool[0].grants.dirs[1]").
+var indexes = regexp.MustCompile(`\[\d+\]`)
+
+// entryAlias is, for a key of a [[tool]] or [[hook]] entry that names its
+// file by another word (path, file, wasm, module, source, url), the key
+// agent.toml has; else "". ("did you mean" by spelling answered path
+// with "gate".)
+func entryAlias(key string) string {
+	entry, k, ok := strings.Cut(key, "].")
+	if !ok || strings.Contains(k, ".") || !(strings.HasPrefix(entry, "tool[") || strings.HasPrefix(entry, "hook[")) {
+		return ""
+	}
+	switch strings.ToLower(k) {
+	case "path", "file", "wasm", "module", "source", "src", "url", "wasm_path", "plugin_path", "filename":
+		return ` (the plugin's .wasm file is plugin = "…", relative to this file or absolute)`
+	}
+	return ""
 }
 
 func join(key, k string) string {
