@@ -219,6 +219,15 @@ func (d *decoder) slice(key string, data any, rv reflect.Value) {
 		for _, m := range v {
 			items = append(items, m)
 		}
+	case string:
+		if rv.Type().Elem().Kind() == reflect.String && len(v) <= 200 {
+			// hosts = "api.github.com" for hosts = ["api.github.com"].
+			name := key[strings.LastIndex(key, ".")+1:]
+			d.fail(key, "want an array, not the string %q: %s = [%q]", v, name, v)
+			return
+		}
+		d.wrongType(key, "an array", data)
+		return
 	case map[string]any:
 		if rv.Type().Elem().Kind() == reflect.Struct {
 			// [tool] for [[tool]], dirs = { … } for dirs = [{ … }].

@@ -13,7 +13,8 @@ import (
 // The shapes a new user gets wrong are answered with the shape to write:
 // [tool] or [hook] for [[tool]], a table where an array of them goes
 // (dirs = { … }, [tool.grants.dirs]), a directory grant written as a
-// path (dirs = ["."]), and the plugin's file under another key (path,
+// path (dirs = ["."]), a string where a list goes (hosts = "…"), and
+// the plugin's file under another key (path,
 // file, wasm, …, which "did you mean" answered with "gate"). The
 // directory grant it writes loads.
 func TestShapesSaidAsWritten(t *testing.T) {
@@ -42,6 +43,25 @@ func TestShapesSaidAsWritten(t *testing.T) {
 	}
 	if got := parse("[agent]\npath = \"x\"\n"); strings.Contains(got, "plugin =") {
 		t.Errorf("[agent] path: %s", got)
+	}
+	// A string where a list of them goes: hosts = "api.github.com". The
+	// line it writes loads (past the key: the plugin is not there).
+	line := regexp.MustCompile(`: ([a-z_]+ = \[".*"\])`)
+	for _, c := range []struct{ section, key, value string }{
+		{"[[tool]]\nplugin = \"x.wasm\"\n[tool.grants]\n", "hosts", "api.github.com"},
+		{"[[tool]]\nplugin = \"x.wasm\"\n", "disable", "read"},
+		{"[[tool]]\nplugin = \"x.wasm\"\n", "sequential", "write"},
+		{"[[hook]]\nplugin = \"x.wasm\"\n", "tools", "write"},
+	} {
+		got := parse(fmt.Sprintf("%s%s = %q\n", c.section, c.key, c.value))
+		m := line.FindStringSubmatch(got)
+		if m == nil || m[1] != fmt.Sprintf("%s = [%q]", c.key, c.value) {
+			t.Errorf("%s = %q: %s", c.key, c.value, got)
+			continue
+		}
+		if again := parse(c.section + m[1] + "\n"); strings.Contains(again, "want an array") {
+			t.Errorf("the line it writes, %s: %s", m[1], again)
+		}
 	}
 	write := regexp.MustCompile(`a directory grant is (\{ [^}]* \})`)
 	for _, host := range []string{".", dir, "../elsewhere"} {
