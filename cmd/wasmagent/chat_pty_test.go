@@ -250,7 +250,7 @@ func TestChatTerminalStatus(t *testing.T) {
 		return strings.Contains(l, "thinking") && strings.Contains(l, "chars") && strings.HasSuffix(l, "›")
 	})
 	c.waitText("pick the second")
-	c.waitText("1 turn · 0 tool calls · tokens")
+	c.waitText("1 turn · 0 tool calls · no token counts from the model")
 	c.waitPrompt("")
 	sc := c.vt.screen()
 	if got := rows(sc, "(thought for "); len(got) != 1 || !strings.HasSuffix(got[0], ", 66 chars)") {

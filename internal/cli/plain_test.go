@@ -97,3 +97,21 @@ func TestPlainRendererStatus(t *testing.T) {
 		t.Fatalf("live %q after the end", l)
 	}
 }
+
+// A run whose model reported no usage says so, not "tokens 0 in / 0 out"
+// (read as a run that cost nothing); any usage at all is counted.
+func TestSummaryWithoutUsage(t *testing.T) {
+	for _, c := range []struct {
+		usage host.Usage
+		want  string
+	}{
+		{host.Usage{}, "1 turn · 2 tool calls · no token counts from the model · "},
+		{host.Usage{Output: 1}, "1 turn · 2 tool calls · tokens 0 in / 1 out · "},
+		{host.Usage{CacheRead: 3}, "1 turn · 2 tool calls · tokens 3 in (3 cached) / 0 out · "},
+	} {
+		s := summary{turns: 1, toolCalls: 2, usage: c.usage}
+		if got := s.String(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%+v: %q, want %q…", c.usage, got, c.want)
+		}
+	}
+}

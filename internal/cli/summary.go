@@ -41,11 +41,17 @@ func (s *summary) event(e host.Event) {
 // String is "2 turns · 1 tool call · tokens 1,234 in (1,000 cached) / 56
 // out · 4.2s". Tokens in count every prompt token: pi's usage counts the
 // cached ones (cacheRead, cacheWrite) apart from input.
+// A run whose model reported no usage at all (a server that sends none,
+// the scripted model) says so: "tokens 0 in / 0 out" read as a run that
+// cost nothing.
 func (s *summary) String() string {
-	tokens := fmt.Sprintf("tokens %s in", words.Number(s.usage.Input+s.usage.CacheRead+s.usage.CacheWrite))
-	if s.usage.CacheRead > 0 {
-		tokens += fmt.Sprintf(" (%s cached)", words.Number(s.usage.CacheRead))
+	tokens := "no token counts from the model"
+	if u := s.usage; u.Input+u.Output+u.CacheRead+u.CacheWrite > 0 {
+		tokens = fmt.Sprintf("tokens %s in", words.Number(u.Input+u.CacheRead+u.CacheWrite))
+		if u.CacheRead > 0 {
+			tokens += fmt.Sprintf(" (%s cached)", words.Number(u.CacheRead))
+		}
+		tokens += fmt.Sprintf(" / %s out", words.Number(u.Output))
 	}
-	tokens += fmt.Sprintf(" / %s out", words.Number(s.usage.Output))
 	return strings.Join([]string{words.Count(s.turns, "turn"), words.Count(s.toolCalls, "tool call"), tokens, seconds(s.took)}, " · ")
 }
