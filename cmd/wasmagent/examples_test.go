@@ -12,7 +12,8 @@ import (
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 )
 
-// Every plugin, tools, config and version example — in every command's
+// Every plugin, tools, config and version example, and those of run and
+// mcp that need no model (the demo's configuration, --print-config) — in every command's
 // --help and in the documents' code blocks — runs as printed, from a copy
 // of the repository's root after make plugins, and exits 0: its flags,
 // its paths, its JSON, the tool it names and the grants it gives are
@@ -76,7 +77,7 @@ func TestExamplesRunAsPrinted(t *testing.T) {
 
 	// The examples: --help's, then the documents'.
 	var lines []string
-	for _, cmd := range [][]string{{"plugin", "call"}, {"plugin", "inspect"}, {"config", "validate"}, {"tools"}, {"version"}} {
+	for _, cmd := range [][]string{{"plugin", "call"}, {"plugin", "inspect"}, {"config", "validate"}, {"tools"}, {"version"}, {"run"}, {"mcp"}} {
 		help, _, _ := run(t, append(cmd, "--help")...)
 		_, ex, _ := strings.Cut(help, "\nExamples:\n")
 		ex, _, _ = strings.Cut(ex, "\n\n")
@@ -95,7 +96,7 @@ func TestExamplesRunAsPrinted(t *testing.T) {
 			lines = append(lines, strings.Split(continued.ReplaceAllString(m[1], " "), "\n")...)
 		}
 	}
-	command := regexp.MustCompile(`^(?:\$ )?(?:(echo '[^']*') \| )?wasmagent ((?:plugin (?:call|inspect)|config validate|tools|version|--version)(?: .*)?)$`)
+	command := regexp.MustCompile(`^(?:\$ )?(?:(echo '[^']*') \| )?wasmagent ((?:plugin (?:call|inspect)|config validate|tools|version|--version|run --config examples/demo/agent\.toml|mcp .*--print-config)(?: .*)?)$`)
 	placeholder := regexp.MustCompile(`^[A-Z][A-Z_]*(\.wasm|_JSON)?$`)
 	ran, seen := 0, map[string]bool{}
 	for _, line := range lines {
