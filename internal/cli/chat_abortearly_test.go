@@ -40,7 +40,7 @@ func TestChatCtrlCBeforeTheRunBegins(t *testing.T) {
 		ctrlC()
 		waitOut(t, &errOut, func(string) bool { return strings.Contains(both(), "(aborted") })
 		close(release)
-		waitOut(t, &errOut, func(string) bool { return strings.Contains(both(), " out · ") })
+		waitOut(t, &errOut, func(string) bool { return strings.Contains(both(), " tool calls · ") })
 		keys.Close()
 		if c := <-code; c != ExitOK {
 			t.Errorf("console %v: exit %d at end of input, want 0", console, c)
