@@ -259,7 +259,8 @@ FUZZ_TARGETS = \
 	./sdk/pathglob:FuzzCompile \
 	./sdk:FuzzAppendJSONString \
 	./sdk:FuzzEncodeAfter \
-	./sdk:FuzzEncodeResult
+	./sdk:FuzzEncodeResult \
+	./sdk:FuzzSchemaTags
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
