@@ -80,9 +80,46 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "1 line, 3 words, 16 characters") {
 		t.Fatalf("plugin call: %v\n%s", err, out)
 	}
+	tryInARun(t, string(readme), dir, bin)
 	// The copy never looked inside the repository's internal packages.
 	if b, _ := os.ReadFile(filepath.Join(dir, "main_test.go")); strings.Contains(string(b), "/internal/") {
 		t.Fatal("the template's test imports an internal package")
+	}
+}
+
+// tryInARun follows the README's "Try it in a run, without a model": its
+// agent.toml and script.json, written beside the plugin, and its run
+// command, as written there, through the wasmagent command from another
+// directory.
+func tryInARun(t *testing.T, readme, dir, bin string) {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "### Try it in a run, without a model")
+	if !ok {
+		t.Fatal(`the template's README has no "Try it in a run, without a model"`)
+	}
+	for lang, name := range map[string]string{"toml": "agent.toml", "json": "script.json"} {
+		m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(section)
+		if m == nil {
+			t.Fatalf("the README's run section shows no %s block (%s)", lang, name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(m[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const line = `go run -C /path/to/wasmagent ./cmd/wasmagent run --config "$PWD/agent.toml" --no-session 'How many words?'`
+	if !strings.Contains(section, line) {
+		t.Fatalf("the README's run section does not run %q", line)
+	}
+	cmd := exec.Command(bin, "run", "--config", filepath.Join(dir, "agent.toml"), "--no-session", "How many words?")
+	cmd.Dir = t.TempDir() // -C: the configuration's paths are from its own directory
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wasmagent run: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	if stdout.String() != "Three words.\n" || !strings.Contains(stderr.String(), "✓ wordcount") ||
+		!strings.Contains(stderr.String(), "1 line, 3 words, 16 characters") {
+		t.Fatalf("wasmagent run, as the README says it prints:\nstdout %q\nstderr %s", stdout.String(), stderr.String())
 	}
 }
 
