@@ -210,7 +210,7 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 		return nil, nil, observed, err
 	}
 	if !m.HasExport(sdk.ExportDescribe) {
-		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %q)", sdk.ExportDescribe, m.Exports()))
+		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin, which is an Extism module that also exports %q (its tools, each with a JSON Schema) and %q (which the host calls with a tool's name and arguments), as the wasmagent SDKs write them (docs/abi.md); its exports: %q", sdk.ExportDescribe, sdk.ExportDescribe, sdk.ExportExecute, m.Exports()))
 	}
 	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: opts.Name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
 	if err != nil {
