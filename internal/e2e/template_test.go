@@ -81,6 +81,31 @@ func TestPluginTemplateFromACopy(t *testing.T) {
 		t.Fatalf("plugin call: %v\n%s", err, out)
 	}
 	tryInARun(t, string(readme), dir, bin)
+	// docs/abi.md's Extism plugin on go-pdk alone, built in the same module
+	// (go-pdk is already in its graph) and called as the page says.
+	abi, err := os.ReadFile(filepath.Join(root, "docs", "abi.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, extism, _ := strings.Cut(string(abi), "## From an Extism plugin")
+	src := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(extism)
+	if src == nil {
+		t.Fatal(`docs/abi.md's "From an Extism plugin" shows no Go program`)
+	}
+	vowels := filepath.Join(dir, "vowels")
+	os.Mkdir(vowels, 0o755)
+	if err := os.WriteFile(filepath.Join(vowels, "main.go"), []byte(src[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build[len(build)-2] = "vowels.wasm"
+	if line := "GOOS=wasip1 GOARCH=wasm go " + strings.Join(build, " "); !strings.Contains(extism, line) {
+		t.Fatalf("docs/abi.md's Extism plugin does not build with %q", line)
+	}
+	run(vowels, []string{"GOOS=wasip1", "GOARCH=wasm"}, build...)
+	out, err = exec.Command(bin, "plugin", "call", filepath.Join(vowels, "vowels.wasm"), "count_vowels", `{"text":"hello world"}`).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"text": "3 vowels"`) {
+		t.Fatalf("docs/abi.md's Extism plugin: plugin call: %v\n%s", err, out)
+	}
 	// The copy never looked inside the repository's internal packages.
 	if b, _ := os.ReadFile(filepath.Join(dir, "main_test.go")); strings.Contains(string(b), "/internal/") {
 		t.Fatal("the template's test imports an internal package")
