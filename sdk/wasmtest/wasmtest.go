@@ -174,6 +174,69 @@ func (p *Plugin) Execute(name string, args any) (*sdk.Result, error) {
 	return &out, nil
 }
 
+// BeforeToolCall asks the plugin's beforeToolCall hook, in the host,
+// about a call of tool name with args (taken as already validated, as a
+// hook sees them). An empty output allows the call.
+func (p *Plugin) BeforeToolCall(name string, args any) (*sdk.BeforeOutput, error) {
+	h := p.p.BeforeToolCall()
+	if h == nil {
+		return nil, fmt.Errorf("wasmtest: the plugin is not a beforeToolCall hook (its hooks: %q)", p.p.Description().Hooks)
+	}
+	raw, err := toRaw(args)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.BeforeToolCall(context.Background(), &host.ToolCallContext{ToolCall: host.ToolCall{ID: "call_1", Name: name, Arguments: raw}, Args: raw})
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return &sdk.BeforeOutput{}, nil
+	}
+	return &sdk.BeforeOutput{Block: r.Block, Reason: r.Reason, Arguments: r.Args, Ask: r.Ask}, nil
+}
+
+// AfterToolCall shows the plugin's afterToolCall hook, in the host, a call
+// and its result. As sdktest's, a hook that answers nothing gives an
+// empty output, and Details, if present, is a json.RawMessage.
+func (p *Plugin) AfterToolCall(name string, args any, result *sdk.Result) (*sdk.AfterOutput, error) {
+	h := p.p.AfterToolCall()
+	if h == nil {
+		return nil, fmt.Errorf("wasmtest: the plugin is not an afterToolCall hook (its hooks: %q)", p.p.Description().Hooks)
+	}
+	raw, err := toRaw(args)
+	if err != nil {
+		return nil, err
+	}
+	content, err := wasmtool.HostContent(result.Content)
+	if err != nil {
+		return nil, err
+	}
+	tr := host.ToolResult{Content: content, Details: result.Details}
+	if result.Terminate {
+		tr.Terminate = &result.Terminate
+	}
+	call := host.ToolCallContext{ToolCall: host.ToolCall{ID: "call_1", Name: name, Arguments: raw}, Args: raw}
+	r, err := h.AfterToolCall(context.Background(), &host.AfterToolCallContext{ToolCallContext: call, Result: tr, IsError: result.IsError})
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return &sdk.AfterOutput{}, nil
+	}
+	out := &sdk.AfterOutput{IsError: r.IsError, Terminate: r.Terminate, Details: r.Details}
+	if r.Content != nil {
+		b, err := json.Marshal(r.Content)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &out.Content); err != nil {
+			return nil, fmt.Errorf("wasmtest: the hook's content: %w", err)
+		}
+	}
+	return out, nil
+}
+
 // Updates returns the partial results the plugin has sent so far, each a
 // JSON result as a tool_execution_update carries it.
 func (p *Plugin) Updates() []json.RawMessage {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmagent/wasmagent/internal/wasmbuild"
 	"github.com/wasmagent/wasmagent/runtime"
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 func TestMain(m *testing.M) {
@@ -66,5 +67,34 @@ func TestDirectoryGrant(t *testing.T) {
 	}
 	if _, err := p.Execute("read", map[string]any{"path": "/etc/passwd"}); err == nil {
 		t.Fatal("read outside the grant succeeded")
+	}
+}
+
+// Hooks in the host: a policy's block with its configuration granted, a
+// redaction, and a hook that answers nothing.
+func TestHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds plugins")
+	}
+	policy := Load(t, wasmbuild.ForTest(t, "plugins/policy"), runtime.Grants{Config: map[string]string{
+		"rules": `[{"name":"no-env","action":"deny","path":["**/.env"],"reason":"no secrets"}]`,
+	}})
+	b, err := policy.BeforeToolCall("write", map[string]any{"path": "/work/.env"})
+	if err != nil || !b.Block || !strings.Contains(b.Reason, "no secrets") {
+		t.Fatalf("policy on .env: %+v, %v", b, err)
+	}
+	if b, err := policy.BeforeToolCall("write", map[string]any{"path": "/work/a.md"}); err != nil || b.Block {
+		t.Fatalf("policy on a.md: %+v, %v", b, err)
+	}
+	redact := Load(t, wasmbuild.ForTest(t, "plugins/redact"), runtime.Grants{})
+	a, err := redact.AfterToolCall("read", nil, sdk.Text("key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"))
+	if err != nil || len(a.Content) != 1 || strings.Contains(a.Content[0].Text, "abcdefghij") || !strings.Contains(a.Content[0].Text, "[REDACTED:") {
+		t.Fatalf("redact: %+v, %v", a, err)
+	}
+	if a, err := redact.AfterToolCall("read", nil, sdk.Text("nothing here")); err != nil || a.Content != nil || a.Details != nil {
+		t.Fatalf("redact, nothing to redact: %+v, %v", a, err)
+	}
+	if _, err := redact.BeforeToolCall("read", nil); err == nil || !strings.Contains(err.Error(), "not a beforeToolCall hook") {
+		t.Fatalf("redact as a before hook: err = %v", err)
 	}
 }
