@@ -36,11 +36,17 @@ import (
 // Build builds the plugin's main package in dir ("." is the test's own
 // package) as the documentation does, GOOS=wasip1 GOARCH=wasm go build
 // -trimpath -buildmode=c-shared, into a file under tb.TempDir(), and
-// returns its path. A build that fails fails the test with go build's
-// output. The go command is $GO, or go from PATH.
+// returns its path (named for the directory: weather/ builds
+// weather.wasm). A build that fails fails the test with go build's
+// output. The go command is $GO, or go from PATH. Each call builds: a
+// test that needs the plugin several times loads it once.
 func Build(tb testing.TB, dir string) string {
 	tb.Helper()
-	out := filepath.Join(tb.TempDir(), "plugin.wasm")
+	name := "plugin"
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != string(filepath.Separator) {
+		name = filepath.Base(abs) // errors name the file: weather.wasm
+	}
+	out := filepath.Join(tb.TempDir(), name+".wasm")
 	goTool := os.Getenv("GO")
 	if goTool == "" {
 		goTool = "go"

@@ -28,7 +28,11 @@ func TestBuildAndExecute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Load(t, Build(t, filepath.Join(root, "examples", "plugin-template")), runtime.Grants{})
+	wasm := Build(t, filepath.Join(root, "examples", "plugin-template"))
+	if filepath.Base(wasm) != "plugin-template.wasm" {
+		t.Fatalf("Build wrote %s", wasm)
+	}
+	p := Load(t, wasm, runtime.Grants{})
 	if d := p.Description(); d.Name != "wordcount" {
 		t.Fatalf("description: %+v", d)
 	}
