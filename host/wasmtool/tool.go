@@ -125,7 +125,7 @@ func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
 		return res, false, err
 	}
 	if r.Content == nil {
-		return res, false, errors.New(`the result has no "content"`)
+		return res, false, errors.New(`the result has no "content"` + resultShape)
 	}
 	return toolResult(&r, extra)
 }
