@@ -116,7 +116,9 @@ func (h *Host) Describe() (*sdk.Description, error) {
 
 // Execute calls tool name with args (any value that marshals to a JSON
 // object, or json.RawMessage): prepare_arguments, validation against the
-// tool's schema, then execute.
+// tool's schema, then execute. A result the tool marks IsError comes back
+// as it is, with a nil error; the host makes it an error result of its
+// text, dropping its details (sdk/wasmtest's Execute returns that error).
 func (h *Host) Execute(name string, args any) (*sdk.Result, error) {
 	raw, err := toRaw(args)
 	if err != nil {
