@@ -13,6 +13,7 @@ package sdktest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,7 +99,9 @@ func (h *Host) Call(export string, input []byte) ([]byte, error) {
 }
 
 // Describe runs describe and checks its output as the host does (ABI
-// version, tool names, schemas, execution modes).
+// version, tool names, execution modes, and every tool's schema, compiled
+// by the host's own compiler: a schema the host would refuse at load
+// fails here too, whichever tool the test calls).
 func (h *Host) Describe() (*sdk.Description, error) {
 	out, err := h.Call(sdk.ExportDescribe, nil)
 	if err != nil {
@@ -109,6 +112,15 @@ func (h *Host) Describe() (*sdk.Description, error) {
 		return nil, fmt.Errorf("describe: %w", err)
 	}
 	if err := sdk.CheckDescription(&d); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, t := range d.Tools {
+		if _, err := host.CompileSchema(t.Parameters); err != nil {
+			errs = append(errs, fmt.Errorf("describe: tool %s: parameters: %w", t.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return &d, nil
