@@ -101,7 +101,10 @@ func (h *Host) Call(export string, input []byte) ([]byte, error) {
 // Describe runs describe and checks its output as the host does (ABI
 // version, tool names, execution modes, and every tool's schema, compiled
 // by the host's own compiler: a schema the host would refuse at load
-// fails here too, whichever tool the test calls).
+// fails here too, whichever tool the test calls), and checks that
+// Config gives every configuration value the plugin needs. Needs of
+// directories and hosts are not checked: a native test has neither
+// (sdk/wasmtest runs the plugin in the host, with them).
 func (h *Host) Describe() (*sdk.Description, error) {
 	out, err := h.Call(sdk.ExportDescribe, nil)
 	if err != nil {
@@ -115,6 +118,13 @@ func (h *Host) Describe() (*sdk.Description, error) {
 		return nil, err
 	}
 	var errs []error
+	if d.Needs != nil {
+		for _, n := range d.Needs.Config {
+			if _, ok := h.Config[n.Key]; !ok && !n.Optional {
+				errs = append(errs, fmt.Errorf("describe: the plugin needs the configuration value %q, which Host.Config does not give: a host refuses to start it without", n.Key))
+			}
+		}
+	}
 	for _, t := range d.Tools {
 		if _, err := host.CompileSchema(t.Parameters); err != nil {
 			errs = append(errs, fmt.Errorf("describe: tool %s: parameters: %w", t.Name, err))
