@@ -21,7 +21,8 @@ import (
 //     `multipleOf` (numbers), `minLength`, `maxLength`, `pattern`, `format`
 //     (strings), `minItems`, `maxItems`, `uniqueItems` (slices), and
 //     `default` (a value of the field's type: JSON, or a string field's
-//     text as it is). On a slice or array, enum and the number and string
+//     text as it is; it tells the model what an absent field means, and
+//     nothing fills it in). On a slice or array, enum and the number and string
 //     keywords are about its elements (default is the whole value). A tag
 //     on a field of a type it does not fit, or whose value does not
 //     parse, is an error naming the field;
