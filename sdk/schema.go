@@ -22,10 +22,14 @@ import (
 //     (strings), `minItems`, `maxItems`, `uniqueItems` (slices), and
 //     `default` (a value of the field's type: JSON, or a string field's
 //     text as it is; it tells the model what an absent field means, and
-//     nothing fills it in). On a slice or array, enum and the number and string
-//     keywords are about its elements (default is the whole value). A tag
-//     on a field of a type it does not fit, or whose value does not
-//     parse, is an error naming the field;
+//     nothing fills it in). On a slice or array, enum and the number and
+//     string keywords are about its elements (default is the whole
+//     value). A tag on a field of a type it does not fit, or whose value
+//     does not parse, is an error naming the field;
+//   - `nullable:"true"` lets the field be null, and a null arrive as Go's
+//     nil: without it the host's coercion (pi's) turns a null into the
+//     type's zero value, so a pointer field a model sent null is a
+//     pointer to 0 or "";
 //   - objects allow no other properties; maps with string keys allow any;
 //   - embedded structs' fields are promoted, as encoding/json does.
 //

@@ -77,6 +77,30 @@ func applySchemaTags(f reflect.StructField, s map[string]any) error {
 		}
 		target[tag.name] = v
 	}
+	return applyNullable(f, s)
+}
+
+// applyNullable reads the tag nullable:"true": the field may be null, and
+// a null stays null (a nil pointer, slice or map in Go). Without it the
+// host's coercion (pi's) turns a null into the type's zero value, and a
+// pointer field that a model sent null arrives as a pointer to 0 or "".
+func applyNullable(f reflect.StructField, s map[string]any) error {
+	text, ok := f.Tag.Lookup("nullable")
+	if !ok {
+		return nil
+	}
+	v, err := parseBool(text, nil)
+	if err != nil {
+		return fmt.Errorf("tag nullable:%q: %w", text, err)
+	}
+	typ, ok := s["type"].(string)
+	if !v.(bool) || !ok {
+		return nil // a schema of no type admits null already
+	}
+	s["type"] = []any{typ, "null"}
+	if enum, ok := s["enum"].([]any); ok {
+		s["enum"] = append(enum, nil)
+	}
 	return nil
 }
 

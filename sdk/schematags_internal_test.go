@@ -23,6 +23,8 @@ type genField struct {
 	invalid []any
 	// defaultJSON is what the schema's default must be, if tagged.
 	defaultJSON string
+	// nullable: tagged so, a null validates and decodes to nil.
+	nullable bool
 }
 
 // genNumberField makes an integer (or float) field with range, enum,
@@ -179,7 +181,14 @@ func genTaggedField(r *rand.Rand) genField {
 		return f
 	case 4:
 		f := genNumberField(r, reflect.TypeFor[int]())
+		if r.IntN(2) == 0 {
+			f = genStringField(r)
+		}
 		f.typ = reflect.PointerTo(f.typ)
+		if r.IntN(2) == 0 {
+			f.tag += ` nullable:"true"`
+			f.nullable = true
+		}
 		return f
 	default:
 		if r.IntN(2) == 0 {
@@ -237,6 +246,24 @@ func TestSchemaTagsAreEnforced(t *testing.T) {
 			t.Fatalf("%s: %s does not decode: %v", replay, args, err)
 		}
 		for j, f := range fields {
+			if !f.nullable {
+				continue
+			}
+			call := map[string]any{}
+			for k, v := range valid {
+				call[k] = v
+			}
+			call[fmt.Sprintf("f%d", j)] = nil
+			args, err := schema.ValidateArguments("t", mustJSON(call))
+			if err != nil {
+				t.Fatalf("%s: schema %s refuses a null for the nullable f%d: %v", replay, raw, j, err)
+			}
+			v := reflect.New(typ)
+			if err := DecodeArgs(args, v.Interface()); err != nil || !v.Elem().Field(j).IsNil() {
+				t.Fatalf("%s: a null for the nullable f%d arrives as %s (%v), not nil", replay, j, args, err)
+			}
+		}
+		for j, f := range fields {
 			for _, bad := range f.invalid {
 				call := map[string]any{}
 				for k, v := range valid {
@@ -281,6 +308,7 @@ func TestSchemaTagMistakes(t *testing.T) {
 		{reflect.StructField{Name: "S", Type: reflect.TypeFor[string](), Tag: `maxLength:"-1"`}, `not a whole number from 0`},
 		{reflect.StructField{Name: "N", Type: reflect.TypeFor[int](), Tag: `multipleOf:"0"`}, `not a number above 0`},
 		{reflect.StructField{Name: "U", Type: reflect.TypeFor[uint](), Tag: `minimum:"-3"`}, `the type uint holds no negative number`},
+		{reflect.StructField{Name: "P", Type: reflect.TypeFor[*int](), Tag: `nullable:"yes"`}, `tag nullable:"yes": not true or false`},
 	} {
 		c.field.Tag = `json:"x" ` + c.field.Tag
 		_, err := schemaOf(reflect.StructOf([]reflect.StructField{c.field}), map[reflect.Type]bool{})
