@@ -55,3 +55,55 @@ func validText(b []byte) []byte {
 	}
 	return []byte(textOf(string(b)))
 }
+
+// MaxOutputDepth bounds how deep a plugin's output nests arrays and
+// objects. What the host keeps of an output raw (details, a result's
+// extra members, an update, rewritten arguments) it writes again inside
+// the lines of sessions, events and journals, a few levels deeper; and
+// readers refuse deep documents: encoding/json past 10,000 levels,
+// Python's json near 1,000 (its recursion limit). On the old main an
+// output was only checked to be JSON, which encoding/json takes up to
+// 10,000 deep, so a result whose details nested 9,999 deep was accepted
+// and made its session line unreadable (the entry dropped at the next
+// load) and its events undecodable.
+const MaxOutputDepth = 512
+
+// checkJSON is the check every plugin output passes before it is
+// decoded: JSON, nested at most MaxOutputDepth deep.
+func checkJSON(b []byte) error {
+	if !json.Valid(b) {
+		return fmt.Errorf("the output is not JSON: %.120q", b)
+	}
+	if nestedOver(b, MaxOutputDepth) {
+		return fmt.Errorf("the output nests arrays and objects more than %d deep (wasmtool.MaxOutputDepth)", MaxOutputDepth)
+	}
+	return nil
+}
+
+// nestedOver reports whether the JSON text b nests arrays and objects
+// more than limit deep (brackets in strings aside).
+func nestedOver(b []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}

@@ -22,8 +22,8 @@ var resultFields = []string{"content", "details", "isError", "terminate"}
 // members passed: a typo must not turn an error result into a success.
 // Content blocks stay strict (blockList).
 func decodeResult(b []byte, v any) (json.RawMessage, error) {
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("the output is not JSON: %.120q", b)
+	if err := checkJSON(b); err != nil {
+		return nil, err
 	}
 	b = validText(b)
 	// The members first: encoding/json would take "IsError" for isError.

@@ -435,8 +435,8 @@ func (p *Plugin) Close() {
 // trailing data, with errors that say so. Invalid UTF-8 becomes U+FFFD
 // everywhere, raw fields included (validText).
 func decodeStrict(b []byte, v any) error {
-	if !json.Valid(b) {
-		return fmt.Errorf("the output is not JSON: %.120q", b)
+	if err := checkJSON(b); err != nil {
+		return err
 	}
 	b = validText(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
