@@ -75,7 +75,7 @@ func TestOutputNestingIsBounded(t *testing.T) {
 	type place struct {
 		name   string
 		output func(v string) string // the output with v where the host keeps JSON raw
-		level  int                    // how deep v sits in the output
+		level  int                   // how deep v sits in the output
 		decode func(out []byte) (any, error)
 	}
 	result := func(out []byte) (any, error) { r, _, err := parseResult(out); return r, err }
