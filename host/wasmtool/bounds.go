@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 // MaxContentBlocks bounds the content blocks of one plugin result (an
@@ -106,4 +108,58 @@ func nestedOver(b []byte, limit int) bool {
 		}
 	}
 	return false
+}
+
+// MaxPluginTools bounds the tools one plugin offers, and
+// MaxPluginSchemaObjects the JSON objects of all their parameter
+// schemas together (each schema alone is bounded by
+// host.MaxSchemaObjects). Every schema is compiled when the plugin loads,
+// at every start, and kept: on the old main a description within the
+// output cap could list 85,000 tools of distinct one-property schemas (25
+// s of CPU and 450 MB kept, at every load), or 120 schemas of 4,990
+// properties each (some 36 s and 600 MB). Within these bounds a load
+// compiles in about a second at most. A model API takes far fewer tools
+// in a request (OpenAI's, 128).
+const (
+	MaxPluginTools         = 1024
+	MaxPluginSchemaObjects = 20000
+)
+
+// checkToolCount refuses a description over MaxPluginTools or
+// MaxPluginSchemaObjects, before any schema is compiled.
+func checkToolCount(d *sdk.Description) error {
+	if n := len(d.Tools); n > MaxPluginTools {
+		return fmt.Errorf("describe: %d tools, more than one plugin may offer (%d, wasmtool.MaxPluginTools)", n, MaxPluginTools)
+	}
+	objects := 0
+	for _, t := range d.Tools {
+		objects += countObjects(t.Parameters)
+		if objects > MaxPluginSchemaObjects {
+			return fmt.Errorf("describe: the tools' parameter schemas hold more than %d JSON objects together (wasmtool.MaxPluginSchemaObjects; tool %s reaches it)", MaxPluginSchemaObjects, t.Name)
+		}
+	}
+	return nil
+}
+
+// countObjects is the number of JSON objects in the JSON text b.
+func countObjects(b []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{':
+			n++
+		}
+	}
+	return n
 }

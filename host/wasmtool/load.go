@@ -378,6 +378,9 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 		return nil, clipErr(fmt.Errorf("describe: %w", err))
 	}
 	errs := []error{sdk.CheckDescription(&d)}
+	if err := checkToolCount(&d); err != nil {
+		return nil, clipErr(err) // before compiling any schema
+	}
 	for _, t := range d.Tools {
 		if _, err := host.CompileSchema(t.Parameters); err != nil {
 			errs = append(errs, fmt.Errorf("describe: tool %s: parameters: %w", t.Name, err))
