@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,4 +135,13 @@ func lastBracket(doc string) int {
 		}
 	}
 	return last
+}
+
+// A line longer than openai-go's reader takes (32 MiB) is told as that,
+// not as "bufio.Scanner: token too long".
+func TestLongLineSaysSo(t *testing.T) {
+	got := what(bufio.ErrTooLong, &exchange{status: 200, read: 40 << 20}, 1, 0)
+	if want := "after 1 chunk, the server sent a line longer than the host reads in an event stream (32 MiB)"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
 }

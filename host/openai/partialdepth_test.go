@@ -87,13 +87,13 @@ func TestPartialArgumentsDepthIsBounded(t *testing.T) {
 			}
 		}
 	}
-	// One delta of 256 KiB of brackets, through the assembler.
+	// One delta of 64 KiB of brackets, through the assembler.
 	a := newAssembler(host.ModelInfo{}, func(host.AssistantMessageEvent) {})
-	tc := oai.ChatCompletionChunkChoiceDeltaToolCall{ID: "c1", Function: oai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: "t", Arguments: strings.Repeat("[", 256<<10)}}
+	tc := oai.ChatCompletionChunkChoiceDeltaToolCall{ID: "c1", Function: oai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: "t", Arguments: strings.Repeat("[", 64<<10)}}
 	if err := a.toolCall(tc); err != nil {
 		t.Fatal(err)
 	}
 	if n := nesting(a.msg.Content[0].(host.ToolCall).Arguments); n > maxPartialDepth {
-		t.Fatalf("256 KiB of brackets: the partial value nests %d deep", n)
+		t.Fatalf("64 KiB of brackets: the partial value nests %d deep", n)
 	}
 }
