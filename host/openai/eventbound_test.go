@@ -145,3 +145,26 @@ func TestLongLineSaysSo(t *testing.T) {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }
+
+// FuzzEventValues: whatever the bytes and the limit, counting them in one
+// read or in reads of any sizes hands on the same bytes and fails alike.
+func FuzzEventValues(f *testing.F) {
+	f.Add([]byte("data: {\"a\":[1,2,3]}\n\ndata: [1,\n: x,\ndata:2]\r\n\r\n"), uint8(3), uint8(5))
+	f.Add([]byte("data:{\"\\\",[\":{}}\nevent: [[[\n\n"), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, body []byte, limit, step uint8) {
+		whole := &eventValues{limit: int(limit)}
+		n, err := whole.scan(body)
+		parts := &eventValues{limit: int(limit)}
+		m, perr := 0, error(nil)
+		for off := 0; off < len(body) && perr == nil; {
+			k := min(len(body)-off, 1+int(step)%17)
+			var got int
+			got, perr = parts.scan(body[off : off+k])
+			m += got
+			off += k
+		}
+		if n != m || (err == nil) != (perr == nil) {
+			t.Fatalf("one read: %d bytes, %v; reads of %d: %d bytes, %v", n, err, 1+int(step)%17, m, perr)
+		}
+	})
+}
