@@ -125,9 +125,27 @@ const (
 	MaxPluginSchemaObjects = 20000
 )
 
-// checkToolCount refuses a description over MaxPluginTools or
-// MaxPluginSchemaObjects, before any schema is compiled.
+// MaxNeeds bounds the needs of each kind (paths, hosts, config values) a
+// plugin declares. Each is checked against every grant, and the hints
+// that say how to grant the missing ones dedupe them pairwise: on the old
+// main a description within the output cap could declare 250,000 paths,
+// some 30 billion comparisons to print one hint, and an error of
+// megabytes at every start.
+const MaxNeeds = 64
+
+// checkToolCount refuses a description over MaxPluginTools,
+// MaxPluginSchemaObjects or MaxNeeds, before any schema is compiled.
 func checkToolCount(d *sdk.Description) error {
+	if n := d.Needs; n != nil {
+		for _, c := range []struct {
+			kind  string
+			count int
+		}{{"paths", len(n.Paths)}, {"hosts", len(n.Hosts)}, {"config values", len(n.Config)}} {
+			if c.count > MaxNeeds {
+				return fmt.Errorf("describe: needs: %d %s, more than a plugin may ask for (%d of each kind, wasmtool.MaxNeeds)", c.count, c.kind, MaxNeeds)
+			}
+		}
+	}
 	if n := len(d.Tools); n > MaxPluginTools {
 		return fmt.Errorf("describe: %d tools, more than one plugin may offer (%d, wasmtool.MaxPluginTools)", n, MaxPluginTools)
 	}

@@ -117,3 +117,46 @@ func TestPluginToolsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// A plugin declares at most MaxNeeds needs of each kind: generated
+// descriptions around the bound are refused exactly when over it; and the
+// error that lists needs not granted is bounded and printable, however
+// long and strange the plugin's paths, hosts, keys and reasons (on the
+// old main 250,000 declared paths fitted in a description, and a hint
+// deduplicated them pairwise).
+func TestNeedsAreBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	strange := func() string {
+		return strings.Repeat("\x1b[31m\u202ewhy ", 1+rng.IntN(300))
+	}
+	for round := range 16 {
+		counts := [3]int{rng.IntN(MaxNeeds + 1), rng.IntN(MaxNeeds + 1), rng.IntN(MaxNeeds + 1)}
+		if round%2 == 0 {
+			counts[rng.IntN(3)] = MaxNeeds + 1 + rng.IntN(3)
+		}
+		n := &sdk.Needs{}
+		for i := range counts[0] {
+			n.Paths = append(n.Paths, sdk.PathNeed{Guest: fmt.Sprintf("/p%d/%s", i, strange()), Why: strange()})
+		}
+		for i := range counts[1] {
+			n.Hosts = append(n.Hosts, sdk.HostNeed{Host: fmt.Sprintf("h%d.%s", i, strange()), Why: strange()})
+		}
+		for i := range counts[2] {
+			n.Config = append(n.Config, sdk.ConfigNeed{Key: fmt.Sprintf("k%d%s", i, strange()), Why: strange()})
+		}
+		d := &sdk.Description{Needs: n}
+		err := checkToolCount(d)
+		over := max(counts[0], counts[1], counts[2]) > MaxNeeds
+		if over != (err != nil) || (over && !strings.Contains(err.Error(), "wasmtool.MaxNeeds")) {
+			t.Fatalf("round %d: needs %v: %v", round, counts, err)
+		}
+		msg := (&MissingGrantsError{Missing: n}).Error()
+		// each need shown as its texts, clipped, with a little wording
+		if limit := 100 + (maxNeedsShown+1)*(2*maxNeedRunes+40); len([]rune(msg)) > limit {
+			t.Fatalf("round %d: needs %v: the error has %d runes, more than %d", round, counts, len([]rune(msg)), limit)
+		}
+		if strings.ContainsAny(msg, "\x1b\u202e") {
+			t.Fatalf("round %d: the error carries control characters", round)
+		}
+	}
+}
