@@ -190,6 +190,7 @@ FUZZ_TARGETS = \
 	./host/eventwire:FuzzBudget \
 	./host/mcp:FuzzStdioLine \
 	./host/openai:FuzzErrorResponse \
+	./host/openai:FuzzEventValues \
 	./host/openai:FuzzStream \
 	./host/openai:FuzzStreamingArgs \
 	./host/rpc:FuzzAnswer \

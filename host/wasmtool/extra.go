@@ -30,6 +30,9 @@ func decodeResult(b []byte, v any) (json.RawMessage, error) {
 	if !json.Valid(b) {
 		return nil, fmt.Errorf("the output is not JSON: %.120q%s", b, resultShape)
 	}
+	if err := checkJSON(b); err != nil {
+		return nil, err
+	}
 	b = validText(b)
 	// The members first: encoding/json would take "IsError" for isError.
 	extra, err := extraMembers(b)
