@@ -190,6 +190,7 @@ FUZZ_TARGETS = \
 	./host/eventwire:FuzzBudget \
 	./host/mcp:FuzzStdioLine \
 	./host/openai:FuzzErrorResponse \
+	./host/openai:FuzzEventValues \
 	./host/openai:FuzzStream \
 	./host/openai:FuzzStreamingArgs \
 	./host/rpc:FuzzAnswer \
@@ -259,7 +260,8 @@ FUZZ_TARGETS = \
 	./sdk/pathglob:FuzzCompile \
 	./sdk:FuzzAppendJSONString \
 	./sdk:FuzzEncodeAfter \
-	./sdk:FuzzEncodeResult
+	./sdk:FuzzEncodeResult \
+	./sdk:FuzzSchemaTags
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -117,18 +117,31 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	}{"toolCall", p})
 }
 
-// ArgumentsJSON returns raw as it is when it is valid JSON, `{}` when it is
-// empty, and otherwise raw encoded as a JSON string.
+// ArgumentsJSON returns raw as it is when it is valid JSON nested at most
+// MaxKeptArgumentDepth deep, `{}` when it is empty, and otherwise raw
+// encoded as a JSON string.
 func ArgumentsJSON(raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(`{}`)
 	}
-	if json.Valid(raw) {
+	if json.Valid(raw) && !nestedOver(raw, MaxKeptArgumentDepth) {
 		return raw
 	}
 	s, _ := encodeJSON(string(raw))
 	return s
 }
+
+// MaxKeptArgumentDepth bounds how deep a tool call's arguments may nest
+// and still be written as the JSON value they are (ArgumentsJSON); deeper
+// ones are written as the string of their text, as arguments that are not
+// JSON are. Every line the host writes holds them a few levels down (a
+// session entry, an event, agent_end's list of messages), and readers
+// refuse deep documents: encoding/json past 10,000 levels, Python's json
+// near 1,000. On the old main a model's arguments nested 9,998 deep were
+// valid JSON, kept as they were, and their session line was dropped at
+// the next load. Such arguments never run: a call's arguments are
+// checked to nest at most MaxArgumentDepth deep.
+const MaxKeptArgumentDepth = 512
 
 // Contents is a list of content blocks. It encodes nil as [] and decodes
 // both pi's array form and the plain-string shorthand of user messages.

@@ -299,7 +299,7 @@ func (r *Runtime) checkImports(facts wasmbin.Facts) error {
 	}
 	var errs []string
 	if len(unknown) > 0 {
-		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)", listSome(unknown, maxListed, ", ")))
+		errs = append(errs, fmt.Sprintf("imports functions the host does not provide: %s (the host provides extism:host/env, extism:host/user.emit_update and wasi_snapshot_preview1)%s", listSome(unknown, maxListed, ", "), jsEmbeddingHint(unknown)))
 	}
 	if len(mistyped) > 0 {
 		errs = append(errs, "imports "+listSome(mistyped, maxListed, "; "))
@@ -308,6 +308,20 @@ func (r *Runtime) checkImports(facts wasmbin.Facts) error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// jsEmbeddingHint says what to do instead of AssemblyScript's imports for
+// a JavaScript embedding (console.log, trace, Math.random's seed,
+// Date.now, abort), when unknown names one: an AssemblyScript author
+// reads which SDK call replaces it, not only that the host lacks it.
+func jsEmbeddingHint(unknown []string) string {
+	for _, name := range unknown {
+		mod, fn, _ := strings.Cut(name, ".")
+		if mod == "env" && (strings.HasPrefix(fn, "console.") || fn == "trace" || fn == "seed" || fn == "Date.now" || fn == "abort") {
+			return "; env." + fn + " is one of AssemblyScript's imports for a JavaScript host (console.log, trace, seed for Math.random, Date.now, abort): log with the SDK's c.log instead of console.log and trace, extend the SDK's asconfig.json for its abort, and leave out Math.random and Date.now (docs/plugins-assemblyscript.md)"
+		}
+	}
+	return ""
 }
 
 // wasiWithoutMemory are the WASI functions that take no pointer: the only

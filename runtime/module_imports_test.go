@@ -81,6 +81,9 @@ func TestUnknownImportsRefusedAtLoad(t *testing.T) {
 		{"extism function", "extism:host/env.no_such_function", importing("extism:host/env", "no_such_function", nil, nil)},
 		{"user function", "extism:host/user.alloc", importing("extism:host/user", "alloc", []byte{wasmbuild.I64}, []byte{wasmbuild.I64})},
 		{"other module", "env.abort", importing("env", "abort", nil, nil)},
+		// AssemblyScript's imports for a JavaScript host say what replaces them.
+		{"assemblyscript console.log", "env.console.log is one of AssemblyScript's imports for a JavaScript host", importing("env", "console.log", []byte{I32}, nil)},
+		{"assemblyscript seed", "leave out Math.random", importing("env", "seed", nil, []byte{0x7c})}, // () -> f64,
 		{"global", "extism:host/env.g", global},
 		{"wasi without a memory", "wasi_snapshot_preview1.fd_write, which reads and writes the module's memory, but the module defines no memory", noMemory("fd_write", []byte{I32, I32, I32, I32}, []byte{I32})},
 	} {

@@ -30,5 +30,6 @@
 // docs/abi.md);
 // they live in its *_wasip1.go files, on github.com/extism/go-pdk. On any
 // other Extism host the plugin reads and writes through Extism as usual. Everything else builds for the host too, so a
-// plugin's tests run natively with package sdk/sdktest.
+// plugin's tests run natively with package sdk/sdktest, and its Wasm
+// build runs in the real host, with grants, with package sdk/wasmtest.
 package sdk

@@ -14,7 +14,22 @@ import (
 //   - a field is required unless it is a pointer or tagged omitempty or
 //     omitzero;
 //   - the tag `description:"…"` describes the field; `enum:"a,b,c"` lists
-//     its allowed values;
+//     its allowed values, each read as a value of the field's type
+//     (`enum:"1,2,4"` on an int is three integers);
+//   - tags named after JSON Schema keywords constrain the field:
+//     `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+//     `multipleOf` (numbers), `minLength`, `maxLength`, `pattern`, `format`
+//     (strings), `minItems`, `maxItems`, `uniqueItems` (slices), and
+//     `default` (a value of the field's type: JSON, or a string field's
+//     text as it is; it tells the model what an absent field means, and
+//     nothing fills it in). On a slice or array, enum and the number and
+//     string keywords are about its elements (default is the whole
+//     value). A tag on a field of a type it does not fit, or whose value
+//     does not parse, is an error naming the field;
+//   - `nullable:"true"` lets the field be null, and a null arrive as Go's
+//     nil: without it the host's coercion (pi's) turns a null into the
+//     type's zero value, so a pointer field a model sent null is a
+//     pointer to 0 or "";
 //   - objects allow no other properties; maps with string keys allow any;
 //   - embedded structs' fields are promoted, as encoding/json does.
 //
@@ -142,12 +157,8 @@ func structFields(t reflect.Type, seen map[reflect.Type]bool, props map[string]a
 		if d := f.Tag.Get("description"); d != "" {
 			s["description"] = d
 		}
-		if e := f.Tag.Get("enum"); e != "" {
-			var vals []any
-			for _, v := range strings.Split(e, ",") {
-				vals = append(vals, v)
-			}
-			s["enum"] = vals
+		if err := applySchemaTags(f, s); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 		props[name] = s
 		optional := f.Type.Kind() == reflect.Pointer || strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")

@@ -138,7 +138,10 @@ func (c *Call) Logf(level LogLevel, format string, args ...any) {
 func (c *Call) HTTP(req *HTTPRequest) (*HTTPResponse, error) { return c.env.HTTP(req) }
 
 // Update sends a partial result: the host emits it as a
-// tool_execution_update event before the call ends.
+// tool_execution_update event before the call ends. The host caps them
+// per call (10000 and 64 MiB by default, the grants' max_updates and
+// max_update_bytes), and the one past the cap fails the call: send one
+// every so many items, not one per item.
 func (c *Call) Update(partial *Result) error {
 	b, err := encodeResult(partial)
 	if err != nil {

@@ -16,6 +16,11 @@ type greetArgs struct {
 	Times int    `json:"times,omitempty"`
 }
 
+type spanArgs struct {
+	From int `json:"from,omitempty"`
+	To   int `json:"to,omitempty"`
+}
+
 func init() {
 	sdk.SetInfo(sdk.Info{Name: "greeter", Version: "0.1.0", Needs: &sdk.Needs{Config: []sdk.ConfigNeed{{Key: "greeting", Optional: true}}}})
 	greet := sdk.NewTool("greet", "Greets someone.", func(c *sdk.Call, a greetArgs) (*sdk.Result, error) {
@@ -49,6 +54,13 @@ func init() {
 	no := false
 	stop.Annotations = &sdk.Annotations{ReadOnly: &no}
 	sdk.RegisterTool(stop)
+	// What tags cannot say, a schema of one's own says; arguments are
+	// still decoded into the type.
+	span := sdk.NewTool("span", "A span.", func(c *sdk.Call, a spanArgs) (*sdk.Result, error) {
+		return sdk.Textf("%d-%d", a.From, a.To), nil
+	})
+	span.Parameters = json.RawMessage(`{"type":"object","properties":{"from":{"type":"integer"},"to":{"type":"integer"}},"additionalProperties":false,"minProperties":1}`)
+	sdk.RegisterTool(span)
 	sdk.RegisterTool(sdk.NewTool("boom", "Panics.", func(c *sdk.Call, _ struct{}) (*sdk.Result, error) {
 		var m map[string]int
 		m["x"]++
@@ -84,6 +96,7 @@ func TestDescribe(t *testing.T) {
 	want := `{"abi":1,"name":"greeter","version":"0.1.0","tools":[` +
 		`{"name":"greet","description":"Greets someone.","parameters":{"additionalProperties":false,"properties":{"name":{"description":"who to greet","type":"string"},"times":{"type":"integer"}},"required":["name"],"type":"object"},"prepareArguments":true},` +
 		`{"name":"stop","description":"Ends the run.","parameters":{"additionalProperties":false,"properties":{},"type":"object"},"executionMode":"sequential","annotations":{"readOnlyHint":false}},` +
+		`{"name":"span","description":"A span.","parameters":{"type":"object","properties":{"from":{"type":"integer"},"to":{"type":"integer"}},"additionalProperties":false,"minProperties":1}},` +
 		`{"name":"boom","description":"Panics.","parameters":{"additionalProperties":false,"properties":{},"type":"object"}},` +
 		`{"name":"picture","description":"An image.","parameters":{"type":"object"}}],` +
 		`"hooks":["beforeToolCall","afterToolCall"],"needs":{"config":[{"key":"greeting","optional":true}]}}`
@@ -161,5 +174,18 @@ func TestHooks(t *testing.T) {
 	failed.IsError = true
 	if _, err := h.AfterToolCall("greet", nil, failed); err == nil || err.Error() != "after hook saw an error" {
 		t.Fatalf("after error: %v", err)
+	}
+}
+
+// A schema set on a NewTool's Parameters is the one the host validates
+// against, and the arguments still arrive as the Go type.
+func TestNewToolWithItsOwnSchema(t *testing.T) {
+	var h sdktest.Host
+	if _, err := h.Execute("span", map[string]any{}); err == nil || !strings.Contains(err.Error(), "minProperties") && !strings.Contains(err.Error(), "at least 1") {
+		t.Fatalf("{} against minProperties 1: err = %v", err)
+	}
+	r, err := h.Execute("span", map[string]any{"to": 3})
+	if err != nil || r.Content[0].Text != "0-3" {
+		t.Fatalf("got %+v, %v", r, err)
 	}
 }

@@ -48,9 +48,18 @@ func (s *Service) Events(ctx context.Context, c serve.Caller, id, after string) 
 	return r, nil
 }
 
+// eventResetAttempts bounds how many times a stream's ordered consumer is
+// made again after it failed (a server failing over): 8 attempts, 1 s
+// apart and doubling up to 10 s, about a minute. The NATS client's
+// default is without end, and a pull waits for it whatever its context
+// says: on the old main a stream whose events were deleted from JetStream
+// (or whose permission was taken away) held its handler's goroutine and
+// connection for good, its client long gone (a variable for tests).
+var eventResetAttempts = 8
+
 // eventConsumerConfig reads session id's events after sequence after.
 func eventConsumerConfig(id string, after uint64) jetstream.OrderedConsumerConfig {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(id)}}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{eventSubject(id)}, MaxResetAttempts: eventResetAttempts}
 	if after > 0 {
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = after + 1
@@ -87,8 +96,15 @@ const minEventPrefetch = 4 << 20
 type eventReader struct {
 	it      jetstream.MessagesContext
 	pull    jetstream.Consumer
-	release func() // gives back it's read-ahead (nil: none taken)
+	pending chan pulled // the pull under way, if a Next left it (pulling only)
+	release func()      // gives back it's read-ahead (nil: none taken)
 	gone    bool
+}
+
+// pulled is the outcome of one pull.
+type pulled struct {
+	m   jetstream.Msg
+	err error
 }
 
 // Next implements serve.Stream.
@@ -122,17 +138,27 @@ func (st *eventReader) next(ctx context.Context) (jetstream.Msg, error) {
 	if st.it != nil {
 		return st.it.Next(jetstream.NextContext(ctx))
 	}
+	var failing time.Time // when the pulls began to fail
 	for {
-		m, err := st.pull.Next(jetstream.FetchContext(ctx))
+		m, err := st.pullOne(ctx)
 		switch {
 		case err == nil, ctx.Err() != nil, errors.Is(err, nats.ErrConnectionClosed):
 			return m, err
 		case errors.Is(err, nats.ErrTimeout):
+			failing = time.Time{}
 			continue // the pull expired with no new event
 		}
 		// A server failing over: the next pull starts a new consumer
 		// after the last event returned, as the ordered consumer's
-		// iterator does by itself.
+		// iterator does by itself. A failure that lasts (the stream
+		// deleted, a permission taken away) ends the stream after
+		// pullRetryFor, with the error, as a failed open does; its client
+		// may resume it with Last-Event-ID.
+		if failing.IsZero() {
+			failing = time.Now()
+		} else if time.Since(failing) > pullRetryFor {
+			return nil, err
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -141,9 +167,34 @@ func (st *eventReader) next(ctx context.Context) (jetstream.Msg, error) {
 	}
 }
 
+// pullOne pulls the next message, or returns when ctx is done: a pull
+// whose consumer is being made again does not heed its context
+// (eventResetAttempts bounds it), so it runs on a goroutine of its own,
+// and a later call takes its outcome.
+func (st *eventReader) pullOne(ctx context.Context) (jetstream.Msg, error) {
+	if st.pending == nil {
+		ch := make(chan pulled, 1)
+		st.pending = ch
+		go func() {
+			m, err := st.pull.Next(jetstream.FetchContext(ctx))
+			ch <- pulled{m, err}
+		}()
+	}
+	select {
+	case p := <-st.pending:
+		st.pending = nil
+		return p.m, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // pullRetry is how long a stream that pulls its events waits after a
-// failed pull before the next.
+// failed pull before the next; pullRetryFor how long it goes on retrying
+// pulls that keep failing (a variable for tests).
 const pullRetry = 250 * time.Millisecond
+
+var pullRetryFor = time.Minute
 
 // Close implements serve.Stream.
 func (st *eventReader) Close() error {

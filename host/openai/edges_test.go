@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
@@ -152,4 +155,71 @@ func TestSnapshotsNeverChange(t *testing.T) {
 			}
 		}
 	}
+}
+
+// One chunk of many values (here empty tool calls, then elements of a
+// member no one reads) is refused before it is decoded, with an error that
+// says what the server sent, and it costs the host a bounded heap: on the
+// old main a chunk of 80,000 empty calls (1.1 MB) was decoded whole,
+// some 70 MB, before the cap on content blocks refused it. A chunk
+// within the bound decodes, however its bytes arrive.
+func TestOneChunkFloodIsRefused(t *testing.T) {
+	chunk := func(n int, item func(int) string) []byte {
+		var b strings.Builder
+		b.WriteString(`data: {"id":"x","choices":[{"index":0,"delta":{"tool_calls":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(item(i))
+		}
+		b.WriteString("]}}]}\n\n")
+		return []byte(b.String())
+	}
+	call := func(i int) string { return fmt.Sprintf(`{"index":%d}`, i) }
+	var before, after runtime.MemStats
+	for _, body := range [][]byte{
+		chunk(80_000, call),
+		append((&openaitest.Stream{}).Text("hi").Bytes(), chunk(openai.MaxEventValues/2+1, call)...),
+	} {
+		m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://flood.invalid/v1", Retries: -1, HTTPClient: &http.Client{Transport: bodyTransport(body)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		msg := m.Stream(context.Background(), hello, func(host.AssistantMessageEvent) {})
+		runtime.ReadMemStats(&after)
+		want := fmt.Sprintf("the server sent an event of more than %d JSON values", openai.MaxEventValues)
+		if msg.StopReason != host.StopReasonError || !strings.Contains(msg.ErrorMessage, want) {
+			t.Fatalf("a chunk of %d bytes: %s %q", len(body), msg.StopReason, msg.ErrorMessage)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(body)) {
+			t.Fatalf("a chunk of %d bytes: %d bytes allocated", len(body), alloc)
+		}
+	}
+	// Within the bound: a member of 60,000 elements, in reads of any size.
+	var b strings.Builder
+	b.WriteString(`data: {"id":"y","x":[0`)
+	b.WriteString(strings.Repeat(",0", 60_000))
+	b.WriteString(`],"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}` + "\n\n")
+	m, err := openai.New(openai.Options{Model: "m", BaseURL: "http://flood.invalid/v1", Retries: -1, HTTPClient: &http.Client{Transport: choppedTransport(b.String())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := m.Stream(context.Background(), hello, func(host.AssistantMessageEvent) {}); msg.StopReason != host.StopReasonStop || msg.Content.TextOf() != "ok" {
+		t.Fatalf("a chunk within the bound: %s %q", msg.StopReason, msg.ErrorMessage)
+	}
+}
+
+// choppedTransport answers with body as an SSE stream read a few bytes at
+// a time.
+type choppedTransport string
+
+func (c choppedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: 200, Request: r,
+		Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body:   io.NopCloser(iotest.HalfReader(strings.NewReader(string(c)))),
+	}, nil
 }

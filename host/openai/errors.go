@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -82,6 +83,14 @@ func what(err error, x *exchange, chunks int, timeout time.Duration) string {
 	var big *tooLargeError
 	if errors.As(err, &big) {
 		return big.Error()
+	}
+	var flood *floodError
+	if errors.As(err, &flood) {
+		return fmt.Sprintf("after %s, %s", plural(chunks, "chunk"), flood.Error())
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		// openai-go reads the stream a line at a time, of at most 32 MiB
+		return fmt.Sprintf("after %s, the server sent a line longer than the host reads in an event stream (32 MiB)", plural(chunks, "chunk"))
 	}
 	var ue *url.Error
 	if x.status == 0 || errors.As(err, &ue) {

@@ -22,14 +22,15 @@ func (e *tooLargeError) Error() string {
 }
 
 // capBody is a middleware that makes every response body fail, with a
-// tooLargeError, once more than limit bytes have been read from it. It
-// counts the bytes on the wire, so it bounds one endless SSE line as well
-// as an endless run of small chunks.
+// tooLargeError, once more than limit bytes have been read from it, and
+// with a floodError before an event of more than MaxEventValues values
+// ends. It counts the bytes on the wire, so it bounds one endless SSE line
+// as well as an endless run of small chunks.
 func capBody(limit int64) option.Middleware {
 	return func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		resp, err := next(r)
 		if err == nil && resp != nil && resp.Body != nil {
-			resp.Body = &cappedBody{ReadCloser: resp.Body, left: limit, limit: limit}
+			resp.Body = &cappedBody{ReadCloser: resp.Body, left: limit, limit: limit, values: eventValues{limit: MaxEventValues}}
 		}
 		return resp, err
 	}
@@ -38,9 +39,14 @@ func capBody(limit int64) option.Middleware {
 type cappedBody struct {
 	io.ReadCloser
 	left, limit int64
+	values      eventValues
+	err         error // a flood found: every later read fails with it
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
 	if b.left <= 0 {
 		// One byte more than the cap tells a body of exactly the cap
 		// from a longer one.
@@ -56,5 +62,9 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
+	if m, ferr := b.values.scan(p[:n]); ferr != nil {
+		b.err = ferr
+		return m, ferr
+	}
 	return n, err
 }

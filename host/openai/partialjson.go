@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
 )
 
 // streamingArgs is pi-ai's parseStreamingJson: the value the arguments
@@ -135,9 +137,22 @@ func partialParse(src string) (string, error) {
 }
 
 type pjParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	depth int // arrays and objects open around p.i
 }
+
+// maxPartialDepth bounds how deep partialParse nests: each level copies
+// the text of the levels inside it, so the parse costs its input's size
+// times its depth (1 MiB of "[" took minutes and a stack of a million
+// frames). A value nested deeper is cut at the bound, as partial-json's
+// own parse is cut where JavaScript's stack runs out (its innermost
+// array or object still open catches the RangeError and ends there).
+// Arguments nested deeper fail validation in any case
+// (host.MaxArgumentDepth).
+const maxPartialDepth = host.MaxArgumentDepth
+
+var errTooDeep = errors.New("partial JSON nested too deep")
 
 func (p *pjParser) at(i int) byte {
 	if i < 0 || i >= len(p.s) {
@@ -160,9 +175,15 @@ func (p *pjParser) any() (string, error) {
 	switch p.s[p.i] {
 	case '"':
 		return p.str()
-	case '{':
-		return p.obj(), nil
-	case '[':
+	case '{', '[':
+		if p.depth >= maxPartialDepth {
+			return "", errTooDeep
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.s[p.i] == '{' {
+			return p.obj(), nil
+		}
 		return p.arr(), nil
 	}
 	rest := p.s[p.i:]

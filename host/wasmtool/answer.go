@@ -33,8 +33,8 @@ type answer struct {
 // members, which a member named like one of them otherwise (case, "_",
 // "-") is warned about.
 func readAnswer(out []byte, fields []string) (*answer, error) {
-	if !json.Valid(out) {
-		return nil, fmt.Errorf("the output is not JSON: %.120q", out)
+	if err := checkJSON(out); err != nil {
+		return nil, err
 	}
 	out = validText(bytes.TrimSpace(out))
 	a := &answer{}

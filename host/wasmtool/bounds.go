@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/wasmagent/wasmagent/sdk"
 )
 
 // MaxContentBlocks bounds the content blocks of one plugin result (an
@@ -54,4 +56,128 @@ func validText(b []byte) []byte {
 		return b
 	}
 	return []byte(textOf(string(b)))
+}
+
+// MaxOutputDepth bounds how deep a plugin's output nests arrays and
+// objects. What the host keeps of an output raw (details, a result's
+// extra members, an update, rewritten arguments) it writes again inside
+// the lines of sessions, events and journals, a few levels deeper; and
+// readers refuse deep documents: encoding/json past 10,000 levels,
+// Python's json near 1,000 (its recursion limit). On the old main an
+// output was only checked to be JSON, which encoding/json takes up to
+// 10,000 deep, so a result whose details nested 9,999 deep was accepted
+// and made its session line unreadable (the entry dropped at the next
+// load) and its events undecodable.
+const MaxOutputDepth = 512
+
+// checkJSON is the check every plugin output passes before it is
+// decoded: JSON, nested at most MaxOutputDepth deep.
+func checkJSON(b []byte) error {
+	if !json.Valid(b) {
+		return fmt.Errorf("the output is not JSON: %.120q", b)
+	}
+	if nestedOver(b, MaxOutputDepth) {
+		return fmt.Errorf("the output nests arrays and objects more than %d deep (wasmtool.MaxOutputDepth)", MaxOutputDepth)
+	}
+	return nil
+}
+
+// nestedOver reports whether the JSON text b nests arrays and objects
+// more than limit deep (brackets in strings aside).
+func nestedOver(b []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// MaxPluginTools bounds the tools one plugin offers, and
+// MaxPluginSchemaObjects the JSON objects of all their parameter
+// schemas together (each schema alone is bounded by
+// host.MaxSchemaObjects). Every schema is compiled when the plugin loads,
+// at every start, and kept: on the old main a description within the
+// output cap could list 85,000 tools of distinct one-property schemas (25
+// s of CPU and 450 MB kept, at every load), or 120 schemas of 4,990
+// properties each (some 36 s and 600 MB). Within these bounds a load
+// compiles in about a second at most. A model API takes far fewer tools
+// in a request (OpenAI's, 128).
+const (
+	MaxPluginTools         = 1024
+	MaxPluginSchemaObjects = 20000
+)
+
+// MaxNeeds bounds the needs of each kind (paths, hosts, config values) a
+// plugin declares. Each is checked against every grant, and the hints
+// that say how to grant the missing ones dedupe them pairwise: on the old
+// main a description within the output cap could declare 250,000 paths,
+// some 30 billion comparisons to print one hint, and an error of
+// megabytes at every start.
+const MaxNeeds = 64
+
+// checkToolCount refuses a description over MaxPluginTools,
+// MaxPluginSchemaObjects or MaxNeeds, before any schema is compiled.
+func checkToolCount(d *sdk.Description) error {
+	if n := d.Needs; n != nil {
+		for _, c := range []struct {
+			kind  string
+			count int
+		}{{"paths", len(n.Paths)}, {"hosts", len(n.Hosts)}, {"config values", len(n.Config)}} {
+			if c.count > MaxNeeds {
+				return fmt.Errorf("describe: needs: %d %s, more than a plugin may ask for (%d of each kind, wasmtool.MaxNeeds)", c.count, c.kind, MaxNeeds)
+			}
+		}
+	}
+	if n := len(d.Tools); n > MaxPluginTools {
+		return fmt.Errorf("describe: %d tools, more than one plugin may offer (%d, wasmtool.MaxPluginTools)", n, MaxPluginTools)
+	}
+	objects := 0
+	for _, t := range d.Tools {
+		objects += countObjects(t.Parameters)
+		if objects > MaxPluginSchemaObjects {
+			return fmt.Errorf("describe: the tools' parameter schemas hold more than %d JSON objects together (wasmtool.MaxPluginSchemaObjects; tool %s reaches it)", MaxPluginSchemaObjects, t.Name)
+		}
+	}
+	return nil
+}
+
+// countObjects is the number of JSON objects in the JSON text b.
+func countObjects(b []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{':
+			n++
+		}
+	}
+	return n
 }

@@ -12,6 +12,11 @@ import (
 // gives a meaning to; textPart and the blocks' fields are inside content.
 var resultFields = []string{"content", "details", "isError", "terminate"}
 
+// resultShape ends an error about a result that is not one: what one
+// looks like, for the author of a plugin written without a wasmagent SDK
+// (an Extism plugin answering its own JSON).
+const resultShape = `; a result is {"content": [{"type": "text", "text": "…"}]}, details, isError and terminate optional (docs/abi.md, "Result")`
+
 // decodeResult decodes an execute output, an update or the head of an
 // output in parts into v, and returns the members it has beyond the
 // ABI's, as one JSON object (nil when there are none): pi passes a
@@ -23,7 +28,10 @@ var resultFields = []string{"content", "details", "isError", "terminate"}
 // Content blocks stay strict (blockList).
 func decodeResult(b []byte, v any) (json.RawMessage, error) {
 	if !json.Valid(b) {
-		return nil, fmt.Errorf("the output is not JSON: %.120q", b)
+		return nil, fmt.Errorf("the output is not JSON: %.120q%s", b, resultShape)
+	}
+	if err := checkJSON(b); err != nil {
+		return nil, err
 	}
 	b = validText(b)
 	// The members first: encoding/json would take "IsError" for isError.
@@ -42,7 +50,7 @@ func decodeResult(b []byte, v any) (json.RawMessage, error) {
 func extraMembers(b []byte) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("the output does not fit the ABI: not a JSON object")
+		return nil, errors.New("the output does not fit the ABI: not a JSON object" + resultShape)
 	}
 	var out []byte
 	for dec.More() {

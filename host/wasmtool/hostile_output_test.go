@@ -301,3 +301,20 @@ func TestImageTypesAreBare(t *testing.T) {
 		}
 	}
 }
+
+// An execute that answers something other than a result (an Extism
+// plugin's own JSON, a bare number, text) is told what a result looks
+// like, whichever way it is wrong.
+func TestNotAResultShowsOne(t *testing.T) {
+	desc := `{"abi":1,"name":"c","tools":[{"name":"t","description":"d","parameters":{"type":"object"}}]}`
+	for _, out := range []string{`{"count":3}`, `3`, `three`, `[]`} {
+		p, err := constPlugin(t, map[string]string{"describe": desc, "execute": out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Tools()[0].Execute(context.Background(), "c1", json.RawMessage(`{}`), nil)
+		if err == nil || !strings.Contains(err.Error(), `a result is {"content": [{"type": "text", "text": "…"}]}`) {
+			t.Errorf("execute answering %s: err = %v", out, err)
+		}
+	}
+}

@@ -210,7 +210,7 @@ func loadNow(ctx context.Context, rt *runtime.Runtime, path string, wasm []byte,
 		return nil, nil, observed, err
 	}
 	if !m.HasExport(sdk.ExportDescribe) {
-		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin (exports: %q)", sdk.ExportDescribe, m.Exports()))
+		return nil, nil, observed, clipErr(fmt.Errorf("it does not export %q, so it is not a wasmagent plugin, which is an Extism module that also exports %q (its tools, each with a JSON Schema) and %q (which the host calls with a tool's name and arguments), as the wasmagent SDKs write them (docs/abi.md); its exports: %q", sdk.ExportDescribe, sdk.ExportDescribe, sdk.ExportExecute, m.Exports()))
 	}
 	rp, err := rt.NewPlugin(m, runtime.PluginOptions{Name: opts.Name, Grants: opts.Grants, PoolSize: opts.PoolSize, NoImage: opts.NoImage})
 	if err != nil {
@@ -378,6 +378,9 @@ func parseDescription(out []byte) (*sdk.Description, error) {
 		return nil, clipErr(fmt.Errorf("describe: %w", err))
 	}
 	errs := []error{sdk.CheckDescription(&d)}
+	if err := checkToolCount(&d); err != nil {
+		return nil, clipErr(err) // before compiling any schema
+	}
 	for _, t := range d.Tools {
 		if _, err := host.CompileSchema(t.Parameters); err != nil {
 			errs = append(errs, fmt.Errorf("describe: tool %s: parameters: %w", t.Name, err))
@@ -435,8 +438,8 @@ func (p *Plugin) Close() {
 // trailing data, with errors that say so. Invalid UTF-8 becomes U+FFFD
 // everywhere, raw fields included (validText).
 func decodeStrict(b []byte, v any) error {
-	if !json.Valid(b) {
-		return fmt.Errorf("the output is not JSON: %.120q", b)
+	if err := checkJSON(b); err != nil {
+		return err
 	}
 	b = validText(b)
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wasmagent/wasmagent/internal/safetext"
 	"github.com/wasmagent/wasmagent/runtime"
 	"github.com/wasmagent/wasmagent/sdk"
 )
@@ -26,8 +27,25 @@ type MissingGrantsError struct {
 }
 
 func (e *MissingGrantsError) Error() string {
-	return "the plugin needs grants it was not given: " + strings.Join(needTexts(e.Missing), "; ")
+	texts := needTexts(e.Missing)
+	if len(texts) > maxNeedsShown {
+		texts = append(texts[:maxNeedsShown], fmt.Sprintf("and %d more", len(texts)-maxNeedsShown))
+	}
+	return "the plugin needs grants it was not given: " + strings.Join(texts, "; ")
 }
+
+// maxNeedsShown is how many missing needs an error lists, and
+// maxNeedRunes how long each of a need's texts (its path, host or key,
+// its why) is shown: the plugin wrote them, and an error goes to a
+// terminal and to logs.
+const (
+	maxNeedsShown = 16
+	maxNeedRunes  = 200
+)
+
+// shownNeed is a need's text as an error shows it: printable, one line,
+// clipped.
+func shownNeed(s string) string { return safetext.Clip(safetext.Clean(s), maxNeedRunes) }
 
 // checkNeeds is CheckNeeds with the required needs no grant meets as
 // they were declared (nil when there are none).
@@ -99,7 +117,7 @@ func needTexts(n *sdk.Needs) []string {
 		if s == "" {
 			return ""
 		}
-		return " (" + s + ")"
+		return " (" + shownNeed(s) + ")"
 	}
 	var texts []string
 	for _, need := range n.Paths {
@@ -107,21 +125,21 @@ func needTexts(n *sdk.Needs) []string {
 		if need.Write {
 			mode = "read-write"
 		}
-		what := "directory " + need.Guest
+		what := "directory " + shownNeed(need.Guest)
 		if need.Guest == sdk.AnyGrant {
 			what = "at least one directory"
 		}
 		texts = append(texts, fmt.Sprintf("%s (%s)%s", what, mode, why(need.Why)))
 	}
 	for _, need := range n.Hosts {
-		what := "host " + need.Host
+		what := "host " + shownNeed(need.Host)
 		if need.Host == sdk.AnyGrant {
 			what = "at least one host"
 		}
 		texts = append(texts, what+why(need.Why))
 	}
 	for _, need := range n.Config {
-		texts = append(texts, fmt.Sprintf("config value %s%s", need.Key, why(need.Why)))
+		texts = append(texts, fmt.Sprintf("config value %s%s", shownNeed(need.Key), why(need.Why)))
 	}
 	return texts
 }

@@ -23,7 +23,7 @@ func parseResultParts(head []byte, parts []string) (res host.ToolResult, isError
 		return res, false, err
 	}
 	if h.Content == nil {
-		return res, false, errors.New(`the result has no "content"`)
+		return res, false, errors.New(`the result has no "content"` + resultShape)
 	}
 	used := make([]bool, len(parts))
 	take := func(block int, field string, i int) (string, error) {

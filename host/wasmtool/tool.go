@@ -66,8 +66,8 @@ func (t *tool) PrepareArgumentsContext(ctx context.Context, args json.RawMessage
 	if err != nil {
 		return nil, callErr(err)
 	}
-	if !json.Valid(out) {
-		return nil, fmt.Errorf("plugin %s: prepare_arguments: the output is not JSON: %.120q", t.p.Name(), out)
+	if err := checkJSON(out); err != nil {
+		return nil, fmt.Errorf("plugin %s: prepare_arguments: %w", t.p.Name(), err)
 	}
 	return validText(out), nil
 }
@@ -125,7 +125,7 @@ func parseResult(out []byte) (res host.ToolResult, isError bool, err error) {
 		return res, false, err
 	}
 	if r.Content == nil {
-		return res, false, errors.New(`the result has no "content"`)
+		return res, false, errors.New(`the result has no "content"` + resultShape)
 	}
 	return toolResult(&r, extra)
 }

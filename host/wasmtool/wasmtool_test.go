@@ -214,6 +214,11 @@ func TestNotAPlugin(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `plugin echo.wasm: it does not export "describe"`) {
 		t.Fatalf("err = %v", err)
 	}
+	// An Extism plugin's author is told what to add, and where it is
+	// written down.
+	if msg := err.Error(); !strings.Contains(msg, `"execute"`) || !strings.Contains(msg, "docs/abi.md") {
+		t.Fatalf("the error does not say what a plugin exports: %v", err)
+	}
 	_, err = wasmtool.Load(context.Background(), rt(t), "/no/such.wasm", wasmtool.Options{})
 	if err == nil || !strings.Contains(err.Error(), "/no/such.wasm") {
 		t.Fatalf("err = %v", err)

@@ -44,6 +44,17 @@ func TestCallHook(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, `"text": "redacted <&>"`) || !strings.Contains(out, `"isError": false`) {
 		t.Fatalf("after: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if !strings.Contains(errOut, "replaces the content, sets isError to false") {
+		t.Fatalf("after: stderr %q does not say what the answer does", errOut)
+	}
+	// An answer of nothing and an empty object differ (docs/abi.md), and
+	// the verdict says how.
+	for answer, want := range map[string]string{"null": "keeps the result as it is", "{}": "rebuilds the result unchanged"} {
+		q := constPlugin(t, map[string]string{"describe": `{"abi":1,"name":"g","hooks":["afterToolCall"]}`, "after_tool_call": answer})
+		if _, errOut, code := call(t, "", "--hook", "after", q, "--tool", "read", "--result", "x"); code != cli.ExitOK || !strings.Contains(errOut, want) {
+			t.Errorf("after hook answering %s: exit %d, stderr %q; want %q", answer, code, errOut, want)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		err  string

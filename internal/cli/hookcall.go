@@ -180,6 +180,7 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		}
 		var r *host.AfterToolCallResult
 		if r, err = h.AfterToolCall(ctx, &host.AfterToolCallContext{ToolCallContext: call, Result: res, IsError: c.in.IsError}); err == nil {
+			fmt.Fprintln(env.Stderr, afterVerdict(r))
 			if r == nil {
 				r = &host.AfterToolCallResult{}
 			}
@@ -194,6 +195,32 @@ func (c *hookCall) run(ctx context.Context, p *wasmtool.Plugin, env Env) (any, i
 		return nil, ExitFailed
 	}
 	return out, ExitOK
+}
+
+// afterVerdict says what an after hook's answer does to the result: an
+// answer of nothing (null, false, "") keeps it whole, while any object,
+// even {}, rebuilds it, as pi does (docs/abi.md).
+func afterVerdict(r *host.AfterToolCallResult) string {
+	if r == nil {
+		return "keeps the result as it is"
+	}
+	var did []string
+	if r.Content != nil {
+		did = append(did, "replaces the content")
+	}
+	if r.Details != nil {
+		did = append(did, "replaces the details")
+	}
+	if r.IsError != nil {
+		did = append(did, fmt.Sprintf("sets isError to %t", *r.IsError))
+	}
+	if r.Terminate != nil {
+		did = append(did, fmt.Sprintf("sets terminate to %t", *r.Terminate))
+	}
+	if len(did) == 0 {
+		return "rebuilds the result unchanged, of its content, details and terminate: the tool's other members are dropped (answer null to keep it whole)"
+	}
+	return strings.Join(did, ", ")
 }
 
 func (c *hookCall) noHook(env Env, hook string, p *wasmtool.Plugin) int {

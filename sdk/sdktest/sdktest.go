@@ -13,6 +13,7 @@ package sdktest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,7 +99,12 @@ func (h *Host) Call(export string, input []byte) ([]byte, error) {
 }
 
 // Describe runs describe and checks its output as the host does (ABI
-// version, tool names, schemas, execution modes).
+// version, tool names, execution modes, and every tool's schema, compiled
+// by the host's own compiler: a schema the host would refuse at load
+// fails here too, whichever tool the test calls), and checks that
+// Config gives every configuration value the plugin needs. Needs of
+// directories and hosts are not checked: a native test has neither
+// (sdk/wasmtest runs the plugin in the host, with them).
 func (h *Host) Describe() (*sdk.Description, error) {
 	out, err := h.Call(sdk.ExportDescribe, nil)
 	if err != nil {
@@ -111,12 +117,30 @@ func (h *Host) Describe() (*sdk.Description, error) {
 	if err := sdk.CheckDescription(&d); err != nil {
 		return nil, err
 	}
+	var errs []error
+	if d.Needs != nil {
+		for _, n := range d.Needs.Config {
+			if _, ok := h.Config[n.Key]; !ok && !n.Optional {
+				errs = append(errs, fmt.Errorf("describe: the plugin needs the configuration value %q, which Host.Config does not give: a host refuses to start it without", n.Key))
+			}
+		}
+	}
+	for _, t := range d.Tools {
+		if _, err := host.CompileSchema(t.Parameters); err != nil {
+			errs = append(errs, fmt.Errorf("describe: tool %s: parameters: %w", t.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	return &d, nil
 }
 
 // Execute calls tool name with args (any value that marshals to a JSON
 // object, or json.RawMessage): prepare_arguments, validation against the
-// tool's schema, then execute.
+// tool's schema, then execute. A result the tool marks IsError comes back
+// as it is, with a nil error; the host makes it an error result of its
+// text, dropping its details (sdk/wasmtest's Execute returns that error).
 func (h *Host) Execute(name string, args any) (*sdk.Result, error) {
 	raw, err := toRaw(args)
 	if err != nil {
