@@ -86,11 +86,11 @@ func what(err error, x *exchange, chunks int, timeout time.Duration) string {
 	}
 	var flood *floodError
 	if errors.As(err, &flood) {
-		return fmt.Sprintf("after %s, %s", plural(chunks, "chunk"), flood.Error())
+		return fmt.Sprintf("after %s, %s", words.Count(chunks, "chunk"), flood.Error())
 	}
 	if errors.Is(err, bufio.ErrTooLong) {
 		// openai-go reads the stream a line at a time, of at most 32 MiB
-		return fmt.Sprintf("after %s, the server sent a line longer than the host reads in an event stream (32 MiB)", plural(chunks, "chunk"))
+		return fmt.Sprintf("after %s, the server sent a line longer than the host reads in an event stream (32 MiB)", words.Count(chunks, "chunk"))
 	}
 	var ue *url.Error
 	if x.status == 0 || errors.As(err, &ue) {
