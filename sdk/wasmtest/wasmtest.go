@@ -34,8 +34,8 @@ import (
 )
 
 // Build builds the plugin's main package in dir ("." is the test's own
-// package) as the documentation does, GOOS=wasip1 GOARCH=wasm go build
-// -trimpath -buildmode=c-shared, into a file under tb.TempDir(), and
+// package) as the documentation does (GOOS=wasip1 GOARCH=wasm
+// go build -trimpath -buildmode=c-shared), into a file under tb.TempDir(), and
 // returns its path (named for the directory: weather/ builds
 // weather.wasm). A build that fails fails the test with go build's
 // output. The go command is $GO, or go from PATH. Each call builds: a
