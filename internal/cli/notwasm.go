@@ -8,19 +8,13 @@ import (
 	"strings"
 )
 
-// notWasmHint says what a plugin file that is not a wasmagent plugin is
-// instead, and how to make one: a module with no describe (a plain Extism
-// plugin), or, when err says a file is no Wasm module, a plugin
+// notWasmHint says what a plugin file that is not WebAssembly is instead,
+// and how to build one, when err says a file is no Wasm module: a plugin
 // built for this machine (go build without GOOS=wasip1 GOARCH=wasm makes
 // an ELF, Mach-O or PE executable the loader calls "bad magic"), or
 // WebAssembly text. It is "" for any other error or file. (The error
 // above it names the file: the hint does not again.)
 func notWasmHint(err error, files ...string) string {
-	if err != nil && strings.Contains(err.Error(), "so it is not a wasmagent plugin") {
-		// A module, but a plain Extism plugin's (count_vowels) or
-		// another program's: its exports are no tools.
-		return "hint: a wasmagent plugin exports describe, which lists its tools and hooks, and execute (docs/abi.md): the Go sdk package or the AssemblyScript SDK writes both (docs/plugins.md); the functions of a plain Extism plugin are not tools here (extism call runs them)"
-	}
 	if err == nil || !strings.Contains(err.Error(), "not a valid Wasm module") {
 		return ""
 	}

@@ -43,8 +43,7 @@ func TestNotWasmSaysWhatItIs(t *testing.T) {
 // A WebAssembly module that is no wasmagent plugin — a plain Extism
 // plugin, exporting count_vowels and no describe — is answered, by plugin
 // call and by every command that loads agent.toml, with what a wasmagent
-// plugin exports and how to make one; it was "it does not export
-// describe, so it is not a wasmagent plugin" alone.
+// plugin exports, and its own exports (the words are wasmtool's).
 func TestPlainExtismPluginSaysWhatAPluginIs(t *testing.T) {
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "count_vowels.wasm")
@@ -53,7 +52,7 @@ func TestPlainExtismPluginSaysWhatAPluginIs(t *testing.T) {
 	os.WriteFile(cfg, []byte("[model]\nprovider = \"openai\"\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n[runtime]\ncache_dir = \"off\"\n[[tool]]\nplugin = "+strconv.Quote(plugin)+"\n"), 0o644)
 	for _, args := range [][]string{{"plugin", "call", plugin, "count_vowels", "{}"}, {"config", "validate", cfg}, {"tools", "--config", cfg}} {
 		_, errOut, code := runMain(args...)
-		if code != ExitUsage || !strings.Contains(errOut, "hint: a wasmagent plugin exports describe") || !strings.Contains(errOut, "extism call runs them") {
+		if code != ExitUsage || !strings.Contains(errOut, `so it is not a wasmagent plugin, which is an Extism module that also exports "describe"`) || !strings.Contains(errOut, "count_vowels") {
 			t.Errorf("%q: exit %d:\n%s", args, code, errOut)
 		}
 	}
