@@ -2,9 +2,8 @@ package host
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
-
-	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Defaults of the caps on one assistant message's tool calls
@@ -56,7 +55,7 @@ func (r *run) overLimit(msg *AssistantMessage) string {
 		if max == 1 {
 			run = "runs"
 		}
-		return fmt.Sprintf("Tool call not run: it is call %d of this message, and at most %s of one message %s. Send it again in a later message.", nth, words.Count(max, "call"), run)
+		return fmt.Sprintf("Tool call not run: it is call %d of this message, and at most %s of one message %s. Send it again in a later message.", nth, count(max, "call"), run)
 	}
 	return ""
 }
@@ -66,7 +65,22 @@ func (r *run) overLimit(msg *AssistantMessage) string {
 // which arguments ("are" as sent, or "are, once validated,").
 func argumentsTooLarge(limit int, tool, what string, n int) string {
 	if max := capOf(limit, DefaultMaxArgumentBytes); max >= 0 && n > max {
-		return fmt.Sprintf("Tool call not run: the arguments for %s %s %s, and the host accepts at most %s of arguments per call.", tool, what, words.Count(n, "byte"), words.Count(max, "byte"))
+		return fmt.Sprintf("Tool call not run: the arguments for %s %s %s, and the host accepts at most %s of arguments per call.", tool, what, count(n, "byte"), count(max, "byte"))
 	}
 	return ""
+}
+
+// count is n and noun, in the plural unless n is 1, with thousands
+// separators: the words of internal/words.Count, which host may not
+// import (it imports the standard library only; TestToolCallCapsInWords
+// in host/config compares the two).
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	s := strconv.Itoa(max(n, 0))
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s + " " + noun + "s"
 }
