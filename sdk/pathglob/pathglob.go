@@ -25,8 +25,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/wasmagent/wasmagent/internal/words"
 )
 
 // Compile turns glob into a regular expression on slash-separated paths.
@@ -266,7 +264,7 @@ func product(sets ...[]string) ([]string, error) {
 	out := []string{""}
 	for _, set := range sets {
 		if len(out)*len(set) > maxAlternatives {
-			return nil, fmt.Errorf("its braces make more than %s", words.Count(maxAlternatives, "alternative"))
+			return nil, fmt.Errorf("its braces make more than %d alternatives", maxAlternatives)
 		}
 		next := make([]string, 0, len(out)*len(set))
 		for _, a := range out {
