@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -59,5 +60,52 @@ func TestCountsInWords(t *testing.T) {
 		says("ls", run(t, h, "ls", map[string]any{"path": "many", "limit": 1}), n, "more entry|more entries")
 		says("find", run(t, h, "find", map[string]any{"path": "many", "pattern": "*.txt", "limit": n}), n, "result")
 		says("grep", run(t, h, "grep", map[string]any{"path": "many", "pattern": "match", "limit": n}), n, "matching line")
+	}
+}
+
+// A walk's progress updates grow with the logarithm of its size, not its
+// size: whatever the size of the tree (generated up to 10^12 entries), it
+// reports at fewer than 18 × ln(n / 3200) + 24 counts, each later than
+// the last and no more than 200 + n/16 after it, so it never nears a
+// grant's max_updates (default 10,000) and still reports at least every
+// sixteenth of the way. A walk of a real tree reports at the counts
+// progressStep gives.
+func TestProgressStaysUnderTheUpdateCap(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	for i := 0; i < 200; i++ {
+		size := 1 + int(r.Int64N(1_000_000_000_000))
+		if i < 4 {
+			size = []int{1, 199, 200, 2_000_000}[i]
+		}
+		updates := 0
+		for n := progressStep(0); n <= size; {
+			next := progressStep(n)
+			if next <= n || next-n > 200+n/16 {
+				t.Fatalf("after %d the next report is at %d", n, next)
+			}
+			updates++
+			n = next
+		}
+		bound := 24 + 18*math.Log(math.Max(1, float64(size)/3200))
+		if float64(updates) >= bound || updates > 10_000 {
+			t.Fatalf("a walk of %d entries sends %d updates (bound %.0f)", size, updates, bound)
+		}
+	}
+
+	// Through the tool: a tree of 1,000 files reports at 200, 400, ... 1,000.
+	files := map[string]string{}
+	for i := 0; i < 1000; i++ {
+		files[fmt.Sprintf("d%d/f%d.txt", i%10, i)] = "x"
+	}
+	_, h := workspace(t, files)
+	run(t, h, "find", map[string]any{"pattern": "**/*.go"})
+	var got []string
+	for _, u := range h.Updates() {
+		if s := string(u); strings.Contains(s, "scanned") {
+			got = append(got, s)
+		}
+	}
+	if len(got) != 5 || !strings.Contains(got[0], "scanned 200 entries") || !strings.Contains(got[4], "scanned 1,000 entries") {
+		t.Fatalf("updates of a walk of 1,010 entries: %q", got)
 	}
 }
