@@ -26,7 +26,41 @@ type Schema struct {
 	branches map[unsafe.Pointer]*Schema // compiled union branches of raw (Schema.branch)
 }
 
-var schemaCache sync.Map // "strict:" or "pi:", then the schema bytes → *Schema
+// schemaCache keeps compiled schemas by their text ("strict:" or "pi:",
+// then the schema's bytes): the same tool loaded again (a /reload, a
+// serve session, an MCP server listing its tools again) does not compile
+// its schema again. It holds at most maxSchemaCacheBytes of schema text,
+// and past that starts again empty: a long-running process that meets
+// ever new schemas (an MCP server that changes its tools, a plugin
+// rebuilt many times) kept every one it had compiled. A Schema already
+// handed out stays valid.
+var schemaCache = struct {
+	sync.Mutex
+	m     map[string]*Schema
+	bytes int
+}{m: map[string]*Schema{}}
+
+// maxSchemaCacheBytes bounds the schema text schemaCache holds.
+var maxSchemaCacheBytes = 16 << 20
+
+func cachedSchema(key string) *Schema {
+	schemaCache.Lock()
+	defer schemaCache.Unlock()
+	return schemaCache.m[key]
+}
+
+func cacheSchema(key string, s *Schema) {
+	schemaCache.Lock()
+	defer schemaCache.Unlock()
+	if _, ok := schemaCache.m[key]; ok || len(key) > maxSchemaCacheBytes {
+		return
+	}
+	if schemaCache.bytes+len(key) > maxSchemaCacheBytes {
+		schemaCache.m, schemaCache.bytes = map[string]*Schema{}, 0
+	}
+	schemaCache.m[key] = s
+	schemaCache.bytes += len(key)
+}
 
 // CompileSchema compiles a tool's parameter schema for a check at load:
 // it refuses a schema that the JSON Schema meta-schema of its draft
@@ -57,8 +91,8 @@ func compileSchema(params json.RawMessage, strict bool) (*Schema, error) {
 	if strict {
 		key = "strict:" + string(params)
 	}
-	if s, ok := schemaCache.Load(key); ok {
-		return s.(*Schema), nil
+	if s := cachedSchema(key); s != nil {
+		return s, nil
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
@@ -85,7 +119,7 @@ func compileSchema(params json.RawMessage, strict bool) (*Schema, error) {
 	}
 	raw, _ := doc.(map[string]any)
 	s := &Schema{raw: raw, sch: sch, isNot: isNot}
-	schemaCache.Store(key, s)
+	cacheSchema(key, s)
 	return s, nil
 }
 
