@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -209,68 +208,18 @@ func validUTF8(b []byte) json.RawMessage {
 	return out
 }
 
-// sameJSON reports whether a and b are the same JSON value as JavaScript
-// reads them: objects whatever their key order, numbers by their value.
+// sameJSON reports whether a and b are written the same by
+// JSON.stringify (JSONStringify): the same values, numbers by their
+// value, strings whatever their escapes, and objects' keys in the same
+// order, which pi keeps as given.
 func sameJSON(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	va, err := decodeNumbers(a)
+	ja, err := JSONStringify(a)
 	if err != nil {
 		return false
 	}
-	vb, err := decodeNumbers(b)
-	if err != nil {
-		return false
-	}
-	return sameValue(va, vb)
-}
-
-func decodeNumbers(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
-}
-
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !sameValue(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if x == y {
-			return true
-		}
-		fx, errX := strconv.ParseFloat(string(x), 64)
-		fy, errY := strconv.ParseFloat(string(y), 64)
-		return errX == nil && errY == nil && fx == fy
-	default:
-		return a == b
-	}
+	jb, err := JSONStringify(b)
+	return err == nil && bytes.Equal(ja, jb)
 }

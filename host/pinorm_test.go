@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // normalizePiLine removes from one event's JSON what may differ between pi
@@ -43,12 +45,13 @@ func normalizeLine(line []byte, clock float64) (string, error) {
 		top["assistantMessageEvent"], _ = json.Marshal(ev)
 		line, _ = json.Marshal(top)
 	}
-	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
+	// Keys in the order each side wrote them: pi's are in the order
+	// its code sets them (but a message_update's, rebuilt above).
+	v, order, err := hosttest.DecodeOrdered(line)
+	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(normalizePiValue(v, clock))
-	return string(b), err
+	return order.Encode(normalizePiValue(v, clock)), nil
 }
 
 // piClock is the least timestamp counted as the clock's (2001): no given

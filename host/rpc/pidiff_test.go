@@ -1,12 +1,14 @@
 package rpc_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
@@ -116,7 +118,11 @@ func normRPC(p *rpcProc, strict bool) (responses, events []normLine) {
 	n := newRPCNorm(strict)
 	n.loose, n.badArgs = p.loose, p.srv.BadArgs()
 	for _, g := range p.got {
-		text := n.line(g.v)
+		text := n.line(g.v, g.order)
+		if js, err := host.JSONStringify(g.line); err != nil || !bytes.Equal(js, g.line) {
+			// pi's lines are JSON.stringify's; so must ours be
+			text = fmt.Sprintf("(not as JSON.stringify writes it: %s)", g.line)
+		}
 		switch {
 		case text == "":
 		case g.v["type"] == "response":

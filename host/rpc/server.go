@@ -188,9 +188,9 @@ func (s *Server) respond(c Command, data any, err error) error {
 	if err != nil {
 		r.Data, r.Error = nil, err.Error()
 	}
-	line, merr := json.Marshal(r)
+	line, merr := host.MarshalJS(r)
 	if merr != nil {
-		line, _ = json.Marshal(response{ID: c.ID, Type: "response", Command: c.Type, Error: "response does not encode: " + merr.Error()})
+		line, _ = host.MarshalJS(response{ID: c.ID, Type: "response", Command: c.Type, Error: "response does not encode: " + merr.Error()})
 	}
 	return s.write(line)
 }
@@ -259,13 +259,13 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if errors.Is(err, session.ErrNoEntry) || errors.Is(err, session.ErrNotForking) {
 			return nil, errors.New("Invalid entry ID for forking") // pi's words
 		}
-		return map[string]any{"text": text, "cancelled": false}, err
+		return object{{"text", text}, {"cancelled", false}}, err
 	case "get_fork_messages":
 		points := sess.ForkPoints()
 		if points == nil {
 			points = []session.ForkPoint{}
 		}
-		return map[string]any{"messages": points}, nil
+		return object{{"messages", points}}, nil
 	case "get_state":
 		return stateJSON(sess.State()), nil
 	case "get_messages":
@@ -273,13 +273,13 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if msgs == nil {
 			msgs = []host.Message{}
 		}
-		return map[string]any{"messages": msgs}, nil
+		return object{{"messages", msgs}}, nil
 	case "get_last_assistant_text":
 		text, ok := sess.LastAssistantText()
 		if !ok {
-			return map[string]any{}, nil // pi's {text: undefined}
+			return object{}, nil // pi's {text: undefined}
 		}
-		return map[string]any{"text": text}, nil
+		return object{{"text", text}}, nil
 	case "get_session_stats":
 		return statsJSON(sess), nil
 	case "set_session_name":
@@ -295,7 +295,7 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if out == nil {
 			out = []modelJSON{}
 		}
-		return map[string]any{"models": out}, nil
+		return object{{"models", out}}, nil
 	case "set_model":
 		if !hasModel(sess, c.Provider, c.ModelID) {
 			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID) // pi's words
@@ -324,7 +324,7 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		return nil, nil
 	case "get_commands":
 		// wasmagent has no extension commands, prompt templates or skills.
-		return map[string]any{"commands": []any{}}, nil
+		return object{{"commands", []any{}}}, nil
 	case "compact", "set_auto_compaction":
 		return nil, fmt.Errorf("%s: %w (wasmagent does not compact context)", c.Type, errUnsupported)
 	case "bash", "abort_bash":
@@ -376,5 +376,5 @@ func cycleModel(ctx context.Context, sess *session.Session) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"model": toModelJSON(m), "thinkingLevel": st.ThinkingLevel, "isScoped": false}, nil
+	return object{{"model", toModelJSON(m)}, {"thinkingLevel", st.ThinkingLevel}, {"isScoped", false}}, nil
 }
