@@ -112,7 +112,8 @@ func decodeMessageFast(data []byte) (Message, bool) {
 }
 
 // messageRank is where the Go fields of the messages write a member:
-// each role's members in ascending rank.
+// each role's members in ascending rank (an assistant message's in
+// OrderLate; one in OrderMade is left to decodeKeeping).
 func messageRank(name string) int {
 	switch name {
 	case "role":
@@ -129,21 +130,21 @@ func messageRank(name string) int {
 		return 5
 	case "model":
 		return 6
-	case "responseModel":
-		return 7
-	case "responseId":
-		return 8
 	case "usage":
-		return 9
+		return 7
 	case "stopReason":
-		return 10
-	case "errorMessage":
-		return 11
+		return 8
 	case "details":
-		return 12
+		return 9
 	case "isError":
-		return 13
+		return 10
 	case "timestamp":
+		return 11
+	case "responseId":
+		return 12
+	case "responseModel":
+		return 13
+	case "errorMessage":
 		return 14
 	}
 	return 15

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -348,7 +349,23 @@ func userMessage(c Command) (*host.UserMessage, error) {
 	for _, img := range c.Images {
 		content = append(content, img)
 	}
-	return &host.UserMessage{Content: content, Timestamp: nowMillis()}, nil
+	m := &host.UserMessage{Content: content, Timestamp: nowMillis()}
+	if len(c.images) == 0 {
+		return m, nil
+	}
+	// The client's images as it wrote them, as pi passes them on.
+	text, _ := json.Marshal(*c.Message)
+	b := append([]byte(`{"role":"user","content":[{"type":"text","text":`), text...)
+	b = append(b, '}')
+	for _, img := range c.images {
+		b = append(append(b, ','), img...)
+	}
+	b = strconv.AppendInt(append(b, `],"timestamp":`...), m.Timestamp, 10)
+	given, err := host.DecodeMessage(append(b, '}'))
+	if um, ok := given.(*host.UserMessage); ok && err == nil {
+		return um, nil
+	}
+	return m, nil
 }
 
 func hasModel(sess *session.Session, provider, id string) bool {
