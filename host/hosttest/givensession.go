@@ -154,6 +154,11 @@ func (g Given) SessionFile(id string, loadable bool) string {
 		if g.chance(8) {
 			fields = append(fields, g.ExtraMembers()[1:])
 		}
+		if !loadable && g.chance(10) {
+			// a name of the entry's own but for its case: another member
+			// to pi (encoding/json's structs would take it for the own)
+			fields = append(fields, g.Pick([]string{`"Id":"x1"`, `"ParentID":null`, `"Type":"label"`, `"TIMESTAMP":5`, `"Name":"n"`, `"ThinkingLevel":"low"`}))
+		}
 		sep := ","
 		if !loadable && g.chance(6) {
 			// members in another order, spaced: pi writes them back in

@@ -280,10 +280,28 @@ func decodeEntryJSON(line []byte) (Entry, error) {
 		}
 		return Entry{Raw: c.Bytes()}, nil
 	}
-	err := json.Unmarshal(line, &w)
-	if _, odd := err.(*json.UnmarshalTypeError); err != nil && !odd {
+	// Members by their exact names, as JavaScript reads them (a struct
+	// of encoding/json's would take "Id" for "id"); a name given twice
+	// has its last value, as JSON.parse gives it.
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(line, &all); err != nil {
 		return Entry{}, err
 	}
+	var err error // the first member of another type than its field's
+	member := func(name string, p any) {
+		if v, ok := all[name]; ok {
+			if e := json.Unmarshal(v, p); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	member("type", &w.Type)
+	member("id", &w.ID)
+	member("parentId", &w.ParentID)
+	member("timestamp", &w.Timestamp)
+	member("name", &w.Name)
+	member("thinkingLevel", &w.ThinkingLevel)
+	w.Message = all["message"]
 	str := func(p *string) string {
 		if p == nil {
 			return ""
