@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,11 +38,12 @@ type member struct {
 // (pi takes any JSON); only data that is not a JSON object is an error.
 // encodeFields encodes the fields as decoded.
 func decodeKeeping(data []byte, v any, encodeFields func() ([]byte, error)) (*source, error) {
-	if err := json.Unmarshal(data, v); err != nil {
+	exact := exactNames(data)
+	if err := json.Unmarshal(exact, v); err != nil {
 		if _, ok := err.(*json.UnmarshalTypeError); !ok {
 			// A field's own decoder failed, which stops encoding/json
 			// there: decode the members one by one, each on its own.
-			if err := decodeEach(data, v); err != nil {
+			if err := decodeEach(exact, v); err != nil {
 				return nil, err
 			}
 		}
@@ -99,6 +102,34 @@ func (s *source) encode(fields []byte) ([]byte, error) {
 
 // decodeEach decodes each member of the JSON object data into v on its
 // own, leaving the fields whose member does not decode as they are.
+// messageNames are the names of the members the messages' Go fields
+// hold.
+var messageNames = []string{"role", "content", "timestamp", "api", "provider", "model", "responseModel", "responseId",
+	"usage", "stopReason", "errorMessage", "toolCallId", "toolName", "details", "isError"}
+
+// exactNames is the JSON object data without the members whose names
+// are a message field's but for their case ("Content", "ROLE"): JavaScript
+// reads members by their exact names, where encoding/json would take
+// them for the field's. They stay in the message as given (source).
+func exactNames(data []byte) []byte {
+	members, err := objectMembers(data)
+	if err != nil {
+		return data
+	}
+	odd := func(m member) bool {
+		for _, n := range messageNames {
+			if m.name != n && strings.EqualFold(m.name, n) {
+				return true
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(members, odd) {
+		return data
+	}
+	return writeMembers(slices.DeleteFunc(members, odd))
+}
+
 func decodeEach(data []byte, v any) error {
 	members, err := objectMembers(data)
 	if err != nil {

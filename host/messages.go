@@ -280,7 +280,7 @@ func decodeMessageJSON(data []byte) (Message, error) {
 	var head struct {
 		Role string `json:"role"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	if err := json.Unmarshal(exactNames(data), &head); err != nil {
 		return nil, fmt.Errorf("message: %w", err)
 	}
 	var m Message
