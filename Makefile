@@ -219,6 +219,7 @@ FUZZ_TARGETS = \
 	./host:FuzzHookPipeline \
 	./host:FuzzIndentedSize \
 	./host:FuzzJSNumberRoundTrip \
+	./host:FuzzJSONStringify \
 	./host:FuzzMarshalEventNoHTMLEscape \
 	./host:FuzzNestedOverOnlyInvalid \
 	./host:FuzzPrepareArguments \

@@ -111,8 +111,17 @@ func (ToolExecutionUpdateEvent) EventType() string { return "tool_execution_upda
 // EventType implements Event.
 func (ToolExecutionEndEvent) EventType() string { return "tool_execution_end" }
 
-// MarshalEvent encodes e as one JSON object with a leading "type" field.
+// MarshalEvent encodes e as one JSON object with a leading "type" field,
+// in the bytes pi's JSON.stringify writes (JSONStringify).
 func MarshalEvent(e Event) ([]byte, error) {
+	b, err := marshalEvent(e)
+	if err != nil {
+		return nil, err
+	}
+	return JSONStringify(b)
+}
+
+func marshalEvent(e Event) ([]byte, error) {
 	switch e := e.(type) {
 	case AgentStartEvent, TurnStartEvent:
 		return []byte(`{"type":"` + e.EventType() + `"}`), nil

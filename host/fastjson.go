@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/wasmagent/wasmagent/host/internal/jsonread"
@@ -41,7 +42,12 @@ func decodeMessageFast(data []byte) (Message, bool) {
 		details                                       []byte
 		isError                                       bool
 	)
+	last, inOrder := -1, true
 	s.Members(func(name []byte) {
+		// in the order the Go fields write them, or the message keeps
+		// its own (decodeKeeping)
+		r := messageRank(string(name))
+		inOrder, last = inOrder && r > last, r
 		switch string(name) {
 		case "role":
 			seen, role = seen|mRole, s.Str()
@@ -77,7 +83,7 @@ func decodeMessageFast(data []byte) (Message, bool) {
 			s.Fail()
 		}
 	})
-	if !s.End() {
+	if !s.End() || !inOrder || s.LoneSurrogate() {
 		return nil, false
 	}
 	switch role {
@@ -95,7 +101,7 @@ func decodeMessageFast(data []byte) (Message, bool) {
 			if string(details) == "null" {
 				return nil, false // omitted when nil: the given null needs keeping
 			}
-			if json.Unmarshal(details, &m.Details) != nil {
+			if json.Unmarshal(details, &m.Details) != nil || !writesBack(details, m.Details) {
 				return nil, false
 			}
 			want |= mDetails
@@ -103,6 +109,57 @@ func decodeMessageFast(data []byte) (Message, bool) {
 		return m, seen == want
 	}
 	return nil, false
+}
+
+// messageRank is where the Go fields of the messages write a member:
+// each role's members in ascending rank (an assistant message's in
+// OrderLate; one in OrderMade is left to decodeKeeping).
+func messageRank(name string) int {
+	switch name {
+	case "role":
+		return 0
+	case "toolCallId":
+		return 1
+	case "toolName":
+		return 2
+	case "content":
+		return 3
+	case "api":
+		return 4
+	case "provider":
+		return 5
+	case "model":
+		return 6
+	case "usage":
+		return 7
+	case "stopReason":
+		return 8
+	case "details":
+		return 9
+	case "isError":
+		return 10
+	case "timestamp":
+		return 11
+	case "responseId":
+		return 12
+	case "responseModel":
+		return 13
+	case "errorMessage":
+		return 14
+	}
+	return 15
+}
+
+// writesBack reports whether v, decoded from raw, encodes to what
+// JSON.stringify writes of raw (a map's keys come sorted; JavaScript
+// keeps them in the order given).
+func writesBack(raw []byte, v any) bool {
+	js, err := JSONStringify(raw)
+	if err != nil {
+		return false
+	}
+	enc, err := MarshalJS(v)
+	return err == nil && bytes.Equal(js, enc)
 }
 
 // opt is bit when s is not empty (an omitempty member).
@@ -145,6 +202,7 @@ func contentsFast(s *jsonread.Scanner) Contents {
 			args                                    []byte
 		)
 		s.Members(func(member []byte) {
+			defer inOrder(s, seen, &seen)
 			switch string(member) {
 			case "type":
 				seen, typ = seen|bType, s.Str()
@@ -198,11 +256,21 @@ func contentsFast(s *jsonread.Scanner) Contents {
 	return cs
 }
 
+// inOrder fails s unless the member just read (the bit seen gained over
+// before) comes after the others: members are read fast in the order
+// the Go fields write them (their bits ascending), once each.
+func inOrder(s *jsonread.Scanner, before int, seen *int) {
+	if bit := *seen &^ before; bit <= before {
+		s.Fail()
+	}
+}
+
 // usage reads pi-ai's usage, every member given and no other.
 func usageFast(s *jsonread.Scanner) Usage {
 	var u Usage
 	seen := 0
 	s.Members(func(name []byte) {
+		defer inOrder(s, seen, &seen)
 		switch string(name) {
 		case "input":
 			seen, u.Input = seen|1, int(s.Integer())
@@ -218,6 +286,7 @@ func usageFast(s *jsonread.Scanner) Usage {
 			seen |= 32
 			costs := 0
 			s.Members(func(name []byte) {
+				defer inOrder(s, costs, &costs)
 				switch string(name) {
 				case "input":
 					costs, u.Cost.Input = costs|1, s.Float()

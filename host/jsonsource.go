@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -37,11 +38,12 @@ type member struct {
 // (pi takes any JSON); only data that is not a JSON object is an error.
 // encodeFields encodes the fields as decoded.
 func decodeKeeping(data []byte, v any, encodeFields func() ([]byte, error)) (*source, error) {
-	if err := json.Unmarshal(data, v); err != nil {
+	exact := exactNames(data)
+	if err := json.Unmarshal(exact, v); err != nil {
 		if _, ok := err.(*json.UnmarshalTypeError); !ok {
 			// A field's own decoder failed, which stops encoding/json
 			// there: decode the members one by one, each on its own.
-			if err := decodeEach(data, v); err != nil {
+			if err := decodeEach(exact, v); err != nil {
 				return nil, err
 			}
 		}
@@ -100,6 +102,34 @@ func (s *source) encode(fields []byte) ([]byte, error) {
 
 // decodeEach decodes each member of the JSON object data into v on its
 // own, leaving the fields whose member does not decode as they are.
+// messageNames are the names of the members the messages' Go fields
+// hold.
+var messageNames = []string{"role", "content", "timestamp", "api", "provider", "model", "responseModel", "responseId",
+	"usage", "stopReason", "errorMessage", "toolCallId", "toolName", "details", "isError"}
+
+// exactNames is the JSON object data without the members whose names
+// are a message field's but for their case ("Content", "ROLE"): JavaScript
+// reads members by their exact names, where encoding/json would take
+// them for the field's. They stay in the message as given (source).
+func exactNames(data []byte) []byte {
+	members, err := objectMembers(data)
+	if err != nil {
+		return data
+	}
+	odd := func(m member) bool {
+		for _, n := range messageNames {
+			if m.name != n && strings.EqualFold(m.name, n) {
+				return true
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(members, odd) {
+		return data
+	}
+	return writeMembers(slices.DeleteFunc(members, odd))
+}
+
 func decodeEach(data []byte, v any) error {
 	members, err := objectMembers(data)
 	if err != nil {
@@ -209,68 +239,18 @@ func validUTF8(b []byte) json.RawMessage {
 	return out
 }
 
-// sameJSON reports whether a and b are the same JSON value as JavaScript
-// reads them: objects whatever their key order, numbers by their value.
+// sameJSON reports whether a and b are written the same by
+// JSON.stringify (JSONStringify): the same values, numbers by their
+// value, strings whatever their escapes, and objects' keys in the same
+// order, which pi keeps as given.
 func sameJSON(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	va, err := decodeNumbers(a)
+	ja, err := JSONStringify(a)
 	if err != nil {
 		return false
 	}
-	vb, err := decodeNumbers(b)
-	if err != nil {
-		return false
-	}
-	return sameValue(va, vb)
-}
-
-func decodeNumbers(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
-}
-
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !sameValue(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if x == y {
-			return true
-		}
-		fx, errX := strconv.ParseFloat(string(x), 64)
-		fy, errY := strconv.ParseFloat(string(y), 64)
-		return errX == nil && errY == nil && fx == fy
-	default:
-		return a == b
-	}
+	jb, err := JSONStringify(b)
+	return err == nil && bytes.Equal(ja, jb)
 }

@@ -129,3 +129,25 @@ func TestToolResultExtra(t *testing.T) {
 		t.Fatal("an Extra that is no object encoded")
 	}
 }
+
+// A member whose name is a message field's but for its case is another
+// member to JavaScript, which reads names exactly: it stays as given and
+// the field is the exact member's (encoding/json took "Content" for
+// "content", "Role" for "role").
+func TestMessageNamesExact(t *testing.T) {
+	m, err := host.DecodeMessage([]byte(`{"role":"user","content":"a","Content":"b","timestamp":1}`))
+	u, ok := m.(*host.UserMessage)
+	if err != nil || !ok || len(u.Content) != 1 || u.Content[0].(host.TextContent).Text != "a" {
+		t.Fatalf("DecodeMessage = %#v, %v; want the user message of content \"a\"", m, err)
+	}
+	if b, _ := host.MarshalJS(m); string(b) != `{"role":"user","content":"a","Content":"b","timestamp":1}` {
+		t.Errorf("written back as %s", b)
+	}
+	if m, err := host.DecodeMessage([]byte(`{"Role":"user","content":"x"}`)); err == nil && m.MessageRole() != "" {
+		t.Errorf(`{"Role":"user"} decoded as a message of role %q: pi reads no role`, m.MessageRole())
+	}
+	r, err := host.DecodeMessage([]byte(`{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":false,"IsError":true,"timestamp":1}`))
+	if tr, ok := r.(*host.ToolResultMessage); err != nil || !ok || tr.IsError {
+		t.Errorf("IsError taken for isError: %#v, %v", r, err)
+	}
+}

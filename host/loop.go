@@ -148,6 +148,7 @@ func (r *run) failureMessage(err error) *AssistantMessage {
 		StopReason:   reason,
 		ErrorMessage: err.Error(),
 		Timestamp:    r.cfg.now(),
+		order:        OrderMade, // pi-agent-core's handleRunFailure
 	}
 }
 

@@ -88,8 +88,28 @@ type AssistantMessage struct {
 	ErrorMessage  string     `json:"errorMessage,omitempty"`
 	Timestamp     int64      `json:"timestamp"`
 
-	src *source
+	order MemberOrder
+	src   *source
 }
+
+// MemberOrder is where an assistant message writes the members a
+// provider may set after it made the message (responseId,
+// responseModel, errorMessage): pi writes an object's members in the
+// order its code set them, and its providers make their messages in
+// one order or the other.
+type MemberOrder int
+
+const (
+	// OrderLate writes them after the timestamp, as pi-ai's streaming
+	// providers (openai-completions) add them while the answer streams.
+	OrderLate MemberOrder = iota
+	// OrderMade writes them before the timestamp, as pi-ai's faux
+	// provider and pi-agent-core's message for a failed run make them.
+	OrderMade
+)
+
+// SetOrder sets where m writes the members of o (MemberOrder).
+func (m *AssistantMessage) SetOrder(o MemberOrder) { m.order = o }
 
 // ToolResultMessage carries a tool's result back to the model.
 type ToolResultMessage struct {
@@ -165,11 +185,42 @@ func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
 }
 
 func (m *AssistantMessage) fieldsJSON() ([]byte, error) {
-	type plain AssistantMessage
-	return encodeJSON(struct {
-		Role string `json:"role"`
-		*plain
-	}{RoleAssistant, (*plain)(m)})
+	if m.order == OrderMade {
+		return encodeJSON(assistantMade{RoleAssistant, m.Content, m.API, m.Provider, m.Model, m.Usage, m.StopReason,
+			m.ErrorMessage, m.ResponseID, m.ResponseModel, m.Timestamp})
+	}
+	return encodeJSON(assistantLate{RoleAssistant, m.Content, m.API, m.Provider, m.Model, m.Usage, m.StopReason,
+		m.Timestamp, m.ResponseID, m.ResponseModel, m.ErrorMessage})
+}
+
+// assistantLate and assistantMade are an assistant message's JSON in
+// each MemberOrder.
+type assistantLate struct {
+	Role          string     `json:"role"`
+	Content       Contents   `json:"content"`
+	API           string     `json:"api"`
+	Provider      string     `json:"provider"`
+	Model         string     `json:"model"`
+	Usage         Usage      `json:"usage"`
+	StopReason    StopReason `json:"stopReason"`
+	Timestamp     int64      `json:"timestamp"`
+	ResponseID    string     `json:"responseId,omitempty"`
+	ResponseModel string     `json:"responseModel,omitempty"`
+	ErrorMessage  string     `json:"errorMessage,omitempty"`
+}
+
+type assistantMade struct {
+	Role          string     `json:"role"`
+	Content       Contents   `json:"content"`
+	API           string     `json:"api"`
+	Provider      string     `json:"provider"`
+	Model         string     `json:"model"`
+	Usage         Usage      `json:"usage"`
+	StopReason    StopReason `json:"stopReason"`
+	ErrorMessage  string     `json:"errorMessage,omitempty"`
+	ResponseID    string     `json:"responseId,omitempty"`
+	ResponseModel string     `json:"responseModel,omitempty"`
+	Timestamp     int64      `json:"timestamp"`
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -229,7 +280,7 @@ func decodeMessageJSON(data []byte) (Message, error) {
 	var head struct {
 		Role string `json:"role"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	if err := json.Unmarshal(exactNames(data), &head); err != nil {
 		return nil, fmt.Errorf("message: %w", err)
 	}
 	var m Message

@@ -110,20 +110,20 @@ type piBlock struct {
 }
 
 // MarshalJSON writes a tool call's id and name even when empty (a model
-// may send them so).
+// may send them so), its members in the order pi-ai's providers make
+// them (faux passes the blocks on as given, key order and all).
 func (b piBlock) MarshalJSON() ([]byte, error) {
 	type plain piBlock
-	out, err := json.Marshal(plain(b))
-	if err != nil || b.Type != "toolCall" {
-		return out, err
+	if b.Type != "toolCall" {
+		return json.Marshal(plain(b))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, err
-	}
-	m["id"], _ = json.Marshal(b.ID)
-	m["name"], _ = json.Marshal(b.Name)
-	return json.Marshal(m)
+	return json.Marshal(struct {
+		Type             string          `json:"type"`
+		ID               string          `json:"id"`
+		Name             string          `json:"name"`
+		Arguments        json.RawMessage `json:"arguments,omitempty"`
+		ThoughtSignature string          `json:"thoughtSignature,omitempty"`
+	}{b.Type, b.ID, b.Name, b.Arguments, b.ThoughtSignature})
 }
 
 // piCall is what the tool and the hooks do for one call.

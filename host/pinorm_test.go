@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"strings"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // normalizePiLine removes from one event's JSON what may differ between pi
@@ -43,12 +46,18 @@ func normalizeLine(line []byte, clock float64) (string, error) {
 		top["assistantMessageEvent"], _ = json.Marshal(ev)
 		line, _ = json.Marshal(top)
 	}
-	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
+	// Keys in the order each side wrote them: pi's are in the order
+	// its code sets them (but a message_update's, rebuilt above).
+	v, order, err := hosttest.DecodeOrdered(line)
+	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(normalizePiValue(v, clock))
-	return string(b), err
+	if typ, _ := v.(map[string]any)["type"].(string); strings.HasPrefix(typ, "harness_") || typ == "message_update" {
+		// the harnesses' own lines, not the loop's, and a
+		// message_update, rebuilt above: keys sorted
+		order = nil
+	}
+	return order.Encode(normalizePiValue(v, clock)), nil
 }
 
 // piClock is the least timestamp counted as the clock's (2001): no given

@@ -52,31 +52,39 @@ func (e AssistantMessageEvent) isBlockEvent() bool {
 
 // MarshalJSON implements json.Marshaler with pi's field set per type.
 func (e AssistantMessageEvent) MarshalJSON() ([]byte, error) {
-	m := map[string]any{"type": e.Type}
+	// Members in the order pi-ai's providers set them (a Go map's would
+	// come sorted).
+	type member struct {
+		name  string
+		value any
+	}
+	ms := []member{{"type", e.Type}}
 	switch e.Type {
 	case StreamStart:
-		m["partial"] = e.Partial
+		ms = append(ms, member{"partial", e.Partial})
 	case StreamTextStart, StreamThinkingStart, StreamToolCallStart:
-		m["contentIndex"] = e.ContentIndex
-		m["partial"] = e.Partial
+		ms = append(ms, member{"contentIndex", e.ContentIndex}, member{"partial", e.Partial})
 	case StreamTextDelta, StreamThinkingDelta, StreamToolCallDelta:
-		m["contentIndex"] = e.ContentIndex
-		m["delta"] = e.Delta
-		m["partial"] = e.Partial
+		ms = append(ms, member{"contentIndex", e.ContentIndex}, member{"delta", e.Delta}, member{"partial", e.Partial})
 	case StreamTextEnd, StreamThinkingEnd:
-		m["contentIndex"] = e.ContentIndex
-		m["content"] = e.Content
-		m["partial"] = e.Partial
+		ms = append(ms, member{"contentIndex", e.ContentIndex}, member{"content", e.Content}, member{"partial", e.Partial})
 	case StreamToolCallEnd:
-		m["contentIndex"] = e.ContentIndex
-		m["toolCall"] = e.ToolCall
-		m["partial"] = e.Partial
+		ms = append(ms, member{"contentIndex", e.ContentIndex}, member{"toolCall", e.ToolCall}, member{"partial", e.Partial})
 	case StreamDone:
-		m["reason"] = e.Reason
-		m["message"] = e.Message
+		ms = append(ms, member{"reason", e.Reason}, member{"message", e.Message})
 	case StreamError:
-		m["reason"] = e.Reason
-		m["error"] = e.Error
+		ms = append(ms, member{"reason", e.Reason}, member{"error", e.Error})
 	}
-	return encodeJSON(m)
+	b := []byte{'{'}
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		v, err := encodeJSON(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(appendJSQuoted(b, m.name), ':'), v...)
+	}
+	return append(b, '}'), nil
 }

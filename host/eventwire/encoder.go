@@ -2,7 +2,6 @@ package eventwire
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"strings"
 	"sync"
@@ -301,5 +300,5 @@ func marshalDelta(e host.AssistantMessageEvent) ([]byte, error) {
 	case host.StreamTextEnd, host.StreamThinkingEnd:
 		d.Content = &e.Content
 	}
-	return json.Marshal(deltaUpdate{Type: "message_update", Event: d})
+	return host.MarshalJS(deltaUpdate{Type: "message_update", Event: d})
 }

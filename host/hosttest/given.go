@@ -19,6 +19,10 @@ type Given struct {
 	// are not objects, that have no type, or whose members are not of
 	// their type's kinds (a text that is a number).
 	Odd bool
+	// Spelled adds values JSON.stringify writes otherwise than given
+	// (SpelledValues), as a file written by hand or another program
+	// has them, and pi writes back in its own spelling.
+	Spelled bool
 }
 
 // UnknownBlocks are content blocks of types pi-ai does not have (a newer
@@ -35,6 +39,22 @@ var OddBlocks = []string{`{"type":"note","text":"aside"}`, `{"type":"x-future"}`
 // and JSON.stringify give back unchanged (no 1.0, no exponents, no
 // escapes), so a value means the same on both sides.
 var JSONValues = []string{`{"k":1}`, `[1,2]`, `"s"`, `0`, `{}`, `true`, `{"nested":{"a":[true,null]},"b":"x"}`, `[]`, `"é ü"`, `null`, `-2.5`}
+
+// SpelledValues are JSON values that JSON.stringify writes otherwise
+// than they are given: numbers (1.0, exponents, -0, past 2^53, past a
+// double's range), escapes (HTML, \/, a lone surrogate), U+2028 as it
+// is, white space, an object's index keys after others, a key twice.
+var SpelledValues = []string{`1.0`, `1e21`, `1E2`, `-0`, `1.5e-7`, `0.0000001`, `9007199254740993`, `1e400`, `"\u003cb\u003e \u0026"`, "\"a\u2028b\"", `"\ud800 lone"`, `"\/"`, `"\u00e9\u00E9"`,
+	`{"b":1,"0":2,"1":3}`, `{ "k" : [ 1 , 2 ] }`, `{"a":1,"a":2}`, `[1.50,{"x":-0.0}]`}
+
+// value is one of JSONValues, or with Spelled, now and then one of
+// SpelledValues.
+func (g Given) value() string {
+	if g.Spelled && g.chance(3) {
+		return g.Pick(SpelledValues)
+	}
+	return g.Pick(JSONValues)
+}
 
 // Texts are texts of messages and results (in the Basic Multilingual
 // Plane: pi's faux provider chunks UTF-16 units, ours runes).
@@ -69,7 +89,7 @@ func (g Given) ExtraMembers() string {
 			continue
 		}
 		seen[name] = true
-		fmt.Fprintf(&b, ",%q:%s", name, g.Pick(JSONValues))
+		fmt.Fprintf(&b, ",%q:%s", name, g.value())
 	}
 	return b.String()
 }
@@ -114,7 +134,7 @@ func (g Given) Message(prefix, toolCallID string) string {
 		// providers (the faux one throws on it), not a shape pi passes on.
 		add("content", g.blocks(text, false))
 		if g.chance(2) {
-			add("details", g.Pick(JSONValues))
+			add("details", g.value())
 		}
 		if !g.chance(5) {
 			add("isError", g.Pick([]string{"false", "true"}))

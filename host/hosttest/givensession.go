@@ -24,7 +24,7 @@ import (
 // message at the end.
 func (g Given) SessionFile(id string, loadable bool) string {
 	r := g.R
-	g.Odd = !loadable
+	g.Odd, g.Spelled = !loadable, !loadable
 	version := 3
 	if !loadable && r.IntN(5) == 0 {
 		version = 1 + r.IntN(2)
@@ -122,7 +122,7 @@ func (g Given) SessionFile(id string, loadable bool) string {
 				add("display", g.Pick([]string{"true", "false"}))
 			}
 			if g.chance(2) {
-				add("details", g.Pick(JSONValues))
+				add("details", g.value())
 			}
 		case "branch_summary":
 			add("fromId", earlier())
@@ -149,12 +149,24 @@ func (g Given) SessionFile(id string, loadable bool) string {
 			add("label", `"bookmark"`)
 		case "custom":
 			add("customType", `"ext"`)
-			add("data", g.Pick(JSONValues))
+			add("data", g.value())
 		}
 		if g.chance(8) {
 			fields = append(fields, g.ExtraMembers()[1:])
 		}
-		b.WriteString("{" + strings.Join(fields, ",") + "}\n")
+		if !loadable && g.chance(10) {
+			// a name of the entry's own but for its case: another member
+			// to pi (encoding/json's structs would take it for the own)
+			fields = append(fields, g.Pick([]string{`"Id":"x1"`, `"ParentID":null`, `"Type":"label"`, `"TIMESTAMP":5`, `"Name":"n"`, `"ThinkingLevel":"low"`}))
+		}
+		sep := ","
+		if !loadable && g.chance(6) {
+			// members in another order, spaced: pi writes them back in
+			// the order given, without the spaces
+			r.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+			sep = " , "
+		}
+		b.WriteString("{" + strings.Join(fields, sep) + "}\n")
 		if !loadable && version > 1 && g.chance(15) {
 			// JSON that is no object: pi keeps the line, on no branch; the
 			// last line, it is a current position of no messages

@@ -62,7 +62,7 @@ func (a *approver) Approve(ctx context.Context, q host.Question) (bool, error) {
 	if deadline, ok := ctx.Deadline(); ok {
 		req.Timeout = max(time.Until(deadline).Milliseconds(), 1)
 	}
-	line, err := json.Marshal(req)
+	line, err := host.MarshalJS(req)
 	if err != nil {
 		return false, err
 	}

@@ -29,6 +29,11 @@ type Command struct {
 	// extension_ui_response (to a confirm)
 	Confirmed *bool `json:"confirmed,omitempty"`
 	Cancelled *bool `json:"cancelled,omitempty"`
+
+	// images as the client wrote them: pi puts the client's objects in
+	// the message as they are (their members' order, members of their
+	// own)
+	images []json.RawMessage
 }
 
 // DecodeCommand decodes one line (without its LF; a trailing CR is
@@ -65,6 +70,9 @@ func DecodeCommand(line []byte) (Command, error) {
 		if img.Data == "" || img.MimeType == "" {
 			return c, fmt.Errorf("images[%d]: want {\"type\":\"image\",\"data\":base64,\"mimeType\"}", i)
 		}
+	}
+	if len(c.Images) > 0 {
+		json.Unmarshal(obj["images"], &c.images) // an array of objects: decoded above
 	}
 	return c, nil
 }

@@ -5,8 +5,9 @@
 //
 // Framing is strict JSONL: records end at LF only; a CR before it is
 // dropped; U+2028 and U+2029 are text, never line ends (the output
-// escapes them anyway). Each command may carry an "id", echoed in its
-// response. Events are the session's, encoded exactly as "wasmagent run
+// writes them as they are, as pi does). Every line written is the bytes
+// pi's JSON.stringify writes for it (host.MarshalJS), its objects' keys
+// in pi's order. Each command may carry an "id", echoed in its response. Events are the session's, encoded exactly as "wasmagent run
 // --json" prints them, within the same byte budget (host/eventwire,
 // Options.Events), and carry no id.
 //

@@ -46,50 +46,55 @@ const (
 	piMaxTokens     = 16384
 )
 
-func stateJSON(st session.State) map[string]any {
-	out := map[string]any{
-		"model":                 nil,
-		"thinkingLevel":         st.ThinkingLevel,
-		"isStreaming":           st.IsStreaming,
-		"isCompacting":          false,
-		"steeringMode":          st.SteeringMode,
-		"followUpMode":          st.FollowUpMode,
-		"sessionId":             st.SessionID,
-		"autoCompactionEnabled": false,
-		"autoRetryEnabled":      st.AutoRetry,
-		"messageCount":          st.MessageCount,
-		"pendingMessageCount":   st.PendingMessageCount,
-	}
+// stateJSON is pi's get_state answer, its members in pi's order; then
+// autoRetryEnabled, which pi's has not.
+func stateJSON(st session.State) object {
+	var model any
 	if st.Model != nil {
-		out["model"] = toModelJSON(*st.Model)
+		model = toModelJSON(*st.Model)
+	}
+	out := object{
+		{"model", model},
+		{"thinkingLevel", st.ThinkingLevel},
+		{"isStreaming", st.IsStreaming},
+		{"isCompacting", false},
+		{"steeringMode", st.SteeringMode},
+		{"followUpMode", st.FollowUpMode},
 	}
 	if f := cmp.Or(st.SessionFile, st.NewFile); f != "" {
-		out["sessionFile"] = f // pi names the file before it writes it
+		out = append(out, field{"sessionFile", f}) // pi names the file before it writes it
 	}
+	out = append(out, field{"sessionId", st.SessionID})
 	if st.SessionName != "" {
-		out["sessionName"] = st.SessionName
+		out = append(out, field{"sessionName", st.SessionName})
 	}
-	return out
+	return append(out,
+		field{"autoCompactionEnabled", false},
+		field{"messageCount", st.MessageCount},
+		field{"pendingMessageCount", st.PendingMessageCount},
+		field{"autoRetryEnabled", st.AutoRetry},
+	)
 }
 
-func statsJSON(sess *session.Session) map[string]any {
+// statsJSON is pi's get_session_stats answer, its members in pi's order.
+func statsJSON(sess *session.Session) object {
 	st := sess.State()
 	c := sess.Stats()
-	out := map[string]any{
-		"sessionId":         st.SessionID,
-		"userMessages":      c.UserMessages,
-		"assistantMessages": c.AssistantMessages,
-		"toolCalls":         c.ToolCalls,
-		"toolResults":       c.ToolResults,
-		"totalMessages":     c.TotalMessages,
-		"tokens": map[string]int{
-			"input": c.Tokens.Input, "output": c.Tokens.Output, "cacheRead": c.Tokens.CacheRead,
-			"cacheWrite": c.Tokens.CacheWrite, "total": c.Tokens.TotalTokens,
-		},
-		"cost": c.Tokens.Cost.Total,
-	}
+	var out object
 	if f := cmp.Or(st.SessionFile, st.NewFile); f != "" {
-		out["sessionFile"] = f
+		out = append(out, field{"sessionFile", f})
 	}
-	return out
+	return append(out,
+		field{"sessionId", st.SessionID},
+		field{"userMessages", c.UserMessages},
+		field{"assistantMessages", c.AssistantMessages},
+		field{"toolCalls", c.ToolCalls},
+		field{"toolResults", c.ToolResults},
+		field{"totalMessages", c.TotalMessages},
+		field{"tokens", object{
+			{"input", c.Tokens.Input}, {"output", c.Tokens.Output}, {"cacheRead", c.Tokens.CacheRead},
+			{"cacheWrite", c.Tokens.CacheWrite}, {"total", c.Tokens.TotalTokens},
+		}},
+		field{"cost", c.Tokens.Cost.Total},
+	)
 }

@@ -80,7 +80,7 @@ func (g *rpcGen) message(typ string, kv ...any) diffOp {
 
 func (g *rpcGen) text() string {
 	g.n++
-	words := []string{"alpha", "beta", "gamma", "delta", "é", "中文", "\"q\"", "a\\b", "\u2028"}
+	words := []string{"alpha", "beta", "gamma", "delta", "é", "中文", "\"q\"", "a\\b", "\u2028", "<a&b>", "\ufffd"}
 	s := fmt.Sprintf("t%d", g.n)
 	for range g.rng.IntN(4) {
 		s += " " + words[g.rng.IntN(len(words))]

@@ -1,9 +1,10 @@
 package rpc_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
 // rpcNorm normalises one side's output lines for TestRPCMatchesPi. What it
@@ -25,8 +26,8 @@ import (
 //   - unless strict, a tool call's partialArgs and streamIndex (pi-ai's
 //     scratch fields, which its partial messages may show).
 //
-// JSON objects are compared as values (key order is not something a
-// client sees).
+// JSON objects' keys are compared in the order each side wrote them
+// (hosttest.JSONOrder): pi's come in the order its code sets them.
 type rpcNorm struct {
 	strict  bool
 	entries map[string]string
@@ -41,9 +42,10 @@ type rpcNorm struct {
 
 func newRPCNorm(strict bool) *rpcNorm { return &rpcNorm{strict: strict, entries: map[string]string{}} }
 
-// line returns v normalised as canonical JSON, or "" when the line is
-// one the comparison leaves out (an adapter difference).
-func (n *rpcNorm) line(v map[string]any) string {
+// line returns v normalised as JSON, its objects' keys in order, or ""
+// when the line is one the comparison leaves out (an adapter
+// difference).
+func (n *rpcNorm) line(v map[string]any, order hosttest.JSONOrder) string {
 	if v["type"] == "message_update" {
 		ev, _ := v["assistantMessageEvent"].(map[string]any)
 		// pi writes an update's message when it gets to it, not as it
@@ -58,11 +60,7 @@ func (n *rpcNorm) line(v map[string]any) string {
 		n.response(v)
 	}
 	n.walk(v)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("(does not encode: %v)", err)
-	}
-	return string(b)
+	return order.Encode(v)
 }
 
 func (n *rpcNorm) response(v map[string]any) {

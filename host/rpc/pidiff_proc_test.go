@@ -3,7 +3,6 @@ package rpc_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -41,9 +40,10 @@ type rpcProc struct {
 }
 
 type gotLine struct {
-	op   int
-	line []byte
-	v    map[string]any
+	op    int
+	line  []byte
+	v     map[string]any
+	order hosttest.JSONOrder // of v's objects' keys
 }
 
 // startPi starts pi-coding-agent 0.73.1 in RPC mode with nothing of its own
@@ -158,11 +158,12 @@ func (p *rpcProc) await(op int, timeout time.Duration, want ...func(map[string]a
 			if !ok {
 				return fmt.Errorf("the process ended\nstderr: %s", p.stderr.String())
 			}
-			var v map[string]any
-			if err := json.Unmarshal(line, &v); err != nil {
+			x, order, err := hosttest.DecodeOrdered(line)
+			v, _ := x.(map[string]any)
+			if err != nil || v == nil {
 				return fmt.Errorf("stdout line is not a JSON object: %q", line)
 			}
-			p.got = append(p.got, gotLine{op: op, line: line, v: v})
+			p.got = append(p.got, gotLine{op: op, line: line, v: v, order: order})
 			count(v)
 		case <-deadline:
 			return fmt.Errorf("timed out after %s", timeout)

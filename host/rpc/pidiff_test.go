@@ -1,12 +1,14 @@
 package rpc_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
 )
 
@@ -94,6 +96,15 @@ func diffRPCSeq(t *testing.T, node, binary string, seq *diffSeq, strict bool) st
 	if pi.err != nil {
 		return fmt.Sprintf("pi did not get through the sequence: %v", pi.err)
 	}
+	for _, side := range []*rpcProc{pi.p, ours.p} {
+		for _, g := range side.got {
+			// pi's lines are JSON.stringify's (a line of pi's that is
+			// not would be JSONStringify's error); so must ours be
+			if js, err := host.JSONStringify(g.line); err != nil || !bytes.Equal(js, g.line) {
+				return fmt.Sprintf("a line not as JSON.stringify writes it (pi's side: %v):\n %s\nJSON.stringify: %s", side == pi.p, g.line, js)
+			}
+		}
+	}
 	oR, oE := normRPC(ours.p, strict)
 	pR, pE := normRPC(pi.p, strict)
 	d := compareRPC(oR, oE, pR, pE)
@@ -116,7 +127,7 @@ func normRPC(p *rpcProc, strict bool) (responses, events []normLine) {
 	n := newRPCNorm(strict)
 	n.loose, n.badArgs = p.loose, p.srv.BadArgs()
 	for _, g := range p.got {
-		text := n.line(g.v)
+		text := n.line(g.v, g.order)
 		switch {
 		case text == "":
 		case g.v["type"] == "response":

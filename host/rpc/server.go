@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -188,9 +189,9 @@ func (s *Server) respond(c Command, data any, err error) error {
 	if err != nil {
 		r.Data, r.Error = nil, err.Error()
 	}
-	line, merr := json.Marshal(r)
+	line, merr := host.MarshalJS(r)
 	if merr != nil {
-		line, _ = json.Marshal(response{ID: c.ID, Type: "response", Command: c.Type, Error: "response does not encode: " + merr.Error()})
+		line, _ = host.MarshalJS(response{ID: c.ID, Type: "response", Command: c.Type, Error: "response does not encode: " + merr.Error()})
 	}
 	return s.write(line)
 }
@@ -259,13 +260,13 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if errors.Is(err, session.ErrNoEntry) || errors.Is(err, session.ErrNotForking) {
 			return nil, errors.New("Invalid entry ID for forking") // pi's words
 		}
-		return map[string]any{"text": text, "cancelled": false}, err
+		return object{{"text", text}, {"cancelled", false}}, err
 	case "get_fork_messages":
 		points := sess.ForkPoints()
 		if points == nil {
 			points = []session.ForkPoint{}
 		}
-		return map[string]any{"messages": points}, nil
+		return object{{"messages", points}}, nil
 	case "get_state":
 		return stateJSON(sess.State()), nil
 	case "get_messages":
@@ -273,13 +274,13 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if msgs == nil {
 			msgs = []host.Message{}
 		}
-		return map[string]any{"messages": msgs}, nil
+		return object{{"messages", msgs}}, nil
 	case "get_last_assistant_text":
 		text, ok := sess.LastAssistantText()
 		if !ok {
-			return map[string]any{}, nil // pi's {text: undefined}
+			return object{}, nil // pi's {text: undefined}
 		}
-		return map[string]any{"text": text}, nil
+		return object{{"text", text}}, nil
 	case "get_session_stats":
 		return statsJSON(sess), nil
 	case "set_session_name":
@@ -295,7 +296,7 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		if out == nil {
 			out = []modelJSON{}
 		}
-		return map[string]any{"models": out}, nil
+		return object{{"models", out}}, nil
 	case "set_model":
 		if !hasModel(sess, c.Provider, c.ModelID) {
 			return nil, fmt.Errorf("Model not found: %s/%s", c.Provider, c.ModelID) // pi's words
@@ -324,7 +325,7 @@ func (s *Server) dispatch(ctx context.Context, c Command) (any, error) {
 		return nil, nil
 	case "get_commands":
 		// wasmagent has no extension commands, prompt templates or skills.
-		return map[string]any{"commands": []any{}}, nil
+		return object{{"commands", []any{}}}, nil
 	case "compact", "set_auto_compaction":
 		return nil, fmt.Errorf("%s: %w (wasmagent does not compact context)", c.Type, errUnsupported)
 	case "bash", "abort_bash":
@@ -348,7 +349,23 @@ func userMessage(c Command) (*host.UserMessage, error) {
 	for _, img := range c.Images {
 		content = append(content, img)
 	}
-	return &host.UserMessage{Content: content, Timestamp: nowMillis()}, nil
+	m := &host.UserMessage{Content: content, Timestamp: nowMillis()}
+	if len(c.images) == 0 {
+		return m, nil
+	}
+	// The client's images as it wrote them, as pi passes them on.
+	text, _ := json.Marshal(*c.Message)
+	b := append([]byte(`{"role":"user","content":[{"type":"text","text":`), text...)
+	b = append(b, '}')
+	for _, img := range c.images {
+		b = append(append(b, ','), img...)
+	}
+	b = strconv.AppendInt(append(b, `],"timestamp":`...), m.Timestamp, 10)
+	given, err := host.DecodeMessage(append(b, '}'))
+	if um, ok := given.(*host.UserMessage); ok && err == nil {
+		return um, nil
+	}
+	return m, nil
 }
 
 func hasModel(sess *session.Session, provider, id string) bool {
@@ -376,5 +393,5 @@ func cycleModel(ctx context.Context, sess *session.Session) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"model": toModelJSON(m), "thinkingLevel": st.ThinkingLevel, "isScoped": false}, nil
+	return object{{"model", toModelJSON(m)}, {"thinkingLevel", st.ThinkingLevel}, {"isScoped", false}}, nil
 }

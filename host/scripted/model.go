@@ -150,6 +150,7 @@ func (m *Model) message(t Turn, reason host.StopReason, errMsg string) *host.Ass
 		ErrorMessage: errMsg,
 		Timestamp:    m.now(),
 	}
+	msg.SetOrder(host.OrderMade) // as pi-ai's faux provider makes its messages
 	if t.Usage != nil {
 		msg.Usage = *t.Usage
 	}

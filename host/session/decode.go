@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wasmagent/wasmagent/host"
 )
 
 // ErrNotSession is returned for data whose first line is not a session
@@ -86,6 +88,7 @@ func decodeHeader(line []byte) (Header, error) {
 	if h.Version > Version {
 		return Header{}, fmt.Errorf("session format version %d is newer than this wasmagent reads (%d)", h.Version, Version)
 	}
+	h.given = append(json.RawMessage(nil), line...)
 	return h, nil
 }
 
@@ -131,7 +134,8 @@ func (t *Transcript) migrate() {
 
 // keptIndexToID replaces a version-1 compaction's firstKeptEntryIndex by
 // the id of the entry at that index (entries[index-1]: index 0 is the
-// header), as pi does; an entry without an id yet leaves none.
+// header), as pi does: the id where the entry had one, else after its
+// other members; an entry without an id yet leaves none.
 func keptIndexToID(raw json.RawMessage, entries []Entry) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
@@ -141,11 +145,12 @@ func keptIndexToID(raw json.RawMessage, entries []Entry) json.RawMessage {
 	if json.Unmarshal(obj["firstKeptEntryIndex"], &index) != nil {
 		return raw // not a number: pi leaves it
 	}
-	delete(obj, "firstKeptEntryIndex")
+	var set []host.Member
 	if i := int(index); float64(i) == index && i >= 1 && i <= len(entries) && entries[i-1].ID != "" {
-		obj["firstKeptEntryId"], _ = json.Marshal(entries[i-1].ID)
+		id, _ := json.Marshal(entries[i-1].ID)
+		set = append(set, host.Member{Name: "firstKeptEntryId", Value: id})
 	}
-	out, err := json.Marshal(obj)
+	out, err := host.EditObject(raw, set, "firstKeptEntryIndex")
 	if err != nil {
 		return raw
 	}
@@ -153,21 +158,17 @@ func keptIndexToID(raw json.RawMessage, entries []Entry) json.RawMessage {
 }
 
 // withTree sets the id and parentId of a raw entry, keeping its other
-// fields.
+// fields where they are, as pi's assignments do.
 func withTree(raw json.RawMessage, id, parent string) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	obj["id"], _ = json.Marshal(id)
-	obj["parentId"] = json.RawMessage("null")
+	idJSON, _ := json.Marshal(id)
+	parentJSON := json.RawMessage("null")
 	if parent != "" {
-		obj["parentId"], _ = json.Marshal(parent)
+		parentJSON, _ = json.Marshal(parent)
 	}
-	out, err := json.Marshal(obj)
+	out, err := host.EditObject(raw, []host.Member{{Name: "id", Value: idJSON}, {Name: "parentId", Value: parentJSON}})
 	if err != nil {
 		return nil
 	}

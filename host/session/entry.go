@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmagent/wasmagent/host"
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // Version is the session file format written: pi-coding-agent's version 3.
@@ -34,6 +35,34 @@ type Header struct {
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
 	ParentSession string `json:"parentSession,omitempty"`
+
+	// given is the line the header was read from: pi writes back the
+	// object it parsed, its members in their order and its own kept,
+	// with the version it migrated to.
+	given json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler: a header read from a file as
+// given, with the members it has (and the version) set to the header's
+// values now; any other in pi's order.
+func (h Header) MarshalJSON() ([]byte, error) {
+	type plain Header
+	b, err := json.Marshal(plain(h))
+	if err != nil || h.given == nil {
+		return b, err
+	}
+	var now, given map[string]json.RawMessage
+	if json.Unmarshal(b, &now) != nil || json.Unmarshal(h.given, &given) != nil {
+		return b, nil
+	}
+	var set []host.Member
+	for _, k := range []string{"type", "version", "id", "timestamp", "cwd", "parentSession"} {
+		_, had := given[k]
+		if v, ok := now[k]; ok && (had || k == "version" || k == "parentSession") {
+			set = append(set, host.Member{Name: k, Value: v})
+		}
+	}
+	return host.EditObject(h.given, set)
 }
 
 // Entry is one line after the header: a node of the session tree. Message
@@ -55,6 +84,11 @@ type Entry struct {
 	// thinking_level_change line beyond the ones its type writes, as pi
 	// keeps them when it rewrites a file (an upgrade).
 	extra map[string]json.RawMessage
+	// given is such a line as read, when it has members of its own
+	// (extra) or its members in another order than this package writes
+	// them: it is written back in its order, as pi writes back the
+	// object it parsed, with the entry's fields now.
+	given json.RawMessage
 }
 
 // entryJSON is the wire form of the entries this package writes. A
@@ -107,6 +141,9 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 			w.Name = &e.Name
 		}
 	}
+	if e.given != nil {
+		return e.givenEdited(w)
+	}
 	b, err := json.Marshal(w)
 	if err != nil || len(e.extra) == 0 {
 		return b, err
@@ -121,6 +158,32 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		b = append(append(append(append(b, ','), name...), ':'), e.extra[k]...)
 	}
 	return append(b, '}'), nil
+}
+
+// givenEdited is the line the entry was read from, with the members
+// the entry writes (w) set to their values now: where the line had
+// them, else after its other members.
+func (e Entry) givenEdited(w entryJSON) ([]byte, error) {
+	var set []host.Member
+	str := func(name string, p *string) {
+		if p != nil {
+			v, _ := json.Marshal(*p)
+			set = append(set, host.Member{Name: name, Value: v})
+		}
+	}
+	t, _ := json.Marshal(w.Type)
+	set = append(set, host.Member{Name: "type", Value: t})
+	str("id", w.ID)
+	if w.ParentID != nil {
+		set = append(set, host.Member{Name: "parentId", Value: w.ParentID})
+	}
+	str("timestamp", w.Timestamp)
+	if w.Message != nil {
+		set = append(set, host.Member{Name: "message", Value: w.Message})
+	}
+	str("name", w.Name)
+	str("thinkingLevel", w.ThinkingLevel)
+	return host.EditObject(e.given, set)
 }
 
 // entryFields are the members each type of entry writes (entryJSON).
@@ -217,10 +280,28 @@ func decodeEntryJSON(line []byte) (Entry, error) {
 		}
 		return Entry{Raw: c.Bytes()}, nil
 	}
-	err := json.Unmarshal(line, &w)
-	if _, odd := err.(*json.UnmarshalTypeError); err != nil && !odd {
+	// Members by their exact names, as JavaScript reads them (a struct
+	// of encoding/json's would take "Id" for "id"); a name given twice
+	// has its last value, as JSON.parse gives it.
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(line, &all); err != nil {
 		return Entry{}, err
 	}
+	var err error // the first member of another type than its field's
+	member := func(name string, p any) {
+		if v, ok := all[name]; ok {
+			if e := json.Unmarshal(v, p); e != nil && err == nil {
+				err = e
+			}
+		}
+	}
+	member("type", &w.Type)
+	member("id", &w.ID)
+	member("parentId", &w.ParentID)
+	member("timestamp", &w.Timestamp)
+	member("name", &w.Name)
+	member("thinkingLevel", &w.ThinkingLevel)
+	w.Message = all["message"]
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -233,6 +314,9 @@ func decodeEntryJSON(line []byte) (Entry, error) {
 		if err != nil || w.ID == nil || w.ParentID == nil || w.Timestamp == nil ||
 			e.Type == TypeSessionInfo && w.Name == nil || e.Type == TypeThinkingLevel && w.ThinkingLevel == nil {
 			e.extra = oddMembers(e.Type, line, e.extra)
+		}
+		if e.extra != nil || !ownOrder(line, entryFields[e.Type]) {
+			e.given = append(json.RawMessage(nil), line...)
 		}
 	}
 	switch e.Type {
@@ -271,12 +355,7 @@ func migrateRole(m host.Message) host.Message {
 	if !ok || c.Role != "hookMessage" {
 		return m
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(c.Raw, &obj) != nil {
-		return m
-	}
-	obj["role"] = json.RawMessage(`"custom"`)
-	raw, err := json.Marshal(obj)
+	raw, err := host.EditObject(c.Raw, []host.Member{{Name: "role", Value: json.RawMessage(`"custom"`)}})
 	if err != nil {
 		return m
 	}
@@ -326,4 +405,18 @@ func otherNames(line []byte, known []string) bool {
 		}
 	}
 	return false
+}
+
+// ownOrder reports whether the members of the JSON object line that
+// known names come in known's order.
+func ownOrder(line []byte, known []string) bool {
+	s := jsonread.New(line)
+	last, ok := -1, true
+	s.Members(func(name []byte) {
+		if i := slices.Index(known, string(name)); i >= 0 {
+			ok, last = ok && i > last, i
+		}
+		s.Skip()
+	})
+	return ok
 }

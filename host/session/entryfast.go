@@ -24,14 +24,18 @@ func decodeEntryFast(line []byte) (Entry, bool) {
 	s := jsonread.New(line)
 	var e Entry
 	var message []byte
-	seen := 0
+	seen, last, inOrder := 0, 0, true
 	s.Members(func(name []byte) {
+		bit := 0
 		switch string(name) {
 		case "type":
+			bit = fType
 			seen, e.Type = seen|fType, s.Str()
 		case "id":
+			bit = fID
 			seen, e.ID = seen|fID, s.Str()
 		case "parentId":
+			bit = fParentID
 			seen |= fParentID
 			if s.Peek() == 'n' {
 				s.Skip() // null: a root
@@ -39,19 +43,28 @@ func decodeEntryFast(line []byte) (Entry, bool) {
 				e.ParentID = s.Str()
 			}
 		case "timestamp":
+			bit = fTimestamp
 			seen, e.Timestamp = seen|fTimestamp, s.Str()
 		case "message":
+			bit = fMessage
 			seen, message = seen|fMessage, s.Skip()
 		case "name":
+			bit = fName
 			seen, e.Name = seen|fName, s.Str()
 		case "thinkingLevel":
+			bit = fThinkingLevel
 			seen, e.ThinkingLevel = seen|fThinkingLevel, s.Str()
 		default:
 			seen |= fOther
 			s.Skip()
 		}
+		// in the order this package writes them (bits ascending), or
+		// the line keeps its own (decodeEntryJSON)
+		if bit != 0 {
+			inOrder, last = inOrder && bit > last, bit
+		}
 	})
-	if !s.End() || seen&(fType|fID|fParentID|fTimestamp) != fType|fID|fParentID|fTimestamp {
+	if !s.End() || !inOrder || seen&(fType|fID|fParentID|fTimestamp) != fType|fID|fParentID|fTimestamp {
 		return Entry{}, false
 	}
 	switch e.Type {

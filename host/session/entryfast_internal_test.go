@@ -70,5 +70,6 @@ func FuzzFastEntryDecoder(f *testing.F) {
 	f.Add([]byte(`{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":1}}`))
 	f.Add([]byte(`{"type":"label","id":"b","parentId":"a","timestamp":"t","targetId":"a","label":"l"}`))
 	f.Add([]byte(`{"type":"session_info","id":"c","parentId":"b","timestamp":"t","name":"n"}`))
+	f.Add([]byte(`{"type":"0","id":"","parentId":"","timestamp":"","Id":"0"}`)) // "Id" is not "id"
 	f.Fuzz(func(t *testing.T, line []byte) { checkFastEntry(t, line) })
 }

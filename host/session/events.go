@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/wasmagent/wasmagent/host"
@@ -63,7 +62,7 @@ func MarshalEvent(e Event) ([]byte, error) {
 	if he, ok := e.(host.Event); ok {
 		return host.MarshalEvent(he)
 	}
-	body, err := json.Marshal(e)
+	body, err := host.MarshalJS(e)
 	if err != nil {
 		return nil, err
 	}

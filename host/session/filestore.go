@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -558,14 +557,15 @@ func (s *FileStore) Remove(_ context.Context, key string) error {
 func encode(h Header, entries []Entry) ([]byte, error) { return EncodeLines(&h, entries) }
 
 // EncodeLines is the JSONL a session file holds for h (nil: none, as for
-// entries appended later) and entries, one line each; every store writes
-// these bytes, so a session reads the same from any of them.
+// entries appended later) and entries, one line each, in the bytes pi's
+// JSON.stringify writes (host.MarshalJS); every store writes these
+// bytes, so a session reads the same from any of them.
 func EncodeLines(h *Header, entries []Entry) ([]byte, error) {
 	var b bytes.Buffer
 	if h != nil {
 		hh := *h
 		hh.Type, hh.Version = TypeSession, Version
-		line, err := json.Marshal(hh)
+		line, err := host.MarshalJS(hh)
 		if err != nil {
 			return nil, err
 		}
@@ -573,7 +573,7 @@ func EncodeLines(h *Header, entries []Entry) ([]byte, error) {
 		b.WriteByte('\n')
 	}
 	for _, e := range entries {
-		line, err := json.Marshal(e)
+		line, err := host.MarshalJS(e)
 		if err != nil {
 			return nil, fmt.Errorf("session: %w", err)
 		}

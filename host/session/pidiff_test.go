@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmagent/wasmagent/host"
 	"github.com/wasmagent/wasmagent/host/hosttest"
 	"github.com/wasmagent/wasmagent/host/session"
 )
@@ -77,6 +78,7 @@ type piSeen struct {
 	ThinkingLevel string            `json:"thinkingLevel"`
 	Messages      []json.RawMessage `json:"messages"`
 	File          string            `json:"file"`
+	Rewritten     string            `json:"rewritten"`
 	Error         string            `json:"error"`
 }
 
@@ -99,12 +101,17 @@ func oursSeen(t *testing.T, path string) piSeen {
 		seen.ThinkingLevel = "off" // pi's when the branch records none
 	}
 	for _, m := range v.Messages {
-		b, err := json.Marshal(m)
+		b, err := host.MarshalJS(m)
 		if err != nil {
 			t.Fatalf("%v: %#v", err, m)
 		}
 		seen.Messages = append(seen.Messages, b)
 	}
+	back, err := session.EncodeLines(&tr.Header, tr.Entries)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	seen.Rewritten = string(back)
 	store := &session.FileStore{Dir: filepath.Dir(path), NoSync: true, NoListCache: true}
 	l, _, err := store.Open(context.Background(), path)
 	if err == nil {
@@ -115,8 +122,10 @@ func oursSeen(t *testing.T, path string) piSeen {
 	return seen
 }
 
-// diffSeen returns "" when the two sides saw the same, else the first
-// difference.
+// diffSeen returns "" when the two sides saw the same, byte for byte,
+// else the first difference: the messages as JSON.stringify writes them,
+// the file as opened and the file written back, entry ids (which each
+// side draws at random where it upgrades) numbered by first appearance.
 func diffSeen(ours, pi *piSeen) string {
 	if ours.Name != pi.Name || ours.ThinkingLevel != pi.ThinkingLevel {
 		return fmt.Sprintf("name %q thinking level %q; pi: name %q thinking level %q", ours.Name, ours.ThinkingLevel, pi.Name, pi.ThinkingLevel)
@@ -124,52 +133,64 @@ func diffSeen(ours, pi *piSeen) string {
 	for i := range max(len(ours.Messages), len(pi.Messages)) {
 		var o, p string
 		if i < len(ours.Messages) {
-			o = canonicalJSON(ours.Messages[i], nil)
+			o = string(ours.Messages[i])
 		}
 		if i < len(pi.Messages) {
-			p = canonicalJSON(pi.Messages[i], nil)
+			p = string(pi.Messages[i])
 		}
 		if o != p {
 			return fmt.Sprintf("message %d of %d (pi: %d) differs\n ours: %s\n   pi: %s", i+1, len(ours.Messages), len(pi.Messages), o, p)
 		}
 	}
-	ol, pl := strings.Split(strings.TrimSpace(ours.File), "\n"), strings.Split(strings.TrimSpace(pi.File), "\n")
-	oi, pi2 := map[string]string{}, map[string]string{}
+	if d := diffLines("the file as opened", ours.File, pi.File); d != "" {
+		return d
+	}
+	return diffLines("the file written back", ours.Rewritten, pi.Rewritten)
+}
+
+// diffLines compares two session files line by line, byte for byte, but
+// for the entry ids, numbered by first appearance (renumberIDs).
+func diffLines(what, ours, pi string) string {
+	ol, pl := renumberIDs(ours), renumberIDs(pi)
 	for i := range max(len(ol), len(pl)) {
 		var o, p string
 		if i < len(ol) {
-			o = canonicalJSON([]byte(ol[i]), oi)
+			o = ol[i]
 		}
 		if i < len(pl) {
-			p = canonicalJSON([]byte(pl[i]), pi2)
+			p = pl[i]
 		}
 		if o != p {
-			return fmt.Sprintf("the file as opened: line %d of %d (pi: %d) differs\n ours: %s\n   pi: %s", i+1, len(ol), len(pl), o, p)
+			return fmt.Sprintf("%s: line %d of %d (pi: %d) differs\n ours: %s\n   pi: %s", what, i+1, len(ol), len(pl), o, p)
 		}
 	}
 	return ""
 }
 
-// canonicalJSON is data with objects' keys sorted; with ids, the entry ids
-// (id, parentId and the fields naming an entry) are numbered by first
-// appearance.
-func canonicalJSON(data []byte, ids map[string]string) string {
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return fmt.Sprintf("(not JSON: %v) %s", err, data)
-	}
-	if obj, ok := v.(map[string]any); ok && ids != nil && obj["type"] != "session" {
-		for _, k := range []string{"id", "parentId", "firstKeptEntryId", "fromId", "targetId"} {
-			if s, ok := obj[k].(string); ok {
-				if _, seen := ids[s]; !seen {
-					ids[s] = fmt.Sprintf("<entry %d>", len(ids)+1)
-				}
-				obj[k] = ids[s]
-			}
+// renumberIDs splits file into lines and replaces each entry id (the id
+// of each line but the header) by "<entry n>", n counting first
+// appearances, wherever it is quoted, leaving every other byte.
+func renumberIDs(file string) []string {
+	lines := strings.Split(strings.TrimSuffix(file, "\n"), "\n")
+	var pairs []string
+	for _, l := range lines {
+		var e struct {
+			Type string `json:"type"`
+			ID   any    `json:"id"`
+		}
+		if json.Unmarshal([]byte(l), &e) != nil || e.Type == "session" {
+			continue
+		}
+		if id, ok := e.ID.(string); ok && id != "" {
+			q, _ := json.Marshal(id)
+			pairs = append(pairs, string(q), fmt.Sprintf(`"<entry %d>"`, len(pairs)/2+1))
 		}
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	r := strings.NewReplacer(pairs...)
+	for i, l := range lines {
+		lines[i] = r.Replace(l)
+	}
+	return lines
 }
 
 // generateSessionFile is the session file of seed (hosttest.Given).

@@ -37,7 +37,8 @@ func TestUpgradeReplacesFile(t *testing.T) {
 		t.Fatalf("the old file was written in place:\n%s", old)
 	}
 	data, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(data), `{"type":"session","version":3`) || strings.Count(string(data), "\n") != 3 {
+	// version 1 had no version: pi adds it after the header's members
+	if !strings.HasPrefix(string(data), `{"type":"session","id":"old1","timestamp":"2024-01-01T00:00:00.000Z","cwd":"/","version":3}`) || strings.Count(string(data), "\n") != 3 {
 		t.Fatalf("upgraded:\n%s", data)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {

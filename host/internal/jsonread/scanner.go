@@ -22,6 +22,7 @@ type Scanner struct {
 	data []byte
 	i    int
 	ok   bool
+	lone bool // a string had a lone surrogate escape
 }
 
 // New returns a Scanner of data.
@@ -29,6 +30,12 @@ func New(data []byte) *Scanner { return &Scanner{data: data, ok: true} }
 
 // OK reports whether everything read so far was as expected.
 func (s *Scanner) OK() bool { return s.ok }
+
+// LoneSurrogate reports whether a string read had a lone surrogate
+// escape ("\ud800"), read as U+FFFD: JavaScript keeps it, so a caller
+// that must give the text back as pi would leaves such input to a
+// decoder that keeps it.
+func (s *Scanner) LoneSurrogate() bool { return s.lone }
 
 // Fail makes the Scanner fail: its caller met something it does not read.
 func (s *Scanner) Fail() { s.ok = false; s.i = len(s.data) }
@@ -234,6 +241,7 @@ func (s *Scanner) escaped(start int) string {
 						r2, data = p, data[6:]
 					}
 				}
+				s.lone = s.lone || r2 == utf8.RuneError
 				r = r2
 			}
 			b.WriteRune(r)
