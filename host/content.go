@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // Content is one block of a message's content: [TextContent], [ImageContent],
@@ -124,7 +126,7 @@ func ArgumentsJSON(raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(`{}`)
 	}
-	if json.Valid(raw) && !nestedOver(raw, MaxKeptArgumentDepth) {
+	if json.Valid(raw) && !jsonread.NestedOver(raw, MaxKeptArgumentDepth) {
 		return raw
 	}
 	s, _ := encodeJSON(string(raw))

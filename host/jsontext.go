@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // MaxArgumentDepth bounds the nesting of tool-call arguments.
@@ -63,7 +65,7 @@ func escapeSeparators(b []byte) []byte {
 // string.
 func indentJSON(raw []byte) string {
 	var b bytes.Buffer
-	if nestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) {
+	if jsonread.NestedOver(raw, maxIndentDepth) || indentedSize(raw) > maxIndented(len(raw)) {
 		s, _ := encodeJSON(string(raw))
 		return string(s)
 	}
@@ -139,39 +141,10 @@ func indentedSize(raw []byte) int {
 }
 
 // maxIndentDepth is encoding/json's nesting limit: json.Indent fails on
-// JSON nested deeper.
+// JSON nested deeper, but only after writing the indentation of every
+// level up to it: some 100 MB (two spaces a level, on each level's line)
+// from a model's 20 KB of brackets, so the depth is checked first.
 const maxIndentDepth = 10000
-
-// nestedOver reports whether raw nests arrays and objects more than limit
-// deep (brackets in strings aside). Past maxIndentDepth json.Indent
-// fails, but only after writing the indentation of every level up to
-// it: some 100 MB (two spaces a level, on each level's line) from a
-// model's 20 KB of brackets.
-func nestedOver(raw []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
-}
 
 // jsIndent is JSON.stringify(JSON.parse(raw), null, 2), for arguments
 // decodeOrdered accepts: numbers as JavaScript writes them (1.50 as 1.5,

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // maxIndentDepth is encoding/json's own limit: JSON nested that deep is
@@ -17,12 +19,12 @@ func TestMaxIndentDepthIsJSONs(t *testing.T) {
 	if !json.Valid(nest(maxIndentDepth)) || json.Valid(nest(maxIndentDepth+1)) {
 		t.Fatalf("encoding/json's nesting limit is not %d", maxIndentDepth)
 	}
-	if nestedOver(nest(maxIndentDepth), maxIndentDepth) || !nestedOver(nest(maxIndentDepth+1), maxIndentDepth) {
+	if jsonread.NestedOver(nest(maxIndentDepth), maxIndentDepth) || !jsonread.NestedOver(nest(maxIndentDepth+1), maxIndentDepth) {
 		t.Fatal("nestedOver is wrong at the limit")
 	}
 	// Brackets in strings, after escaped quotes, are text.
 	s := []byte(`["\"` + strings.Repeat("[{", maxIndentDepth) + `\\"]`)
-	if !json.Valid(s) || nestedOver(s, 1) {
+	if !json.Valid(s) || jsonread.NestedOver(s, 1) {
 		t.Fatalf("brackets in a string count: %.40s", s)
 	}
 	// The arguments of a deeply nested call: the same text as before,
@@ -65,7 +67,7 @@ func genNested(rng *rand.Rand, b *strings.Builder, depth int) {
 	}
 }
 
-// nestedOver(v, limit) holds exactly when v is nested more than limit
+// jsonread.NestedOver(v, limit) holds exactly when v is nested more than limit
 // deep, whatever its strings hold.
 func TestNestedOverGenerated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 13))
@@ -78,8 +80,8 @@ func TestNestedOverGenerated(t *testing.T) {
 			t.Fatalf("generated invalid JSON: %s", raw)
 		}
 		for limit := 0; limit <= depth+1; limit++ {
-			if got := nestedOver(raw, limit); got != (depth > limit) {
-				t.Fatalf("nestedOver(%s, %d) = %v; it is %d deep", raw, limit, got, depth)
+			if got := jsonread.NestedOver(raw, limit); got != (depth > limit) {
+				t.Fatalf("jsonread.NestedOver(%s, %d) = %v; it is %d deep", raw, limit, got, depth)
 			}
 		}
 	}
@@ -93,7 +95,7 @@ func FuzzNestedOverOnlyInvalid(f *testing.F) {
 	f.Add([]byte(strings.Repeat("[", maxIndentDepth+1)))
 	f.Add([]byte(`["\\"]]]]`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if nestedOver(raw, maxIndentDepth) && json.Valid(raw) {
+		if jsonread.NestedOver(raw, maxIndentDepth) && json.Valid(raw) {
 			t.Fatalf("nestedOver skips the indentation of valid JSON: %.80q", raw)
 		}
 	})

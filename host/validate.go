@@ -14,6 +14,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // Schema is a compiled JSON Schema for tool arguments.
@@ -101,7 +103,7 @@ func compileSchema(params json.RawMessage, strict bool) (*Schema, error) {
 	if n := schemaObjects(doc, MaxSchemaObjects); n > MaxSchemaObjects {
 		return nil, fmt.Errorf("parameters schema: more than %d objects (host.MaxSchemaObjects)", MaxSchemaObjects)
 	}
-	if nestedOver(params, MaxSchemaDepth) {
+	if jsonread.NestedOver(params, MaxSchemaDepth) {
 		return nil, fmt.Errorf("parameters schema: nested more than %d deep (host.MaxSchemaDepth)", MaxSchemaDepth)
 	}
 	doc, bad := boundNumbers(doc)

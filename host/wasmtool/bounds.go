@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 	"github.com/wasmagent/wasmagent/sdk"
 )
 
@@ -76,38 +77,10 @@ func checkJSON(b []byte) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("the output is not JSON: %.120q", b)
 	}
-	if nestedOver(b, MaxOutputDepth) {
+	if jsonread.NestedOver(b, MaxOutputDepth) {
 		return fmt.Errorf("the output nests arrays and objects more than %d deep (wasmtool.MaxOutputDepth)", MaxOutputDepth)
 	}
 	return nil
-}
-
-// nestedOver reports whether the JSON text b nests arrays and objects
-// more than limit deep (brackets in strings aside).
-func nestedOver(b []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // MaxPluginTools bounds the tools one plugin offers, and
@@ -151,33 +124,10 @@ func checkToolCount(d *sdk.Description) error {
 	}
 	objects := 0
 	for _, t := range d.Tools {
-		objects += countObjects(t.Parameters)
+		objects += jsonread.CountObjects(t.Parameters)
 		if objects > MaxPluginSchemaObjects {
 			return fmt.Errorf("describe: the tools' parameter schemas hold more than %d JSON objects together (wasmtool.MaxPluginSchemaObjects; tool %s reaches it)", MaxPluginSchemaObjects, t.Name)
 		}
 	}
 	return nil
-}
-
-// countObjects is the number of JSON objects in the JSON text b.
-func countObjects(b []byte) int {
-	n, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			n++
-		}
-	}
-	return n
 }
