@@ -9,6 +9,8 @@ import (
 	oai "github.com/openai/openai-go/v3"
 
 	"github.com/wasmagent/wasmagent/host"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // deepArgs is generated arguments nested depth deep: objects and arrays
@@ -38,31 +40,6 @@ func deepArgs(rng *rand.Rand, depth int) string {
 	return b.String()
 }
 
-func nesting(b []byte) int {
-	most, depth, in, esc := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case in:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
-}
-
 // However deep streamed arguments nest, the value of a prefix that is
 // not yet JSON is cut at maxPartialDepth (as partial-json's parse is cut
 // where JavaScript's stack ends), so that parsing a prefix costs its
@@ -81,8 +58,8 @@ func TestPartialArgumentsDepthIsBounded(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("depth %d, prefix of %d bytes: not JSON: %.80s", depth, cut, got)
 			}
-			open := nesting([]byte(prefix))
-			if n := nesting(got); n > maxPartialDepth || n < min(open, maxPartialDepth)-1 {
+			open := jsonread.Depth([]byte(prefix))
+			if n := jsonread.Depth(got); n > maxPartialDepth || n < min(open, maxPartialDepth)-1 {
 				t.Fatalf("depth %d, prefix of %d bytes (nesting %d): the partial value nests %d deep, bound %d", depth, cut, open, n, maxPartialDepth)
 			}
 		}
@@ -93,7 +70,7 @@ func TestPartialArgumentsDepthIsBounded(t *testing.T) {
 	if err := a.toolCall(tc); err != nil {
 		t.Fatal(err)
 	}
-	if n := nesting(a.msg.Content[0].(host.ToolCall).Arguments); n > maxPartialDepth {
+	if n := jsonread.Depth(a.msg.Content[0].(host.ToolCall).Arguments); n > maxPartialDepth {
 		t.Fatalf("64 KiB of brackets: the partial value nests %d deep", n)
 	}
 }

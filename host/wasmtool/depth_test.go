@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/wasmagent/wasmagent/host/internal/jsonread"
 )
 
 // nested is a generated JSON value nested depth deep: arrays and objects
@@ -30,32 +32,6 @@ func nested(rng *rand.Rand, depth int) string {
 		c[i], c[j] = c[j], c[i]
 	}
 	return open.String() + `"{["` + string(c)
-}
-
-// jsonDepth is how deep the JSON text b nests arrays and objects.
-func jsonDepth(b []byte) int {
-	most, depth, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
 }
 
 // Whatever a plugin nests in what the host keeps of its output raw
@@ -98,7 +74,7 @@ func TestOutputNestingIsBounded(t *testing.T) {
 	}
 	for _, d := range depths {
 		v := nested(rng, d)
-		if got := jsonDepth([]byte(v)); got != d {
+		if got := jsonread.Depth([]byte(v)); got != d {
 			t.Fatalf("the generator nested %d deep, not %d", got, d)
 		}
 		for _, p := range places {
@@ -119,7 +95,7 @@ func TestOutputNestingIsBounded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s nested %d deep does not encode: %v", p.name, d, err)
 			}
-			if got := jsonDepth(b); got > MaxOutputDepth+2 {
+			if got := jsonread.Depth(b); got > MaxOutputDepth+2 {
 				t.Fatalf("%s nested %d deep encodes %d deep", p.name, d, got)
 			}
 		}

@@ -17,6 +17,23 @@ func NestedOver(b []byte, limit int) bool {
 	})
 }
 
+// Depth is how deep the JSON text b nests arrays and objects (0 for a
+// scalar; brackets inside strings aside).
+func Depth(b []byte) int {
+	most, depth := 0, 0
+	structure(b, func(c byte) bool {
+		switch c {
+		case '{', '[':
+			depth++
+			most = max(most, depth)
+		case '}', ']':
+			depth--
+		}
+		return false
+	})
+	return most
+}
+
 // CountObjects is the number of JSON objects in the JSON text b
 // (braces inside strings aside).
 func CountObjects(b []byte) int {
