@@ -568,21 +568,14 @@ func (c *jsCanon) number() error {
 		c.i++
 	}
 	intFrom := c.i
-	for c.i < len(c.raw) && c.raw[c.i] >= '0' && c.raw[c.i] <= '9' {
-		c.i++
-	}
-	digits := c.i - intFrom
+	digits := c.skipDigits()
 	if digits == 0 || digits > 1 && c.raw[intFrom] == '0' {
 		return c.errorf("bad number")
 	}
 	simple := true
 	if c.i < len(c.raw) && c.raw[c.i] == '.' {
 		c.i++
-		from := c.i
-		for c.i < len(c.raw) && c.raw[c.i] >= '0' && c.raw[c.i] <= '9' {
-			c.i++
-		}
-		if c.i == from {
+		if c.skipDigits() == 0 {
 			return c.errorf("bad number")
 		}
 		simple = false
@@ -592,11 +585,7 @@ func (c *jsCanon) number() error {
 		if c.i < len(c.raw) && (c.raw[c.i] == '+' || c.raw[c.i] == '-') {
 			c.i++
 		}
-		from := c.i
-		for c.i < len(c.raw) && c.raw[c.i] >= '0' && c.raw[c.i] <= '9' {
-			c.i++
-		}
-		if c.i == from {
+		if c.skipDigits() == 0 {
 			return c.errorf("bad number")
 		}
 		simple = false
@@ -619,4 +608,13 @@ func (c *jsCanon) number() error {
 		c.patch(start, c.i, []byte(js))
 	}
 	return nil
+}
+
+// skipDigits moves past the decimal digits at c.i and says how many.
+func (c *jsCanon) skipDigits() int {
+	from := c.i
+	for c.i < len(c.raw) && c.raw[c.i] >= '0' && c.raw[c.i] <= '9' {
+		c.i++
+	}
+	return c.i - from
 }
